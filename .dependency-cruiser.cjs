@@ -1,0 +1,41 @@
+/** Layer rules of docs/architecture.md. */
+const layer = (name) => `^src/${name}/`;
+module.exports = {
+  forbidden: [
+    { name: "core-is-leaf", severity: "error", from: { path: layer("core") }, to: { path: "^src/(?!core/)" } },
+    {
+      name: "protocol-is-pure",
+      severity: "error",
+      comment: "protocol imports only core and pure libraries (no I/O, logging, metrics)",
+      from: { path: layer("protocol") },
+      to: { path: ["^src/(?!core/|protocol/)", "node_modules/(pino|prom-client|fastify|level|classic-level|libp2p|@libp2p|commander)/"] },
+    },
+    { name: "io-layer", severity: "error", from: { path: layer("io") }, to: { path: "^src/(?!core/|protocol/|io/)" } },
+    { name: "node-layer", severity: "error", from: { path: layer("node") }, to: { path: "^src/(?!core/|protocol/|node/)" } },
+    {
+      name: "activities-layer",
+      severity: "error",
+      from: { path: layer("activities") },
+      to: { path: "^src/(?!core/|protocol/|activities/)" },
+    },
+    { name: "rpc-layer", severity: "error", from: { path: layer("rpc") }, to: { path: "^src/(?!core/|protocol/|node/|rpc/)" } },
+    {
+      name: "config-layer",
+      severity: "error",
+      from: { path: "^src/(config|observability)/" },
+      to: { path: "^src/(?!core/|protocol/|config/|observability/)" },
+    },
+    { name: "devnet-layer", severity: "error", from: { path: layer("devnet") }, to: { path: "^src/(?!core/|protocol/|io/|devnet/)" } },
+    { name: "nothing-imports-app", severity: "error", from: { path: "^src/(?!app/|cli/)" }, to: { path: layer("app") } },
+    { name: "nothing-imports-cli", severity: "error", from: { path: "^src/(?!cli/)" }, to: { path: layer("cli") } },
+    { name: "runtime-never-imports-devnet", severity: "error", from: { path: "^src/(?!devnet/|cli/)" }, to: { path: layer("devnet") } },
+    { name: "src-never-imports-test", severity: "error", from: { path: "^src/" }, to: { path: "^(test|bench)/" } },
+    { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};

@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# Build stage: install all dependencies (native addons compile here) and compile TypeScript.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY config ./config
+COPY bin ./bin
+RUN npm run build && npm prune --omit=dev
+
+# Runtime stage: compiled code and production dependencies only, as a non-root user.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/config ./config
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/package.json ./package.json
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8545 7300 6060
+ENTRYPOINT ["node", "/app/bin/supernode.js"]
+CMD ["--help"]

@@ -1,0 +1,43 @@
+import type { Hex } from "../types/primitives.js";
+import { DecodeError } from "../errors/supernode-error.js";
+
+const HEX_RE = /^0x[0-9a-fA-F]*$/;
+
+export function isHex(value: unknown): value is Hex {
+  return typeof value === "string" && HEX_RE.test(value);
+}
+
+/** Hex string → bytes. Throws DecodeError on odd length or non-hex characters. */
+export function hexToBytes(hex: string): Uint8Array {
+  if (!isHex(hex) || hex.length % 2 !== 0) throw new DecodeError("invalid hex string", { value: hex.slice(0, 80) });
+  return Uint8Array.from(Buffer.from(hex.slice(2), "hex"));
+}
+
+export function bytesToHex(bytes: Uint8Array): Hex {
+  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}`;
+}
+
+export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {
+  let len = 0;
+  for (const p of parts) len += p.length;
+  const out = new Uint8Array(len);
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Left-pads a hex value to `size` bytes. */
+export function padHex(hex: Hex, size: number): Hex {
+  const body = hex.slice(2);
+  if (body.length > size * 2) throw new DecodeError("hex value too long", { value: hex, size });
+  return `0x${body.padStart(size * 2, "0")}`;
+}

@@ -1,0 +1,113 @@
+import type { Address, Hash, Hex } from "../core/types/primitives.js";
+import type { BlockId } from "../core/types/block-ref.js";
+
+/** L1 system configuration as carried in the rollup config genesis and updated by `ConfigUpdate` logs. */
+export interface SystemConfig {
+  readonly batcherAddr: Address;
+  /** Bytes32 (pre-Ecotone L1 fee overhead). */
+  readonly overhead: Hash;
+  /** Bytes32 (versioned scalar from Ecotone on). */
+  readonly scalar: Hash;
+  readonly gasLimit: bigint;
+  /** Bytes8: denominator (u32 BE) ‖ elasticity (u32 BE); zero means "chain constants" (Holocene). */
+  readonly eip1559Params: Hex;
+  /** Bytes32: operator fee scalar (u32) and constant (u64) (Isthmus). */
+  readonly operatorFeeParams: Hash;
+  readonly minBaseFee: bigint;
+  readonly daFootprintGasScalar: number;
+}
+
+export interface Genesis {
+  readonly l1: BlockId;
+  readonly l2: BlockId;
+  readonly l2_time: number;
+  readonly system_config: SystemConfig;
+}
+
+export interface ChainOpConfig {
+  readonly eip1559Elasticity: number;
+  readonly eip1559Denominator: number;
+  readonly eip1559DenominatorCanyon?: number;
+}
+
+export interface AltDAConfig {
+  readonly da_challenge_contract_address: Address;
+  readonly da_commitment_type: "KeccakCommitment" | "GenericCommitment";
+  readonly da_challenge_window: number;
+  readonly da_resolve_window: number;
+}
+
+/** Hardforks in activation order. All post-Bedrock forks are activated by L2 timestamp (`<fork>_time`). */
+export const FORKS = [
+  "regolith",
+  "canyon",
+  "delta",
+  "ecotone",
+  "fjord",
+  "granite",
+  "holocene",
+  "isthmus",
+  "jovian",
+  "karst",
+  "interop",
+] as const;
+export type Fork = (typeof FORKS)[number];
+
+/** The rollup config (rollup.json), field names as on the wire and in `stack_rollupConfig`. */
+export interface RollupConfig {
+  readonly genesis: Genesis;
+  readonly block_time: number;
+  readonly max_sequencer_drift: number;
+  readonly seq_window_size: number;
+  readonly channel_timeout: number;
+  readonly l1_chain_id: bigint;
+  readonly l2_chain_id: bigint;
+  readonly regolith_time?: number;
+  readonly canyon_time?: number;
+  readonly delta_time?: number;
+  readonly ecotone_time?: number;
+  readonly fjord_time?: number;
+  readonly granite_time?: number;
+  readonly holocene_time?: number;
+  readonly isthmus_time?: number;
+  readonly jovian_time?: number;
+  readonly karst_time?: number;
+  readonly interop_time?: number;
+  readonly pectra_blob_schedule_time?: number;
+  readonly batch_inbox_address: Address;
+  readonly deposit_contract_address: Address;
+  readonly l1_system_config_address: Address;
+  readonly protocol_versions_address: Address;
+  readonly chain_op_config?: ChainOpConfig;
+  readonly alt_da?: AltDAConfig;
+}
+
+/** Activation time of a fork, or undefined when unscheduled. */
+export function forkTime(cfg: RollupConfig, fork: Fork): number | undefined {
+  return cfg[`${fork}_time`];
+}
+
+/** Whether `fork` is active at L2 (or L1, for the L1-timed rules) timestamp `timestamp`. */
+export function isForkActive(cfg: RollupConfig, fork: Fork, timestamp: number): boolean {
+  const t = forkTime(cfg, fork);
+  return t !== undefined && timestamp >= t;
+}
+
+/**
+ * Whether the L2 block at `timestamp` is the first block of `fork` (its activation block):
+ * the fork is active at `timestamp` but not at `timestamp - block_time`.
+ */
+export function isForkActivationBlock(cfg: RollupConfig, fork: Fork, timestamp: number): boolean {
+  return (
+    isForkActive(cfg, fork, timestamp) &&
+    timestamp >= cfg.block_time &&
+    !isForkActive(cfg, fork, timestamp - cfg.block_time)
+  );
+}
+
+/** The newest fork active at `timestamp` ("bedrock" when none). */
+export function activeFork(cfg: RollupConfig, timestamp: number): Fork | "bedrock" {
+  let current: Fork | "bedrock" = "bedrock";
+  for (const f of FORKS) if (isForkActive(cfg, f, timestamp)) current = f;
+  return current;
+}

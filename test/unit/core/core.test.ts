@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { bytesToHex, hexToBytes, padHex } from "../../../src/core/codec/hex.js";
+import { quantityToNumber, toQuantity } from "../../../src/core/codec/quantity.js";
+import { DecodeError, severityOf, TemporaryError } from "../../../src/core/errors/supernode-error.js";
+import { backoffDelayMs, DEFAULT_BACKOFF } from "../../../src/core/async/retry.js";
+import { SerialQueue } from "../../../src/core/async/serial-queue.js";
+import { formatDurationMs, parseDurationMs } from "../../../src/core/time/duration.js";
+
+describe("durations", () => {
+  it.each([
+    ["12s", 12_000],
+    ["500ms", 500],
+    ["168h", 168 * 3_600_000],
+    ["1h30m", 5_400_000],
+    ["0", 0],
+    ["0s", 0],
+    ["1.5s", 1500],
+  ])("parses %s", (text, ms) => expect(parseDurationMs(text)).toBe(ms));
+  it.each(["", "12", "-1s", "12 s", "abc", "1x"])("rejects %j", (text) =>
+    expect(() => parseDurationMs(text)).toThrow(),
+  );
+  it("formats", () => {
+    expect(formatDurationMs(12_000)).toBe("12s");
+    expect(formatDurationMs(500)).toBe("500ms");
+    expect(formatDurationMs(0)).toBe("0s");
+    expect(formatDurationMs(5_400_000)).toBe("1h30m");
+  });
+});
+
+describe("hex and quantities", () => {
+  it("round-trips bytes", () => {
+    expect(bytesToHex(hexToBytes("0x00ff10"))).toBe("0x00ff10");
+    expect(() => hexToBytes("0x0")).toThrow(DecodeError);
+    expect(padHex("0x1", 2)).toBe("0x0001");
+  });
+  it("encodes quantities without leading zeros", () => {
+    expect(toQuantity(0n)).toBe("0x0");
+    expect(toQuantity(26)).toBe("0x1a");
+    expect(quantityToNumber("0x1a")).toBe(26);
+    expect(() => quantityToNumber("0x20000000000000")).toThrow(DecodeError);
+  });
+});
+
+describe("errors, retry and queues", () => {
+  it("maps severities", () => {
+    expect(severityOf(new TemporaryError("X", "x"))).toBe("temporary");
+    expect(severityOf(new DecodeError("x"))).toBe("reset");
+    expect(severityOf(new Error("x"))).toBe("temporary");
+  });
+  it("backs off exponentially up to the cap", () => {
+    expect(backoffDelayMs(1, DEFAULT_BACKOFF)).toBe(250);
+    expect(backoffDelayMs(3, DEFAULT_BACKOFF)).toBe(1000);
+    expect(backoffDelayMs(20, DEFAULT_BACKOFF)).toBe(10_000);
+  });
+  it("serial queue keeps order even when a task fails", async () => {
+    const q = new SerialQueue();
+    const order: number[] = [];
+    const slow = q.run(async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      order.push(1);
+    });
+    const failing = q.run(async () => {
+      order.push(2);
+      throw new Error("boom");
+    });
+    const fast = q.run(async () => order.push(3));
+    await Promise.allSettled([slow, failing, fast]);
+    expect(order).toEqual([1, 2, 3]);
+  });
+});
