@@ -1,0 +1,80 @@
+import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
+import { DecodeError } from "../../core/errors/supernode-error.js";
+import type { Address, Hash, Hex } from "../../core/types/primitives.js";
+import { keccakHex } from "../block/keccak.js";
+import { asBytes, asList, asUint, rlpDecode, rlpEncodeBytes, rlpEncodeListRaw, uintToBytes } from "../block/rlp.js";
+
+/** EIP-2718 type byte of OP deposit transactions. */
+export const DEPOSIT_TX_TYPE = 0x7e;
+
+/** An OP Stack deposit transaction (type 0x7E). `mint` 0 means "no mint"; `to` null is a contract creation. */
+export interface DepositTx {
+  readonly sourceHash: Hash;
+  readonly from: Address;
+  readonly to: Address | null;
+  readonly mint: bigint;
+  readonly value: bigint;
+  readonly gas: bigint;
+  readonly isSystemTx: boolean;
+  readonly data: Hex;
+}
+
+function sized(hex: Hex, n: number, what: string): Uint8Array {
+  const b = hexToBytes(hex);
+  if (b.length !== n) throw new DecodeError(`deposit ${what} must be ${n} bytes`);
+  return b;
+}
+
+/** `0x7E ‖ rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data])`. */
+export function encodeDepositTx(tx: DepositTx): Uint8Array {
+  const body = rlpEncodeListRaw(
+    [
+      sized(tx.sourceHash, 32, "sourceHash"),
+      sized(tx.from, 20, "from"),
+      tx.to === null ? new Uint8Array(0) : sized(tx.to, 20, "to"),
+      uintToBytes(tx.mint),
+      uintToBytes(tx.value),
+      uintToBytes(tx.gas),
+      tx.isSystemTx ? Uint8Array.of(1) : new Uint8Array(0),
+      hexToBytes(tx.data),
+    ].map(rlpEncodeBytes),
+  );
+  const out = new Uint8Array(body.length + 1);
+  out[0] = DEPOSIT_TX_TYPE;
+  out.set(body, 1);
+  return out;
+}
+
+export function encodeDepositTxHex(tx: DepositTx): Hex {
+  return bytesToHex(encodeDepositTx(tx));
+}
+
+/** Decodes a full 0x7E-prefixed deposit transaction. Throws DecodeError on anything else. */
+export function decodeDepositTx(raw: Uint8Array): DepositTx {
+  if (raw.length === 0 || raw[0] !== DEPOSIT_TX_TYPE) throw new DecodeError("not a deposit transaction");
+  const fields = asList(rlpDecode(raw.subarray(1)), "deposit");
+  if (fields.length !== 8) throw new DecodeError(`deposit: expected 8 fields, got ${fields.length}`);
+  const sourceHash = asBytes(fields[0], "sourceHash");
+  const from = asBytes(fields[1], "from");
+  const to = asBytes(fields[2], "to");
+  const sys = asBytes(fields[6], "isSystemTx");
+  if (sourceHash.length !== 32) throw new DecodeError("deposit: sourceHash must be 32 bytes");
+  if (from.length !== 20) throw new DecodeError("deposit: from must be 20 bytes");
+  if (to.length !== 0 && to.length !== 20) throw new DecodeError("deposit: to must be empty or 20 bytes");
+  if (sys.length > 1 || (sys.length === 1 && sys[0] !== 1)) throw new DecodeError("deposit: invalid isSystemTx bool");
+  return {
+    sourceHash: bytesToHex(sourceHash),
+    from: bytesToHex(from),
+    to: to.length === 0 ? null : bytesToHex(to),
+    mint: asUint(fields[3], "mint"),
+    value: asUint(fields[4], "value"),
+    gas: asUint(fields[5], "gas", 8),
+    isSystemTx: sys.length === 1,
+    data: bytesToHex(asBytes(fields[7], "data")),
+  };
+}
+
+/** Transaction hash of a deposit: keccak256 of its full encoding. */
+export function depositTxHash(tx: DepositTx): Hash {
+  return keccakHex(encodeDepositTx(tx));
+}
