@@ -1,0 +1,47 @@
+/** The L2 heads one virtual node keeps (op-node §2.12.1) and small helpers on block refs. */
+import { ZERO_HASH } from "../../core/types/primitives.js";
+import type { L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
+import type { RollupConfig } from "../../protocol/rollup-config.js";
+
+export interface L2Heads {
+  unsafe: L2BlockRef;
+  crossUnsafe: L2BlockRef;
+  pendingSafe: L2BlockRef;
+  localSafe: L2BlockRef;
+  safe: L2BlockRef;
+  finalized: L2BlockRef;
+}
+
+export const ZERO_L1_REF: L1BlockRef = { hash: ZERO_HASH, number: 0, parentHash: ZERO_HASH, timestamp: 0 };
+export const ZERO_L2_REF: L2BlockRef = { ...ZERO_L1_REF, l1origin: { hash: ZERO_HASH, number: 0 }, sequenceNumber: 0 };
+
+/** The L2 genesis block's ref as the rollup config describes it (parent hash unknown → zero). */
+export function genesisL2Ref(cfg: RollupConfig): L2BlockRef {
+  return {
+    hash: cfg.genesis.l2.hash,
+    number: cfg.genesis.l2.number,
+    parentHash: ZERO_HASH,
+    timestamp: cfg.genesis.l2_time,
+    l1origin: cfg.genesis.l1,
+    sequenceNumber: 0,
+  };
+}
+
+export function sameBlock(a: { hash: string; number: number }, b: { hash: string; number: number }): boolean {
+  return a.number === b.number && a.hash.toLowerCase() === b.hash.toLowerCase();
+}
+
+export function allHeads(ref: L2BlockRef): L2Heads {
+  return { unsafe: ref, crossUnsafe: ref, pendingSafe: ref, localSafe: ref, safe: ref, finalized: ref };
+}
+
+/** Timestamp of L2 block number `n` by the config's fixed block time. */
+export function timestampOfBlock(cfg: RollupConfig, n: number): number {
+  return cfg.genesis.l2_time + (n - cfg.genesis.l2.number) * cfg.block_time;
+}
+
+/** L2 block number at timestamp `ts` (floored), or undefined before genesis. */
+export function blockNumberAtTimestamp(cfg: RollupConfig, ts: number): number | undefined {
+  if (ts < cfg.genesis.l2_time) return undefined;
+  return cfg.genesis.l2.number + Math.floor((ts - cfg.genesis.l2_time) / cfg.block_time);
+}

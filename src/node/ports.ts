@@ -1,0 +1,172 @@
+/**
+ * What one virtual rollup node needs from the world. Everything the node does with I/O goes through these narrow
+ * interfaces, so tests can wire real clients (src/io) or small fakes, and the composition root (src/app) adapts
+ * the concrete clients to them.
+ *
+ * Wire conventions: hashes, addresses and byte strings are lowercase `0x` hex (`Hex`); block numbers and timestamps
+ * are `number`; wei / gas / uint256 are `bigint`.
+ */
+import type { Clock } from "../core/time/clock.js";
+import type { Logger } from "../core/logger.js";
+import type { Address, Hash, Hex } from "../core/types/primitives.js";
+import type { BlockId, L1BlockRef, L2BlockRef } from "../core/types/block-ref.js";
+
+export type { Clock, Logger };
+
+export type BlockLabel = "latest" | "safe" | "finalized";
+
+/** Header fields of an L1 block the derivation needs (L1-info deposit, blob base fee, beacon root). */
+export interface L1BlockInfo extends L1BlockRef {
+  readonly baseFeePerGas?: bigint | undefined;
+  readonly mixHash: Hash;
+  readonly excessBlobGas?: bigint | undefined;
+  readonly blobGasUsed?: bigint | undefined;
+  readonly parentBeaconBlockRoot?: Hash | undefined;
+  readonly receiptsRoot?: Hash | undefined;
+}
+
+/** An L1 transaction as far as batcher-transaction selection needs it. */
+export interface L1Transaction {
+  readonly hash: Hash;
+  readonly type: number;
+  readonly from: Address;
+  readonly to: Address | null;
+  readonly input: Hex;
+  readonly blobVersionedHashes?: readonly Hash[] | undefined;
+}
+
+export interface L1Log {
+  readonly address: Address;
+  readonly topics: readonly Hash[];
+  readonly data: Hex;
+  /** Index of the log within the whole L1 block (deposit source hashes use it). */
+  readonly logIndex: number;
+}
+
+export interface L1Receipt {
+  readonly status: number;
+  readonly logs: readonly L1Log[];
+}
+
+/** The shared L1 client, seen from one chain (names as `src/io/l1/l1-client.ts` uses them). */
+export interface L1Source {
+  l1BlockRefByLabel(label: BlockLabel): Promise<L1BlockRef>;
+  /** Not found (beyond the head) → a TemporaryError with code NOT_FOUND. */
+  l1BlockRefByNumber(n: number): Promise<L1BlockRef>;
+  l1BlockRefByHash(hash: Hash): Promise<L1BlockRef>;
+  infoByHash(hash: Hash): Promise<L1BlockInfo>;
+  infoAndTxsByHash(hash: Hash): Promise<{ info: L1BlockInfo; txs: readonly L1Transaction[] }>;
+  fetchReceipts(hash: Hash): Promise<{ info: L1BlockInfo; receipts: readonly L1Receipt[] }>;
+  /** Last polled head / safe / finalized (no request), when the client tracks them. */
+  getLabel?(label: BlockLabel): L1BlockRef | undefined;
+}
+
+/** Blob retrieval (KZG-verified by the implementation), in the order of `hashes`. */
+export interface BlobSource {
+  getBlobs(ref: L1BlockRef, hashes: readonly { index: number; hash: Hash }[]): Promise<Uint8Array[]>;
+}
+
+// ----------------------------------------------------------------------------------------------------------------
+// Engine API
+
+export type PayloadStatusKind = "VALID" | "INVALID" | "SYNCING" | "ACCEPTED" | "INVALID_BLOCK_HASH";
+
+export interface PayloadStatus {
+  readonly status: PayloadStatusKind;
+  readonly latestValidHash?: Hash | null | undefined;
+  readonly validationError?: string | null | undefined;
+}
+
+export interface ForkchoiceState {
+  readonly headBlockHash: Hash;
+  readonly safeBlockHash: Hash;
+  readonly finalizedBlockHash: Hash;
+}
+
+export interface ForkchoiceResult {
+  readonly payloadStatus: PayloadStatus;
+  readonly payloadId: Hex | null;
+}
+
+/** OP payload attributes (Engine API JSON names; `transactions` as EIP-2718 hex). */
+export interface PayloadAttributes {
+  readonly timestamp: number;
+  readonly prevRandao: Hash;
+  readonly suggestedFeeRecipient: Address;
+  readonly withdrawals?: readonly unknown[] | undefined;
+  readonly parentBeaconBlockRoot?: Hash | undefined;
+  readonly transactions: readonly Hex[];
+  readonly noTxPool: boolean;
+  readonly gasLimit: bigint;
+  readonly eip1559Params?: Hex | undefined;
+  readonly minBaseFee?: bigint | undefined;
+}
+
+/** Execution payload (the fields the node reads; Engine API JSON names). */
+export interface ExecutionPayload {
+  readonly parentHash: Hash;
+  readonly feeRecipient: Address;
+  readonly stateRoot: Hash;
+  readonly receiptsRoot?: Hash | undefined;
+  readonly prevRandao: Hash;
+  readonly blockNumber: number;
+  readonly gasLimit: bigint;
+  readonly gasUsed?: bigint | undefined;
+  readonly timestamp: number;
+  readonly extraData: Hex;
+  readonly baseFeePerGas?: bigint | undefined;
+  readonly blockHash: Hash;
+  readonly transactions: readonly Hex[];
+  readonly withdrawals?: readonly unknown[] | undefined;
+  readonly blobGasUsed?: bigint | undefined;
+  readonly excessBlobGas?: bigint | undefined;
+  readonly withdrawalsRoot?: Hash | undefined;
+}
+
+export interface ExecutionPayloadEnvelope {
+  readonly executionPayload: ExecutionPayload;
+  readonly parentBeaconBlockRoot?: Hash | undefined;
+}
+
+/**
+ * The chain's execution client over the authenticated Engine API endpoint (one serial queue per chain in the
+ * implementation, so forkchoice updates and payloads never reorder). Method versions are chosen by the client from
+ * the rollup config. JSON-RPC error -38002 (invalid forkchoice state) and -38003 (invalid payload attributes) are
+ * reported as errors carrying `code`.
+ */
+export interface EngineApi {
+  forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes): Promise<ForkchoiceResult>;
+  newPayload(envelope: ExecutionPayloadEnvelope): Promise<PayloadStatus>;
+  getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope>;
+  /** Undefined when the EL has no such label yet (e.g. no finalized block). */
+  l2BlockRefByLabel(label: BlockLabel): Promise<L2BlockRef | undefined>;
+  /** Undefined when the EL has no canonical block at `n`. */
+  l2BlockRefByNumber(n: number): Promise<L2BlockRef | undefined>;
+  l2BlockRefByHash(hash: Hash): Promise<L2BlockRef | undefined>;
+  payloadByNumber(n: number): Promise<ExecutionPayloadEnvelope | undefined>;
+  payloadByHash(hash: Hash): Promise<ExecutionPayloadEnvelope | undefined>;
+  /** `eth_getProof(address, slots, blockHash)`; the node reads `storageHash`. */
+  getProof(address: Address, slots: readonly Hash[], blockHash: Hash): Promise<{ storageHash: Hash }>;
+}
+
+// ----------------------------------------------------------------------------------------------------------------
+// SafeDB, unsafe-block sink, sequencer state
+
+export interface SafeDbPort {
+  safeHeadUpdated(safeHead: BlockId, l1Head: BlockId): Promise<void>;
+  /** The entry at or before `l1Number`, or undefined when none. */
+  safeHeadAtL1Block(l1Number: number): Promise<{ l1Block: BlockId; safeHead: BlockId } | undefined>;
+  /** Drop every entry whose L1 block number is > `l1Number` (reset). */
+  truncate(l1Number: number): Promise<void>;
+}
+
+/** Where a sequencer's freshly built blocks go (P2P gossip later). */
+export interface UnsafeBlockSink {
+  publish(envelope: ExecutionPayloadEnvelope): Promise<void> | void;
+}
+
+/** Persisted sequencer state (`{"sequencerStarted": bool}` in the chain's data dir, written atomically). */
+export interface SequencerStateStore {
+  load(): Promise<boolean | undefined>;
+  save(started: boolean): Promise<void>;
+}
