@@ -1,0 +1,119 @@
+/**
+ * viem clients for the devnet L1 and a per-account serialised transaction sender (local signing, so nonces never
+ * race when several helpers send from one account). Blob transactions use c-kzg with its bundled trusted setup.
+ */
+import cKzg from "c-kzg";
+import {
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  type Kzg,
+  type PublicClient,
+  type TransactionReceipt,
+  type WalletClient,
+} from "viem";
+import { SerialQueue } from "../../core/async/serial-queue.js";
+import type { Address, Hash, Hex } from "../../core/types/primitives.js";
+import { devAccount } from "./dev-accounts.js";
+
+let kzgLoaded = false;
+
+/** c-kzg with the trusted setup loaded once per process, in the shape viem wants. */
+export function devnetKzg(): Kzg {
+  if (!kzgLoaded) {
+    try {
+      cKzg.loadTrustedSetup(0);
+    } catch (err) {
+      // already loaded by someone else in this process
+      if (!String(err).includes("already loaded")) throw err;
+    }
+    kzgLoaded = true;
+  }
+  return {
+    blobToKzgCommitment: (blob) => cKzg.blobToKzgCommitment(blob),
+    computeBlobKzgProof: (blob, commitment) => cKzg.computeBlobKzgProof(blob, commitment),
+  };
+}
+
+export interface SendTxRequest {
+  readonly to: Address;
+  readonly data?: Hex;
+  readonly value?: bigint;
+  readonly gas?: bigint;
+  /** Blob payloads (131072-byte blobs, already field-element encoded). Makes a type-3 transaction. */
+  readonly blobs?: readonly Hex[];
+}
+
+export class L1Client {
+  readonly chain: Chain;
+  readonly public: PublicClient;
+  readonly wallet: WalletClient;
+  private readonly queues = new Map<Address, SerialQueue>();
+
+  constructor(
+    readonly rpcUrl: string,
+    chainId: number,
+    pollingIntervalMs = 100,
+  ) {
+    this.chain = defineChain({
+      id: chainId,
+      name: "devnet-l1",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
+    this.public = createPublicClient({
+      chain: this.chain,
+      transport: http(rpcUrl),
+      pollingInterval: pollingIntervalMs,
+    });
+    this.wallet = createWalletClient({
+      chain: this.chain,
+      transport: http(rpcUrl),
+      pollingInterval: pollingIntervalMs,
+    });
+  }
+
+  /** Signs and submits from dev account `accountIndex`; returns the tx hash once the node accepted it. */
+  async send(accountIndex: number, req: SendTxRequest): Promise<Hash> {
+    const acct = devAccount(accountIndex);
+    let q = this.queues.get(acct.address);
+    if (q === undefined) {
+      q = new SerialQueue();
+      this.queues.set(acct.address, q);
+    }
+    return q.run(async () => {
+      const base = {
+        account: acct.account,
+        chain: this.chain,
+        to: req.to,
+        data: req.data ?? "0x",
+        value: req.value ?? 0n,
+        ...(req.gas === undefined ? {} : { gas: req.gas }),
+      };
+      if (req.blobs !== undefined && req.blobs.length > 0) {
+        const blobBaseFee = await this.public.getBlobBaseFee();
+        return this.wallet.sendTransaction({
+          ...base,
+          blobs: req.blobs as Hex[],
+          kzg: devnetKzg(),
+          maxFeePerBlobGas: blobBaseFee * 2n + 1_000_000_000n,
+          type: "eip4844",
+        });
+      }
+      return this.wallet.sendTransaction(base);
+    });
+  }
+
+  async waitReceipt(hash: Hash, timeoutMs = 60_000): Promise<TransactionReceipt> {
+    return this.public.waitForTransactionReceipt({ hash, timeout: timeoutMs });
+  }
+
+  /** `send` then wait for the receipt; throws when the transaction reverted. */
+  async sendAndWait(accountIndex: number, req: SendTxRequest): Promise<TransactionReceipt> {
+    const receipt = await this.waitReceipt(await this.send(accountIndex, req));
+    if (receipt.status !== "success") throw new Error(`L1 transaction ${receipt.transactionHash} reverted`);
+    return receipt;
+  }
+}

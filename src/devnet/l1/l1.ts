@@ -1,0 +1,188 @@
+/**
+ * The devnet L1: anvil plus the deposit and SystemConfig stand-ins at fixed addresses, with helpers that make a
+ * deposit or change the system config, each returning the L1 receipt.
+ */
+import { encodeFunctionData, type TransactionReceipt } from "viem";
+import { bytesToHex, concatBytes, hexToBytes, padHex } from "../../core/codec/hex.js";
+import type { Logger } from "../../core/logger.js";
+import type { Address, Hex } from "../../core/types/primitives.js";
+import { Anvil, type AnvilOptions } from "./anvil.js";
+import {
+  ConfigUpdateType,
+  type ConfigUpdateTypeName,
+  DEPOSIT_CONTRACT_ADDRESS,
+  DEPOSIT_CONTRACT_CODE,
+  SYSTEM_CONFIG_ADDRESS,
+  SYSTEM_CONFIG_CODE,
+} from "./contracts.js";
+import { DEPLOYER_INDEX, devAccount } from "./dev-accounts.js";
+import { L1Client } from "./l1-client.js";
+
+export const DEPOSIT_TRANSACTION_ABI = [
+  {
+    type: "function",
+    name: "depositTransaction",
+    stateMutability: "payable",
+    inputs: [
+      { name: "_to", type: "address" },
+      { name: "_value", type: "uint256" },
+      { name: "_gasLimit", type: "uint64" },
+      { name: "_isCreation", type: "bool" },
+      { name: "_data", type: "bytes" },
+    ],
+    outputs: [],
+  },
+] as const;
+
+export interface DepositRequest {
+  /** Dev account index that sends the L1 transaction (default 0). The L2 `from` is that account's address. */
+  readonly fromAccount?: number;
+  /** L2 recipient; `null` = contract creation. */
+  readonly to: Address | null;
+  /** L2 value transferred (default 0). */
+  readonly value?: bigint;
+  /** ETH minted on L2 = the L1 msg.value (default 0). */
+  readonly mint?: bigint;
+  /** L2 gas limit (default 100_000). */
+  readonly gasLimit?: bigint;
+  readonly data?: Hex;
+}
+
+const u256 = (v: bigint | number): Hex => padHex(`0x${BigInt(v).toString(16)}` as Hex, 32);
+
+/** The exact ConfigUpdate payloads the real SystemConfig setters emit (before the outer `abi.encode(bytes)`). */
+export const configPayload = {
+  batcher: (addr: Address): Hex => padHex(addr.toLowerCase() as Hex, 32),
+  /** Pre-Ecotone `setGasConfig(overhead, scalar)`: two raw words. */
+  feeScalarsLegacy: (overhead: bigint, scalar: bigint): Hex =>
+    bytesToHex(concatBytes(hexToBytes(u256(overhead)), hexToBytes(u256(scalar)))),
+  /** `setGasConfigEcotone(basefeeScalar, blobbasefeeScalar)`: overhead 0, scalar = 0x01 ‖ 0… ‖ blob u32 ‖ base u32. */
+  feeScalars: (baseFeeScalar: number, blobBaseFeeScalar: number): Hex => {
+    const scalar = (1n << 248n) | (BigInt(blobBaseFeeScalar) << 32n) | BigInt(baseFeeScalar);
+    return bytesToHex(concatBytes(hexToBytes(u256(0)), hexToBytes(u256(scalar))));
+  },
+  gasLimit: (gasLimit: bigint): Hex => u256(gasLimit),
+  unsafeBlockSigner: (addr: Address): Hex => padHex(addr.toLowerCase() as Hex, 32),
+  eip1559Params: (denominator: number, elasticity: number): Hex =>
+    u256((BigInt(denominator) << 32n) | BigInt(elasticity)),
+  operatorFee: (scalar: number, constant: bigint): Hex => u256((BigInt(scalar) << 64n) | constant),
+  minBaseFee: (minBaseFee: bigint): Hex => u256(minBaseFee),
+  daFootprintGasScalar: (scalar: number): Hex => u256(scalar),
+};
+
+export class DevnetL1 {
+  readonly client: L1Client;
+
+  private constructor(
+    readonly anvil: Anvil,
+    private readonly ownerIndex: number,
+  ) {
+    this.client = new L1Client(anvil.rpcUrl, anvil.chainId);
+  }
+
+  /** Starts anvil and places the contracts (and mines one block so they exist at a real block). */
+  static async start(opts: AnvilOptions & { readonly logger?: Logger } = {}): Promise<DevnetL1> {
+    const anvil = await Anvil.start(opts);
+    try {
+      const l1 = new DevnetL1(anvil, DEPLOYER_INDEX);
+      await l1.deployContracts();
+      return l1;
+    } catch (err) {
+      await anvil.stop();
+      throw err;
+    }
+  }
+
+  /** Wraps an already-running anvil (contracts are placed by `deployContracts`). */
+  static attach(anvil: Anvil): DevnetL1 {
+    return new DevnetL1(anvil, DEPLOYER_INDEX);
+  }
+
+  get rpcUrl(): string {
+    return this.anvil.rpcUrl;
+  }
+
+  get beaconUrl(): string {
+    return this.anvil.beaconUrl;
+  }
+
+  async deployContracts(): Promise<void> {
+    await this.anvil.setCode(DEPOSIT_CONTRACT_ADDRESS, DEPOSIT_CONTRACT_CODE);
+    await this.anvil.setCode(SYSTEM_CONFIG_ADDRESS, SYSTEM_CONFIG_CODE);
+    await this.anvil.mine(1);
+  }
+
+  async stop(): Promise<void> {
+    await this.anvil.stop();
+  }
+
+  /** Calls the deposit contract; the emitted TransactionDeposited log is in the receipt. */
+  async deposit(req: DepositRequest): Promise<TransactionReceipt> {
+    const data = encodeFunctionData({
+      abi: DEPOSIT_TRANSACTION_ABI,
+      functionName: "depositTransaction",
+      args: [
+        req.to ?? "0x0000000000000000000000000000000000000000",
+        req.value ?? 0n,
+        req.gasLimit ?? 100_000n,
+        req.to === null,
+        req.data ?? "0x",
+      ],
+    });
+    return this.client.sendAndWait(req.fromAccount ?? DEPLOYER_INDEX, {
+      to: DEPOSIT_CONTRACT_ADDRESS,
+      data,
+      value: req.mint ?? 0n,
+      gas: 500_000n,
+    });
+  }
+
+  /** Emits one ConfigUpdate of `type` with the given (already ABI-encoded) payload. */
+  async configUpdate(type: ConfigUpdateTypeName, payload: Hex): Promise<TransactionReceipt> {
+    const data = bytesToHex(concatBytes(hexToBytes(u256(ConfigUpdateType[type])), hexToBytes(payload)));
+    return this.client.sendAndWait(this.ownerIndex, { to: SYSTEM_CONFIG_ADDRESS, data, gas: 200_000n });
+  }
+
+  setBatcher(addr: Address): Promise<TransactionReceipt> {
+    return this.configUpdate("batcher", configPayload.batcher(addr));
+  }
+
+  /** Ecotone-style fee scalars (`setGasConfigEcotone`). */
+  setFeeScalars(baseFeeScalar: number, blobBaseFeeScalar: number): Promise<TransactionReceipt> {
+    return this.configUpdate("feeScalars", configPayload.feeScalars(baseFeeScalar, blobBaseFeeScalar));
+  }
+
+  /** Pre-Ecotone `setGasConfig(overhead, scalar)`. */
+  setGasConfig(overhead: bigint, scalar: bigint): Promise<TransactionReceipt> {
+    return this.configUpdate("feeScalars", configPayload.feeScalarsLegacy(overhead, scalar));
+  }
+
+  setGasLimit(gasLimit: bigint): Promise<TransactionReceipt> {
+    return this.configUpdate("gasLimit", configPayload.gasLimit(gasLimit));
+  }
+
+  setUnsafeBlockSigner(addr: Address): Promise<TransactionReceipt> {
+    return this.configUpdate("unsafeBlockSigner", configPayload.unsafeBlockSigner(addr));
+  }
+
+  setEip1559Params(denominator: number, elasticity: number): Promise<TransactionReceipt> {
+    return this.configUpdate("eip1559Params", configPayload.eip1559Params(denominator, elasticity));
+  }
+
+  setOperatorFee(scalar: number, constant: bigint): Promise<TransactionReceipt> {
+    return this.configUpdate("operatorFee", configPayload.operatorFee(scalar, constant));
+  }
+
+  setMinBaseFee(minBaseFee: bigint): Promise<TransactionReceipt> {
+    return this.configUpdate("minBaseFee", configPayload.minBaseFee(minBaseFee));
+  }
+
+  setDaFootprintGasScalar(scalar: number): Promise<TransactionReceipt> {
+    return this.configUpdate("daFootprintGasScalar", configPayload.daFootprintGasScalar(scalar));
+  }
+
+  /** The address of dev account `index` (for batcher / signer settings). */
+  static accountAddress(index: number): Address {
+    return devAccount(index).address;
+  }
+}
