@@ -1,0 +1,211 @@
+/**
+ * Devnet configuration writers: a chain's rollup config (rollup.json), the L1 chain config the rollup node needs
+ * for blob-fee parameters (`--rollup.l1-chain-config`), and an Engine API JWT secret.
+ */
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { bytesToHex } from "../core/codec/hex.js";
+import type { Address, Hash, Hex } from "../core/types/primitives.js";
+import { FORKS, type Fork, type RollupConfig, type SystemConfig } from "../protocol/rollup-config.js";
+import { DEPOSIT_CONTRACT_ADDRESS, PROTOCOL_VERSIONS_ADDRESS, SYSTEM_CONFIG_ADDRESS } from "./l1/contracts.js";
+
+/** `0xff00…00<chainId>`: the chain's batch inbox (chain id in hex, right-aligned). */
+export function batchInboxAddress(chainId: bigint | number): Address {
+  const hex = BigInt(chainId).toString(16);
+  if (hex.length > 38) throw new Error(`chain id ${chainId} too large for an inbox address`);
+  return `0xff${hex.padStart(38, "0")}`;
+}
+
+/** Forks active from genesis unless told otherwise (karst and interop need more than the devnet provides). */
+export const DEFAULT_DEVNET_FORKS: readonly Fork[] = [
+  "regolith",
+  "canyon",
+  "delta",
+  "ecotone",
+  "fjord",
+  "granite",
+  "holocene",
+  "isthmus",
+  "jovian",
+];
+
+/** Ecotone-style scalar (version 1): `0x01 ‖ 0… ‖ blobBaseFeeScalar u32 ‖ baseFeeScalar u32`. */
+export function ecotoneScalar(baseFeeScalar: number, blobBaseFeeScalar: number): Hash {
+  const v = (1n << 248n) | (BigInt(blobBaseFeeScalar) << 32n) | BigInt(baseFeeScalar);
+  return `0x${v.toString(16).padStart(64, "0")}`;
+}
+
+export interface DevnetRollupParams {
+  readonly l2ChainId: bigint | number;
+  readonly l1ChainId: bigint | number;
+  /** The anvil block the chain starts from. */
+  readonly l1Genesis: { readonly hash: Hash; readonly number: number };
+  /** The simulated EL's genesis block. */
+  readonly l2Genesis: { readonly hash: Hash; readonly number?: number; readonly timestamp: number };
+  readonly batcher: Address;
+  readonly blockTimeSec?: number;
+  readonly gasLimit?: bigint;
+  /**
+   * Fork times as absolute L2 timestamps. Default: every fork of `DEFAULT_DEVNET_FORKS` at 0 (active at genesis).
+   * A fork mapped to `undefined` is left unscheduled.
+   */
+  readonly forks?: Partial<Record<Fork, number | undefined>>;
+  readonly seqWindowSize?: number;
+  readonly maxSequencerDrift?: number;
+  readonly channelTimeout?: number;
+  readonly systemConfig?: Partial<SystemConfig>;
+  readonly batchInbox?: Address;
+}
+
+/** A valid devnet rollup config. */
+export function devnetRollupConfig(p: DevnetRollupParams): RollupConfig {
+  const forkTimes: Partial<Record<`${Fork}_time`, number>> = {};
+  const forks = p.forks ?? Object.fromEntries(DEFAULT_DEVNET_FORKS.map((f) => [f, 0]));
+  for (const f of FORKS) {
+    const t = forks[f];
+    if (t !== undefined) forkTimes[`${f}_time`] = t;
+  }
+  const system: SystemConfig = {
+    batcherAddr: p.batcher.toLowerCase() as Address,
+    overhead: `0x${"00".repeat(32)}`,
+    scalar: ecotoneScalar(1368, 810949),
+    gasLimit: p.gasLimit ?? 30_000_000n,
+    eip1559Params: "0x0000000000000000",
+    operatorFeeParams: `0x${"00".repeat(32)}`,
+    minBaseFee: 0n,
+    daFootprintGasScalar: 0,
+    ...p.systemConfig,
+  };
+  return {
+    genesis: {
+      l1: { hash: p.l1Genesis.hash, number: p.l1Genesis.number },
+      l2: { hash: p.l2Genesis.hash, number: p.l2Genesis.number ?? 0 },
+      l2_time: p.l2Genesis.timestamp,
+      system_config: system,
+    },
+    block_time: p.blockTimeSec ?? 2,
+    max_sequencer_drift: p.maxSequencerDrift ?? 600,
+    seq_window_size: p.seqWindowSize ?? 3600,
+    channel_timeout: p.channelTimeout ?? 300,
+    l1_chain_id: BigInt(p.l1ChainId),
+    l2_chain_id: BigInt(p.l2ChainId),
+    ...forkTimes,
+    batch_inbox_address: p.batchInbox ?? batchInboxAddress(p.l2ChainId),
+    deposit_contract_address: DEPOSIT_CONTRACT_ADDRESS,
+    l1_system_config_address: SYSTEM_CONFIG_ADDRESS,
+    protocol_versions_address: PROTOCOL_VERSIONS_ADDRESS,
+    chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
+  };
+}
+
+/** The rollup.json text of a config, in Go's key order, integers as JSON numbers. */
+export function rollupConfigJson(cfg: RollupConfig): string {
+  const sc = cfg.genesis.system_config;
+  const out: Record<string, unknown> = {
+    genesis: {
+      l1: cfg.genesis.l1,
+      l2: cfg.genesis.l2,
+      l2_time: cfg.genesis.l2_time,
+      system_config: {
+        batcherAddr: sc.batcherAddr,
+        overhead: sc.overhead,
+        scalar: sc.scalar,
+        gasLimit: Number(sc.gasLimit),
+        eip1559Params: sc.eip1559Params,
+        operatorFeeParams: sc.operatorFeeParams,
+        minBaseFee: Number(sc.minBaseFee),
+        daFootprintGasScalar: sc.daFootprintGasScalar,
+      },
+    },
+    block_time: cfg.block_time,
+    max_sequencer_drift: cfg.max_sequencer_drift,
+    seq_window_size: cfg.seq_window_size,
+    channel_timeout: cfg.channel_timeout,
+    l1_chain_id: Number(cfg.l1_chain_id),
+    l2_chain_id: Number(cfg.l2_chain_id),
+  };
+  for (const f of FORKS) {
+    const t = cfg[`${f}_time`];
+    if (t !== undefined) out[`${f}_time`] = t;
+  }
+  if (cfg.pectra_blob_schedule_time !== undefined) out.pectra_blob_schedule_time = cfg.pectra_blob_schedule_time;
+  out.batch_inbox_address = cfg.batch_inbox_address;
+  out.deposit_contract_address = cfg.deposit_contract_address;
+  out.l1_system_config_address = cfg.l1_system_config_address;
+  out.protocol_versions_address = cfg.protocol_versions_address;
+  if (cfg.chain_op_config !== undefined) out.chain_op_config = cfg.chain_op_config;
+  if (cfg.alt_da !== undefined) out.alt_da = cfg.alt_da;
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+async function writeText(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+}
+
+/** Builds and writes a devnet rollup config to `path`; returns the config. */
+export async function writeRollupConfig(path: string, p: DevnetRollupParams): Promise<RollupConfig> {
+  const cfg = devnetRollupConfig(p);
+  await writeText(path, rollupConfigJson(cfg));
+  return cfg;
+}
+
+/** The L1 hardforks the devnet L1 can run; each includes the forks before it. */
+export type L1Hardfork = "cancun" | "prague" | "osaka";
+
+const BLOB_SCHEDULE = {
+  cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+  prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+  osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+} as const;
+
+/** A go-ethereum style chain config for the devnet L1 (every fork up to `hardfork` active at genesis). */
+export function l1ChainConfig(chainId: number, hardfork: L1Hardfork = "prague"): Record<string, unknown> {
+  const order: L1Hardfork[] = ["cancun", "prague", "osaka"];
+  const upTo = order.slice(0, order.indexOf(hardfork) + 1);
+  const cfg: Record<string, unknown> = {
+    chainId,
+    homesteadBlock: 0,
+    eip150Block: 0,
+    eip155Block: 0,
+    eip158Block: 0,
+    byzantiumBlock: 0,
+    constantinopleBlock: 0,
+    petersburgBlock: 0,
+    istanbulBlock: 0,
+    berlinBlock: 0,
+    londonBlock: 0,
+    mergeNetsplitBlock: 0,
+    terminalTotalDifficulty: 0,
+    shanghaiTime: 0,
+  };
+  for (const f of upTo) cfg[`${f}Time`] = 0;
+  cfg.depositContractAddress = "0x0000000000000000000000000000000000000000";
+  cfg.blobSchedule = Object.fromEntries(upTo.map((f) => [f, BLOB_SCHEDULE[f]]));
+  return cfg;
+}
+
+/** Writes the L1 chain config JSON to `path`. */
+export async function writeL1ChainConfig(
+  path: string,
+  chainId: number,
+  hardfork: L1Hardfork = "prague",
+): Promise<void> {
+  await writeText(path, `${JSON.stringify(l1ChainConfig(chainId, hardfork), null, 2)}\n`);
+}
+
+/** Writes a 32-byte hex JWT secret (`0x…`, mode 0600) as `<dir>/<name>`; returns the path. */
+export async function writeJwtSecret(dir: string, secret?: Uint8Array, name = "jwt.hex"): Promise<string> {
+  const bytes = secret ?? new Uint8Array(randomBytes(32));
+  if (bytes.length !== 32) throw new Error("a JWT secret is 32 bytes");
+  const path = join(dir, name);
+  await writeText(path, `${bytesToHex(bytes)}\n`);
+  await chmod(path, 0o600);
+  return path;
+}
+
+/** Hex form of a secret, for callers that keep it in memory. */
+export function jwtSecretHex(secret: Uint8Array): Hex {
+  return bytesToHex(secret);
+}
