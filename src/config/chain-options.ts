@@ -1,0 +1,547 @@
+import { ENGINE_KINDS, LOG_FORMATS, LOG_LEVELS, SYNC_MODES } from "./types.js";
+import type { OptionSpec, OptionType } from "./option-spec.js";
+
+const G_ROLLUP = "Rollup";
+const G_ENGINE = "Execution engine (L2)";
+const G_L1 = "L1 (owned by the supernode unless noted)";
+const G_SYNC = "Sync and finality";
+const G_SEQ = "Sequencer";
+const G_OPS = "Operations";
+const G_P2P = "P2P";
+const G_SIGNER = "Remote block signer";
+const G_ALTDA = "Alt-DA";
+const G_INTEROP = "Interop";
+
+type Extra = Partial<Pick<OptionSpec, "aliases" | "choices" | "hidden">>;
+
+function opt(
+  name: string,
+  type: OptionType,
+  def: OptionSpec["default"],
+  env: string | readonly string[],
+  group: string,
+  help: string,
+  extra: Extra = {},
+): OptionSpec {
+  const spec: OptionSpec = { name, type, env: typeof env === "string" ? [env] : env, group, help, ...extra };
+  return def === undefined ? spec : { ...spec, default: def };
+}
+
+const S = 1000;
+const M = 60 * S;
+const H = 60 * M;
+
+/** Forks that accept an `override.<fork>` activation timestamp. */
+export const OVERRIDE_FORKS = [
+  "canyon",
+  "delta",
+  "ecotone",
+  "fjord",
+  "granite",
+  "holocene",
+  "pectrablobschedule",
+  "isthmus",
+  "jovian",
+  "karst",
+  "interop",
+] as const;
+
+/**
+ * The full per-chain (rollup-node) option catalogue. Each option is accepted as `--vn.<chainID>.<name>` and
+ * `--vn.all.<name>`, and from `SUPERNODE_VN_<CHAINID>_<ENV>` / `SUPERNODE_VN_ALL_<ENV>`.
+ */
+export const CHAIN_OPTIONS: readonly OptionSpec[] = [
+  // Rollup
+  opt(
+    "network",
+    "string",
+    undefined,
+    "NETWORK",
+    G_ROLLUP,
+    "Built-in network to load the rollup config of (e.g. op-sepolia); use instead of rollup.config",
+  ),
+  opt(
+    "rollup.config",
+    "path",
+    undefined,
+    "ROLLUP_CONFIG",
+    G_ROLLUP,
+    "Rollup config JSON file, for chains not in the built-in registry; use instead of network",
+  ),
+  ...OVERRIDE_FORKS.map((f) =>
+    opt(
+      `override.${f}`,
+      "uint",
+      undefined,
+      `OVERRIDE_${f.toUpperCase()}`,
+      G_ROLLUP,
+      `Override the ${f} activation timestamp (unix seconds)`,
+    ),
+  ),
+  opt(
+    "rollup.l1-chain-config",
+    "path",
+    undefined,
+    "ROLLUP_L1_CHAIN_CONFIG",
+    G_ROLLUP,
+    "L1 chain config JSON (built in for mainnet, sepolia, holesky, hoodi)",
+  ),
+  opt(
+    "rollup.halt",
+    "enum",
+    "",
+    "ROLLUP_HALT",
+    G_ROLLUP,
+    "Halt when a required protocol version of this severity is not supported",
+    { choices: ["", "major", "minor", "patch"] },
+  ),
+  opt(
+    "rollup.load-protocol-versions",
+    "bool",
+    false,
+    "ROLLUP_LOAD_PROTOCOL_VERSIONS",
+    G_ROLLUP,
+    "Load protocol versions from the L1 ProtocolVersions contract",
+  ),
+  opt(
+    "ignore-missing-pectra-blob-schedule",
+    "bool",
+    false,
+    "IGNORE_MISSING_PECTRA_BLOB_SCHEDULE",
+    G_ROLLUP,
+    "Start although the Pectra blob schedule fix is missing",
+    { hidden: true },
+  ),
+  // Execution engine
+  opt(
+    "l2",
+    "string",
+    undefined,
+    "L2_ENGINE_RPC",
+    G_ENGINE,
+    "Engine API endpoint of the chain's execution client (one execution client per chain). Required.",
+  ),
+  opt(
+    "l2.jwt-secret",
+    "path",
+    undefined,
+    "L2_ENGINE_AUTH",
+    G_ENGINE,
+    "File with the 32-byte hex JWT secret of the engine connection. Required.",
+  ),
+  opt(
+    "l2.enginekind",
+    "enum",
+    "variant_b",
+    "L2_ENGINE_KIND",
+    G_ENGINE,
+    "Execution client kind: variant_b (legacy) or variant_a (current)",
+    { choices: ENGINE_KINDS },
+  ),
+  opt("l2.engine-rpc-timeout", "duration", 10 * S, "L2_ENGINE_RPC_TIMEOUT", G_ENGINE, "Timeout of Engine API calls"),
+  opt(
+    "l2.follow.source",
+    "string",
+    "",
+    "L2_FOLLOW_SOURCE",
+    G_ENGINE,
+    "Follow the safe/finalized heads of this rollup node instead of deriving",
+  ),
+  opt(
+    "l2.follow.source.rpc-timeout",
+    "duration",
+    10 * S,
+    "L2_FOLLOW_SOURCE_RPC_TIMEOUT",
+    G_ENGINE,
+    "Timeout of calls to the follow source",
+  ),
+  opt(
+    "l2.engine-sync",
+    "bool",
+    false,
+    "L2_ENGINE_SYNC_ENABLED",
+    G_ENGINE,
+    "Deprecated: use --syncmode=execution-layer",
+    { hidden: true },
+  ),
+  opt(
+    "l2.skip-sync-start-check",
+    "bool",
+    false,
+    "L2_SKIP_SYNC_START_CHECK",
+    G_ENGINE,
+    "Deprecated: skip the L1 origin check of the sync start",
+    { hidden: true },
+  ),
+  opt("l2.backup-unsafe-sync-rpc", "string", "", "L2_BACKUP_UNSAFE_SYNC_RPC", G_ENGINE, "Deprecated: no effect", {
+    hidden: true,
+  }),
+  opt(
+    "l2.backup-unsafe-sync-rpc.trustrpc",
+    "bool",
+    false,
+    "L2_BACKUP_UNSAFE_SYNC_RPC_TRUST_RPC",
+    G_ENGINE,
+    "Deprecated: no effect",
+    { hidden: true },
+  ),
+  opt(
+    "fetch-withdrawal-root-from-state",
+    "bool",
+    false,
+    "FETCH_WITHDRAWAL_ROOT_FROM_STATE",
+    G_ENGINE,
+    "Read the message-passer storage root from state instead of the header (Isthmus)",
+  ),
+  // L1
+  opt("l1", "string", undefined, "L1_ETH_RPC", G_L1, "Discarded: the supernode's --l1 is used"),
+  opt("l1.beacon", "string", undefined, "L1_BEACON", G_L1, "Discarded: the supernode's --l1.beacon is used"),
+  opt(
+    "l1.beacon-header",
+    "string",
+    "",
+    "L1_BEACON_HEADER",
+    G_L1,
+    'Header for beacon requests ("X-Key: Value"); no effect with a shared beacon',
+  ),
+  opt(
+    "l1.beacon-fallbacks",
+    "list",
+    [],
+    ["L1_BEACON_FALLBACKS", "L1_BEACON_ARCHIVER"],
+    G_L1,
+    "No effect: use the supernode's --l1.beacon-fallbacks",
+    { aliases: ["l1.beacon-archiver"] },
+  ),
+  opt(
+    "l1.beacon.ignore",
+    "bool",
+    false,
+    "L1_BEACON_IGNORE",
+    G_L1,
+    "Allow no beacon endpoint although blobs are scheduled (the supernode still requires one)",
+  ),
+  opt(
+    "l1.beacon.fetch-all-sidecars",
+    "bool",
+    false,
+    "L1_BEACON_FETCH_ALL_SIDECARS",
+    G_L1,
+    "Fetch all blob sidecars of a block (no effect)",
+  ),
+  opt("l1.trustrpc", "bool", false, "L1_TRUST_RPC", G_L1, "Trust the L1 RPC (no effect: shared L1 client)"),
+  opt("l1.rpckind", "enum", "standard", "L1_RPC_KIND", G_L1, "L1 RPC provider kind (no effect: shared L1 client)", {
+    choices: [
+      "alchemy",
+      "quicknode",
+      "infura",
+      "parity",
+      "nethermind",
+      "debug_geth",
+      "erigon",
+      "basic",
+      "any",
+      "standard",
+    ],
+  }),
+  opt(
+    "l1.max-concurrency",
+    "uint",
+    10,
+    "L1_MAX_CONCURRENCY",
+    G_L1,
+    "Concurrent L1 requests (no effect: shared L1 client)",
+  ),
+  opt(
+    "l1.rpc-rate-limit",
+    "uint",
+    0,
+    "L1_RPC_RATE_LIMIT",
+    G_L1,
+    "L1 requests per second (no effect: shared L1 client)",
+  ),
+  opt(
+    "l1.rpc-max-batch-size",
+    "uint",
+    20,
+    "L1_RPC_MAX_BATCH_SIZE",
+    G_L1,
+    "L1 batch size (no effect: shared L1 client)",
+  ),
+  opt("l1.cache-size", "uint", 900, "L1_CACHE_SIZE", G_L1, "L1 cache size (no effect: shared L1 client)"),
+  opt(
+    "l1.http-poll-interval",
+    "duration",
+    12 * S,
+    "L1_HTTP_POLL_INTERVAL",
+    G_L1,
+    "Ignored with a warning: use the supernode's --l1.http-poll-interval",
+  ),
+  opt(
+    "l1.epoch-poll-interval",
+    "duration",
+    6 * M + 24 * S,
+    "L1_EPOCH_POLL_INTERVAL",
+    G_L1,
+    "Poll interval of the L1 safe and finalized heads",
+  ),
+  opt(
+    "l1.runtime-config-reload-interval",
+    "duration",
+    10 * M,
+    "L1_RUNTIME_CONFIG_RELOAD_INTERVAL",
+    G_L1,
+    "Reload interval of the runtime config from L1 (0 = never)",
+  ),
+  // Sync and finality
+  opt(
+    "syncmode",
+    "enum",
+    "consensus-layer",
+    "SYNCMODE",
+    G_SYNC,
+    "consensus-layer (derive from L1) or execution-layer (let the execution client sync)",
+    { choices: SYNC_MODES },
+  ),
+  opt("syncmode.req-resp", "bool", false, "SYNCMODE_REQ_RESP", G_SYNC, "Use P2P req-resp to fill unsafe-chain gaps"),
+  opt(
+    "syncmode.offset-el-safe",
+    "duration",
+    0,
+    "SYNCMODE_OFFSET_EL_SAFE",
+    G_SYNC,
+    "Execution-layer sync only: offset of the initial safe head",
+  ),
+  opt("verifier.l1-confs", "uint", 0, "VERIFIER_L1_CONFS", G_SYNC, "L1 confirmations before deriving from an L1 block"),
+  opt("finality.lookback", "uint", 0, "FINALITY_LOOKBACK", G_SYNC, "Finality lookback in L1 blocks (0 = automatic)"),
+  opt("finality.delay", "uint", 0, "FINALITY_DELAY", G_SYNC, "Finality delay in L1 blocks (0 = 64)"),
+  // Sequencer
+  opt("sequencer.enabled", "bool", false, "SEQUENCER_ENABLED", G_SEQ, "Run the chain's sequencer"),
+  opt("sequencer.stopped", "bool", false, "SEQUENCER_STOPPED", G_SEQ, "Start with the sequencer stopped"),
+  opt(
+    "sequencer.max-safe-lag",
+    "uint",
+    0,
+    "SEQUENCER_MAX_SAFE_LAG",
+    G_SEQ,
+    "Pause sequencing when unsafe is this many blocks ahead of safe (0 = no limit)",
+  ),
+  opt(
+    "sequencer.l1-confs",
+    "uint",
+    4,
+    "SEQUENCER_L1_CONFS",
+    G_SEQ,
+    "L1 confirmations before using an L1 block as L1 origin",
+  ),
+  opt("sequencer.recover", "bool", false, "SEQUENCER_RECOVER", G_SEQ, "Recover mode: build deposit-only blocks"),
+  opt(
+    "sequencer.sealing-duration",
+    "duration",
+    50,
+    "SEQUENCER_SEALING_DURATION",
+    G_SEQ,
+    "Time reserved for sealing a block",
+  ),
+  opt("conductor.enabled", "bool", false, "CONDUCTOR_ENABLED", G_SEQ, "Sequencer under an HA conductor"),
+  opt("conductor.rpc", "string", "http://127.0.0.1:8547", "CONDUCTOR_RPC", G_SEQ, "Conductor RPC endpoint"),
+  opt("conductor.rpc-timeout", "duration", 1 * S, "CONDUCTOR_RPC_TIMEOUT", G_SEQ, "Conductor RPC timeout"),
+  // Operations
+  opt("safedb.path", "path", "", "SAFEDB_PATH", G_OPS, "Ignored: SafeDB always lives in <data-dir>/chain-<id>/safe_db"),
+  opt("rpc.addr", "string", "0.0.0.0", "RPC_ADDR", G_OPS, "Ignored: chains are served by the supernode's RPC server"),
+  opt("rpc.port", "port", 9545, "RPC_PORT", G_OPS, "Ignored: chains are served by the supernode's RPC server"),
+  opt("rpc.enable-admin", "bool", false, "RPC_ENABLE_ADMIN", G_OPS, "Ignored: use the supernode's --rpc.enable-admin"),
+  opt("rpc.admin-state", "path", "", "RPC_ADMIN_STATE", G_OPS, "File persisting the sequencer's started/stopped state"),
+  opt(
+    "experimental.sequencer-api",
+    "bool",
+    false,
+    "EXPERIMENTAL_SEQUENCER_API",
+    G_OPS,
+    "Serve the experimental sequencer API",
+  ),
+  opt(
+    "metrics.enabled",
+    "bool",
+    false,
+    "METRICS_ENABLED",
+    G_OPS,
+    "Export this chain's metrics on the shared endpoint (labelled with the chain)",
+  ),
+  opt("metrics.addr", "string", "0.0.0.0", "METRICS_ADDR", G_OPS, "Per-chain metrics bind address"),
+  opt("metrics.port", "port", 7300, "METRICS_PORT", G_OPS, "Per-chain metrics port"),
+  opt("pprof.enabled", "bool", false, "PPROF_ENABLED", G_OPS, "Ignored: profiling is supernode-wide"),
+  opt("pprof.addr", "string", "0.0.0.0", "PPROF_ADDR", G_OPS, "Ignored", { hidden: true }),
+  opt("pprof.port", "port", 6060, "PPROF_PORT", G_OPS, "Ignored", { hidden: true }),
+  opt("pprof.path", "path", "", "PPROF_PATH", G_OPS, "Ignored", { hidden: true }),
+  opt("pprof.type", "string", "", "PPROF_TYPE", G_OPS, "Ignored", { hidden: true }),
+  opt("log.level", "enum", "info", "LOG_LEVEL", G_OPS, "Ignored: one shared logger", {
+    choices: LOG_LEVELS,
+    hidden: true,
+  }),
+  opt("log.format", "enum", "text", "LOG_FORMAT", G_OPS, "Ignored: one shared logger", {
+    choices: [...LOG_FORMATS, "json-pretty"],
+    hidden: true,
+  }),
+  opt("log.color", "bool", false, "LOG_COLOR", G_OPS, "Ignored: one shared logger", { hidden: true }),
+  opt("log.pid", "bool", false, "LOG_PID", G_OPS, "Ignored: one shared logger", { hidden: true }),
+  opt("snapshotlog.file", "path", "", "SNAPSHOT_LOG", G_OPS, "No effect", { hidden: true }),
+  opt("heartbeat.enabled", "bool", false, "HEARTBEAT_ENABLED", G_OPS, "No effect", { hidden: true }),
+  opt("heartbeat.moniker", "string", "", "HEARTBEAT_MONIKER", G_OPS, "No effect", { hidden: true }),
+  opt("heartbeat.url", "string", "", "HEARTBEAT_URL", G_OPS, "No effect", { hidden: true }),
+  opt("beta.extra-networks", "bool", false, "BETA_EXTRA_NETWORKS", G_OPS, "No effect", { hidden: true }),
+  // P2P
+  opt("p2p.disable", "bool", false, "P2P_DISABLE", G_P2P, "Disable P2P for this chain"),
+  opt("p2p.no-discovery", "bool", false, "P2P_NO_DISCOVERY", G_P2P, "Disable discv5 peer discovery"),
+  opt("p2p.scoring", "enum", "light", "P2P_PEER_SCORING", G_P2P, "Peer scoring: light or none", {
+    choices: ["light", "none"],
+  }),
+  opt("p2p.scoring.peers", "string", "", "P2P_PEER_SCORING_PEERS", G_P2P, "Deprecated fallback of p2p.scoring", {
+    hidden: true,
+  }),
+  opt("p2p.scoring.topics", "string", "", "P2P_PEER_SCORING_TOPICS", G_P2P, "Deprecated, no effect", { hidden: true }),
+  opt("p2p.score.bands", "string", "", "P2P_SCORE_BANDS", G_P2P, "Deprecated, no effect", { hidden: true }),
+  opt("p2p.ban.peers", "bool", true, "P2P_PEER_BANNING", G_P2P, "Ban peers whose score falls below the threshold"),
+  opt("p2p.ban.threshold", "int", -100, "P2P_PEER_BANNING_THRESHOLD", G_P2P, "Ban peers whose score falls below this"),
+  opt("p2p.ban.duration", "duration", 1 * H, "P2P_PEER_BANNING_DURATION", G_P2P, "Ban duration"),
+  opt("p2p.priv.path", "path", "", "P2P_PRIV_PATH", G_P2P, "Ignored: the peer key lives in <data-dir>/chain-<id>/p2p"),
+  opt("p2p.priv.raw", "string", "", "P2P_PRIV_RAW", G_P2P, "Hex peer key (takes priority over the key file)", {
+    hidden: true,
+  }),
+  opt("p2p.listen.ip", "string", "0.0.0.0", "P2P_LISTEN_IP", G_P2P, "Bind IP of TCP and discovery UDP"),
+  opt(
+    "p2p.listen.tcp",
+    "port",
+    0,
+    "P2P_LISTEN_TCP_PORT",
+    G_P2P,
+    "TCP port (0 = ephemeral); non-zero only per chain and unique across chains",
+  ),
+  opt(
+    "p2p.listen.udp",
+    "port",
+    0,
+    "P2P_LISTEN_UDP_PORT",
+    G_P2P,
+    "Discovery UDP port (0 = ephemeral); non-zero only per chain and unique across chains",
+  ),
+  opt("p2p.advertise.ip", "string", "", "P2P_ADVERTISE_IP", G_P2P, "IP or host name to advertise in the ENR"),
+  opt("p2p.advertise.tcp", "port", 0, "P2P_ADVERTISE_TCP", G_P2P, "TCP port to advertise (0 = the bound port)"),
+  opt("p2p.advertise.udp", "port", 0, "P2P_ADVERTISE_UDP", G_P2P, "UDP port to advertise (0 = the bound port)"),
+  opt(
+    "p2p.bootnodes",
+    "list",
+    [],
+    "P2P_BOOTNODES",
+    G_P2P,
+    "Bootnode ENRs / enodes (comma list; empty = built-in list)",
+  ),
+  opt("p2p.static", "list", [], "P2P_STATIC", G_P2P, "Static peers as multiaddrs (comma list)"),
+  opt("p2p.netrestrict", "list", [], "P2P_NETRESTRICT", G_P2P, "Restrict discovery to these CIDRs (comma list)"),
+  opt("p2p.mux", "list", ["yamux", "mplex"], "P2P_MUX", G_P2P, "Stream multiplexers", { hidden: true }),
+  opt("p2p.security", "list", ["noise"], "P2P_SECURITY", G_P2P, "Transport security", { hidden: true }),
+  opt("p2p.peers.lo", "uint", 20, "P2P_PEERS_LO", G_P2P, "Low tide of the connection manager"),
+  opt("p2p.peers.hi", "uint", 30, "P2P_PEERS_HI", G_P2P, "High tide of the connection manager"),
+  opt("p2p.peers.grace", "duration", 30 * S, "P2P_PEERS_GRACE", G_P2P, "Grace period of new connections"),
+  opt("p2p.nat", "bool", false, "P2P_NAT", G_P2P, "Try NAT port mapping"),
+  opt("p2p.useragent", "string", "supernode", "P2P_AGENT", G_P2P, "Identify agent version", { hidden: true }),
+  opt("p2p.timeout.negotiation", "duration", 10 * S, "P2P_TIMEOUT_NEGOTIATION", G_P2P, "Negotiation timeout", {
+    hidden: true,
+  }),
+  opt("p2p.timeout.accept", "duration", 10 * S, "P2P_TIMEOUT_ACCEPT", G_P2P, "Accept timeout", { hidden: true }),
+  opt("p2p.timeout.dial", "duration", 10 * S, "P2P_TIMEOUT_DIAL", G_P2P, "Dial timeout", { hidden: true }),
+  opt(
+    "p2p.peerstore.path",
+    "path",
+    "",
+    "P2P_PEERSTORE_PATH",
+    G_P2P,
+    "Ignored unless `memory`: the peerstore lives in <data-dir>/chain-<id>/p2p",
+  ),
+  opt(
+    "p2p.discovery.path",
+    "path",
+    "",
+    "P2P_DISCOVERY_PATH",
+    G_P2P,
+    "Ignored unless `memory`: the discovery DB lives in <data-dir>/chain-<id>/p2p",
+  ),
+  opt("p2p.sequencer.key", "string", "", "P2P_SEQUENCER_KEY", G_P2P, "Hex secp256k1 key signing gossiped blocks"),
+  opt("p2p.gossip.mesh.d", "uint", 8, "P2P_GOSSIP_MESH_D", G_P2P, "Gossip mesh D (1..1000)", { hidden: true }),
+  opt("p2p.gossip.mesh.lo", "uint", 6, "P2P_GOSSIP_MESH_DLO", G_P2P, "Gossip mesh D low (1..1000)", { hidden: true }),
+  opt("p2p.gossip.mesh.dhi", "uint", 12, "P2P_GOSSIP_MESH_DHI", G_P2P, "Gossip mesh D high (1..1000)", {
+    hidden: true,
+  }),
+  opt("p2p.gossip.mesh.dlazy", "uint", 6, "P2P_GOSSIP_MESH_DLAZY", G_P2P, "Gossip mesh D lazy (1..1000)", {
+    hidden: true,
+  }),
+  opt("p2p.gossip.mesh.floodpublish", "bool", false, "P2P_GOSSIP_FLOOD_PUBLISH", G_P2P, "Flood-publish own messages", {
+    hidden: true,
+  }),
+  opt(
+    "p2p.gossip.timestamp.threshold",
+    "duration",
+    60 * S,
+    "P2P_GOSSIP_TIMESTAMP_THRESHOLD",
+    G_P2P,
+    "Maximum age of gossiped payloads",
+  ),
+  opt("p2p.sync.req-resp", "bool", true, "P2P_SYNC_REQ_RESP", G_P2P, "Serve and request payloads by number"),
+  opt(
+    "p2p.sync.onlyreqtostatic",
+    "bool",
+    false,
+    "P2P_SYNC_ONLYREQTOSTATIC",
+    G_P2P,
+    "Send sync requests only to static peers",
+  ),
+  opt("p2p.ping", "bool", true, "P2P_PING", G_P2P, "Ping peers in the background", { hidden: true }),
+  // Remote signer
+  opt("signer.endpoint", "string", "", "SIGNER_ENDPOINT", G_SIGNER, "Remote signer endpoint for gossiped blocks"),
+  opt("signer.address", "string", "", "SIGNER_ADDRESS", G_SIGNER, "Address the remote signer signs with"),
+  opt("signer.header", "list", [], "SIGNER_HEADER", G_SIGNER, "Headers for the remote signer (k=v, repeatable)"),
+  opt("signer.tls.enabled", "bool", true, "SIGNER_TLS_ENABLED", G_SIGNER, "Use TLS towards the remote signer"),
+  opt("signer.tls.ca", "path", "tls/ca.crt", "SIGNER_TLS_CA", G_SIGNER, "TLS CA certificate"),
+  opt("signer.tls.cert", "path", "tls/tls.crt", "SIGNER_TLS_CERT", G_SIGNER, "TLS client certificate"),
+  opt("signer.tls.key", "path", "tls/tls.key", "SIGNER_TLS_KEY", G_SIGNER, "TLS client key"),
+  // Alt-DA
+  opt("altda.enabled", "bool", false, "ALTDA_ENABLED", G_ALTDA, "Enable alt-DA"),
+  opt("altda.da-server", "string", "", "ALTDA_DA_SERVER", G_ALTDA, "Alt-DA server endpoint"),
+  opt("altda.verify-on-read", "bool", true, "ALTDA_VERIFY_ON_READ", G_ALTDA, "Verify data read from the DA server"),
+  opt("altda.da-service", "bool", false, "ALTDA_DA_SERVICE", G_ALTDA, "The DA server computes commitments"),
+  opt("altda.put-timeout", "duration", 0, "ALTDA_PUT_TIMEOUT", G_ALTDA, "Put timeout (0 = none)"),
+  opt("altda.get-timeout", "duration", 0, "ALTDA_GET_TIMEOUT", G_ALTDA, "Get timeout (0 = none)"),
+  opt(
+    "altda.max-concurrent-da-requests",
+    "uint",
+    1,
+    "ALTDA_MAX_CONCURRENT_DA_REQUESTS",
+    G_ALTDA,
+    "Concurrent DA requests",
+  ),
+  // Interop
+  opt(
+    "interop.dependency-set",
+    "path",
+    "",
+    "INTEROP_DEPENDENCY_SET",
+    G_INTEROP,
+    "Dependency-set JSON file (required when interop is scheduled)",
+  ),
+  opt("interop.rpc.addr", "string", "", "INTEROP_RPC_ADDR", G_INTEROP, "No effect under the supernode", {
+    hidden: true,
+  }),
+  opt("interop.rpc.port", "port", 9645, "INTEROP_RPC_PORT", G_INTEROP, "No effect under the supernode", {
+    hidden: true,
+  }),
+  opt("interop.jwt-secret", "path", "", "INTEROP_JWT_SECRET", G_INTEROP, "No effect under the supernode", {
+    hidden: true,
+  }),
+];
+
+/** Per-chain options whose value the supernode discards at start-up (it owns the shared L1 clients). */
+export const DISCARDED_CHAIN_OPTIONS: readonly string[] = ["l1", "l1.beacon"];
+/** Per-chain options that log a warning and have no effect. */
+export const WARNED_CHAIN_OPTIONS: readonly string[] = ["l1.http-poll-interval"];
+/** Per-chain option prefixes that are silently ignored. */
+export const SILENT_CHAIN_OPTION_PREFIXES: readonly string[] = ["log."];

@@ -1,0 +1,35 @@
+import { formatDurationMs } from "../core/time/duration.js";
+
+/** Value types of options. Durations resolve to milliseconds; lists accept comma lists and repetition. */
+export type OptionType = "bool" | "int" | "uint" | "port" | "string" | "path" | "duration" | "list" | "enum";
+
+/** One command-line option, defined once as data (help, env names and parsing derive from it). */
+export interface OptionSpec {
+  /** Flag name without dashes, e.g. `l1.beacon`. */
+  readonly name: string;
+  readonly type: OptionType;
+  /** Default in the option's resolved form (ms for durations); undefined = unset. */
+  readonly default?: boolean | number | string | readonly string[];
+  /**
+   * Env names without prefix (top-level: `SUPERNODE_<env>`; per-chain: `SUPERNODE_VN_<ID|ALL>_<env>`). The
+   * first one is the canonical name shown in help.
+   */
+  readonly env: readonly string[];
+  readonly help: string;
+  /** Help group title. */
+  readonly group: string;
+  readonly aliases?: readonly string[];
+  /** Allowed values for `enum`. */
+  readonly choices?: readonly string[];
+  /** Not shown in help (deprecated or developer options); still accepted. */
+  readonly hidden?: boolean;
+}
+
+/** Help rendering of a default. */
+export function describeDefault(spec: OptionSpec): string {
+  const d = spec.default;
+  if (d === undefined) return "";
+  if (spec.type === "duration" && typeof d === "number") return formatDurationMs(d);
+  if (Array.isArray(d)) return d.join(",");
+  return String(d);
+}
