@@ -1,0 +1,247 @@
+import type { Clock } from "../../core/time/clock.js";
+import { systemClock } from "../../core/time/clock.js";
+import { AbortedError, SupernodeError, TemporaryError } from "../../core/errors/supernode-error.js";
+
+/** A JSON-RPC error object returned by the server (`{code, message, data}`). */
+export class RpcError extends SupernodeError {
+  readonly rpcCode: number;
+  readonly data: unknown;
+
+  constructor(rpcCode: number, message: string, data: unknown, method: string) {
+    // Server-side errors are not retried blindly: the caller decides (a rate-limit code is temporary).
+    super("RPC_ERROR", `${method}: ${message} (code ${rpcCode})`, {
+      severity: isTransientRpcCode(rpcCode) ? "temporary" : "critical",
+      meta: { rpcCode, method },
+    });
+    this.rpcCode = rpcCode;
+    this.data = data;
+  }
+}
+
+/** -32005 (limit exceeded) and -32603 (internal) are commonly transient on public providers. */
+function isTransientRpcCode(code: number): boolean {
+  return code === -32005 || code === 429;
+}
+
+/** Method-not-found: used to detect optional methods (e.g. `rpc_modules`, `eth_getBlockReceipts`). */
+export function isMethodNotFound(err: unknown): boolean {
+  return err instanceof RpcError && err.rpcCode === -32601;
+}
+
+export interface RpcRequestEvent {
+  readonly method: string;
+  readonly durationMs: number;
+  /** "ok", "rpc_error", "http_error", "timeout", "network" */
+  readonly outcome: "ok" | "rpc_error" | "http_error" | "timeout" | "network" | "decode";
+}
+
+export interface HttpRpcClientOptions {
+  readonly url: string;
+  /** Per-request timeout (a batch is one request). */
+  readonly timeoutMs?: number;
+  /** Extra headers per HTTP request (e.g. a freshly minted JWT). */
+  readonly headers?: () => Promise<Record<string, string>> | Record<string, string>;
+  /** Called once per JSON-RPC call (a batch of n calls reports n events). */
+  readonly onRequest?: (e: RpcRequestEvent) => void;
+  readonly clock?: Clock;
+}
+
+export interface RpcCall {
+  readonly method: string;
+  readonly params: readonly unknown[];
+}
+
+/** One outcome of a batch element: a result, or the error it produced. */
+export type BatchResult =
+  | { readonly ok: true; readonly result: unknown }
+  | { readonly ok: false; readonly error: Error };
+
+interface JsonRpcResponse {
+  readonly jsonrpc?: string;
+  readonly id?: unknown;
+  readonly result?: unknown;
+  readonly error?: { code?: unknown; message?: unknown; data?: unknown };
+}
+
+/**
+ * A fetch-based JSON-RPC 2.0 client over HTTP POST.
+ * Transient failures (network errors, timeouts, HTTP 5xx and 429) become `TemporaryError`; a JSON-RPC error
+ * object becomes `RpcError`; other HTTP statuses (401, 403, 404...) are critical `SupernodeError`s.
+ */
+export class HttpRpcClient {
+  readonly url: string;
+  private readonly timeoutMs: number;
+  private readonly headers: HttpRpcClientOptions["headers"];
+  private readonly onRequest: ((e: RpcRequestEvent) => void) | undefined;
+  private readonly clock: Clock;
+  private nextId = 1;
+
+  constructor(opts: HttpRpcClientOptions) {
+    this.url = opts.url;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.headers = opts.headers;
+    this.onRequest = opts.onRequest;
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  /** Calls one method and returns its raw `result`. */
+  async call<T = unknown>(method: string, params: readonly unknown[] = [], signal?: AbortSignal): Promise<T> {
+    const id = this.nextId++;
+    const started = this.clock.nowMs();
+    let body: unknown;
+    try {
+      body = await this.post({ jsonrpc: "2.0", id, method, params }, method, signal);
+    } catch (err) {
+      this.report(method, started, outcomeOf(err));
+      throw err;
+    }
+    try {
+      const value = this.unwrap(body as JsonRpcResponse, method);
+      this.report(method, started, "ok");
+      return value as T;
+    } catch (err) {
+      this.report(method, started, err instanceof RpcError ? "rpc_error" : "decode");
+      throw err;
+    }
+  }
+
+  /** Sends calls as one JSON-RPC batch; results come back in call order, each a result or an error. */
+  async batch(calls: readonly RpcCall[], signal?: AbortSignal): Promise<BatchResult[]> {
+    if (calls.length === 0) return [];
+    const firstId = this.nextId;
+    this.nextId += calls.length;
+    const payload = calls.map((c, i) => ({ jsonrpc: "2.0", id: firstId + i, method: c.method, params: c.params }));
+    const started = this.clock.nowMs();
+    let body: unknown;
+    try {
+      body = await this.post(payload, calls[0]?.method ?? "batch", signal);
+    } catch (err) {
+      for (const c of calls) this.report(c.method, started, outcomeOf(err));
+      throw err;
+    }
+    if (!Array.isArray(body)) {
+      // Some servers answer a whole batch with one error object.
+      const single = body as JsonRpcResponse;
+      const err =
+        single?.error !== undefined
+          ? toRpcError(single.error, "batch")
+          : new TemporaryError("RPC_BAD_RESPONSE", "batch response is not an array", { url: this.url });
+      for (const c of calls) this.report(c.method, started, "rpc_error");
+      return calls.map(() => ({ ok: false as const, error: err }));
+    }
+    const byId = new Map<unknown, JsonRpcResponse>();
+    for (const r of body as JsonRpcResponse[]) byId.set(r?.id, r);
+    return calls.map((c, i) => {
+      const r = byId.get(firstId + i);
+      if (r === undefined) {
+        this.report(c.method, started, "decode");
+        return {
+          ok: false as const,
+          error: new TemporaryError("RPC_BAD_RESPONSE", `missing batch response for ${c.method}`),
+        };
+      }
+      try {
+        const result = this.unwrap(r, c.method);
+        this.report(c.method, started, "ok");
+        return { ok: true as const, result };
+      } catch (error) {
+        this.report(c.method, started, "rpc_error");
+        return { ok: false as const, error: error as Error };
+      }
+    });
+  }
+
+  private unwrap(r: JsonRpcResponse, method: string): unknown {
+    if (r === null || typeof r !== "object") {
+      throw new TemporaryError("RPC_BAD_RESPONSE", `${method}: response is not an object`);
+    }
+    if (r.error !== undefined && r.error !== null) throw toRpcError(r.error, method);
+    if (!("result" in r)) throw new TemporaryError("RPC_BAD_RESPONSE", `${method}: response has no result`);
+    return r.result;
+  }
+
+  private async post(payload: unknown, method: string, signal?: AbortSignal): Promise<unknown> {
+    if (signal?.aborted) throw new AbortedError();
+    const extra = this.headers === undefined ? {} : await this.headers();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    let res: Response;
+    try {
+      res = await fetch(this.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...extra },
+        body: JSON.stringify(payload),
+        signal: combined,
+      });
+    } catch (err) {
+      throw classifyFetchError(err, method, this.url, timeout, signal);
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      throw classifyFetchError(err, method, this.url, timeout, signal);
+    }
+    if (res.status >= 500 || res.status === 429 || res.status === 408) {
+      throw new TemporaryError("RPC_HTTP", `${method}: HTTP ${res.status}`, {
+        status: res.status,
+        url: this.url,
+        body: text.slice(0, 200),
+      });
+    }
+    if (res.status !== 200) {
+      // Many servers return JSON-RPC errors with non-200 codes; prefer the error object when there is one.
+      const parsed = tryParse(text) as JsonRpcResponse | undefined;
+      if (parsed?.error !== undefined && !Array.isArray(parsed)) throw toRpcError(parsed.error, method);
+      throw new SupernodeError("RPC_HTTP", `${method}: HTTP ${res.status} ${text.slice(0, 200)}`, {
+        severity: "critical",
+        meta: { status: res.status, url: this.url },
+      });
+    }
+    const parsed = tryParse(text);
+    if (parsed === undefined) {
+      throw new TemporaryError("RPC_BAD_RESPONSE", `${method}: response is not JSON`, { body: text.slice(0, 200) });
+    }
+    return parsed;
+  }
+
+  private report(method: string, started: number, outcome: RpcRequestEvent["outcome"]): void {
+    this.onRequest?.({ method, durationMs: this.clock.nowMs() - started, outcome });
+  }
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function toRpcError(e: { code?: unknown; message?: unknown; data?: unknown }, method: string): RpcError {
+  const code = typeof e.code === "number" ? e.code : -32603;
+  const message = typeof e.message === "string" ? e.message : "unknown error";
+  return new RpcError(code, message, e.data, method);
+}
+
+function classifyFetchError(
+  err: unknown,
+  method: string,
+  url: string,
+  timeout: AbortSignal,
+  signal: AbortSignal | undefined,
+): Error {
+  if (signal?.aborted) return new AbortedError();
+  if (timeout.aborted) return new TemporaryError("RPC_TIMEOUT", `${method}: request timed out`, { url });
+  return new TemporaryError("RPC_NETWORK", `${method}: ${(err as Error)?.message ?? String(err)}`, { url }, err);
+}
+
+function outcomeOf(err: unknown): RpcRequestEvent["outcome"] {
+  if (err instanceof RpcError) return "rpc_error";
+  if (err instanceof SupernodeError) {
+    if (err.code === "RPC_TIMEOUT") return "timeout";
+    if (err.code === "RPC_HTTP") return "http_error";
+    if (err.code === "RPC_BAD_RESPONSE") return "decode";
+  }
+  return "network";
+}

@@ -1,0 +1,404 @@
+import type { Clock } from "../../core/time/clock.js";
+import type { Logger } from "../../core/logger.js";
+import type { L1BlockRef } from "../../core/types/block-ref.js";
+import type { Address, Hash } from "../../core/types/primitives.js";
+import { TemporaryError, isAborted } from "../../core/errors/supernode-error.js";
+import { retry, type BackoffOptions } from "../../core/async/retry.js";
+import { quantityToBigint } from "../../core/codec/quantity.js";
+import { toQuantity } from "../../core/codec/quantity.js";
+import { HttpRpcClient, isMethodNotFound, type RpcRequestEvent } from "../json-rpc/http-client.js";
+import { LruCache } from "../common/lru.js";
+import { Semaphore } from "../common/semaphore.js";
+import type { L1Metrics } from "./metrics.js";
+import { toL1BlockRef, type L1BlockInfo, type L1Label, type L1Receipt, type L1Transaction } from "./l1-types.js";
+import { checkedBody, checkedHeader, checkedReceipts } from "./validate.js";
+
+export interface L1ClientOptions {
+  readonly url: string;
+  /** `--l1.http-poll-interval` (head, safe and finalized are polled together). */
+  readonly pollIntervalMs: number;
+  /** `--l1.max-concurrency`: requests in flight at once. */
+  readonly maxConcurrency: number;
+  /** `--l1.cache-size`: blocks kept per cache (headers, bodies, receipts). */
+  readonly cacheSize: number;
+  readonly timeoutMs?: number;
+  /** `--l1.trustrpc`: skip hash/root validation. */
+  readonly trustRpc?: boolean;
+  readonly backoff?: BackoffOptions;
+}
+
+export interface L1ClientDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: L1Metrics;
+}
+
+type Ref = L1BlockRef;
+type BlockWithTxs = { readonly info: L1BlockInfo; readonly txs: readonly L1Transaction[] };
+type BlockWithReceipts = { readonly info: L1BlockInfo; readonly receipts: readonly L1Receipt[] };
+const NOT_FOUND = Symbol("not-found");
+
+const FAST_BACKOFF: BackoffOptions = { initialMs: 200, maxMs: 5_000, factor: 2, maxAttempts: 5 };
+
+/**
+ * The one L1 client shared by every chain. Blocks are cached by hash (bounded LRU); concurrent requests for the
+ * same thing share one network call; at most `maxConcurrency` calls are in flight; transient failures are retried
+ * with backoff. What L1 returns is validated (block hash, transactions root, withdrawals root, receipts root)
+ * unless `trustRpc`.
+ */
+export class L1Client {
+  private readonly rpc: HttpRpcClient;
+  private readonly limiter: Semaphore;
+  private readonly headers: LruCache<Hash, L1BlockInfo>;
+  private readonly bodies: LruCache<Hash, BlockWithTxs>;
+  private readonly receipts: LruCache<Hash, BlockWithReceipts>;
+  /** number → hash, kept only for blocks at or below the finalized head, or for one poll interval otherwise. */
+  private readonly byNumber: LruCache<number, { hash: Hash; atMs: number }>;
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  private readonly labels = new Map<L1Label, Ref>();
+  private readonly headSubs = new Set<(head: Ref) => void>();
+  private readonly backoff: BackoffOptions;
+  private receiptsMethod: "eth_getBlockReceipts" | "per_tx" = "eth_getBlockReceipts";
+  private cachedChainId: bigint | undefined;
+  private loop: { ctl: AbortController; done: Promise<void> } | undefined;
+
+  private constructor(
+    private readonly opts: L1ClientOptions,
+    private readonly deps: L1ClientDeps,
+  ) {
+    this.rpc = new HttpRpcClient({
+      url: opts.url,
+      timeoutMs: opts.timeoutMs ?? 10_000,
+      clock: deps.clock,
+      onRequest: (e) => this.onRequest(e),
+    });
+    this.limiter = new Semaphore(Math.max(1, opts.maxConcurrency));
+    const size = Math.max(1, opts.cacheSize);
+    this.headers = new LruCache(size);
+    this.bodies = new LruCache(size);
+    this.receipts = new LruCache(size);
+    this.byNumber = new LruCache(size);
+    this.backoff = opts.backoff ?? FAST_BACKOFF;
+  }
+
+  static create(opts: L1ClientOptions, deps: L1ClientDeps): L1Client {
+    return new L1Client(opts, deps);
+  }
+
+  // ---------------------------------------------------------------- head tracking
+
+  /** Starts polling latest/safe/finalized every `pollIntervalMs` (first poll immediately). Idempotent. */
+  start(signal?: AbortSignal): void {
+    if (this.loop !== undefined) return;
+    const ctl = new AbortController();
+    if (signal !== undefined) signal.addEventListener("abort", () => ctl.abort(), { once: true });
+    const done = this.pollLoop(ctl.signal);
+    this.loop = { ctl, done };
+  }
+
+  async stop(): Promise<void> {
+    const loop = this.loop;
+    if (loop === undefined) return;
+    this.loop = undefined;
+    loop.ctl.abort();
+    await loop.done;
+  }
+
+  /** The last polled block for `label`, or undefined before the first successful poll. */
+  getLabel(label: L1Label): L1BlockRef | undefined {
+    return this.labels.get(label);
+  }
+
+  /** Calls `cb` with every new head seen by the poller; returns the unsubscribe function. */
+  subscribeHeads(cb: (head: L1BlockRef) => void): () => void {
+    this.headSubs.add(cb);
+    return () => this.headSubs.delete(cb);
+  }
+
+  /** Polls once (used by the loop, and by tests that do not want a timer). */
+  async pollOnce(signal?: AbortSignal): Promise<void> {
+    const results = await this.limiter.run(
+      () =>
+        this.rpc.batch(
+          (["latest", "safe", "finalized"] as const).map((l) => ({
+            method: "eth_getBlockByNumber",
+            params: [l, false],
+          })),
+          signal,
+        ),
+      signal,
+    );
+    const labels = ["latest", "safe", "finalized"] as const;
+    for (let i = 0; i < labels.length; i++) {
+      const label = labels[i] as L1Label;
+      const r = results[i];
+      if (r === undefined || !r.ok || r.result === null) continue; // safe/finalized may not exist yet
+      const info = this.acceptHeader(r.result);
+      const ref = toL1BlockRef(info);
+      const prev = this.labels.get(label);
+      this.labels.set(label, ref);
+      if (label === "latest" && (prev === undefined || prev.hash !== ref.hash)) {
+        this.onNewHead(prev, ref);
+      }
+    }
+  }
+
+  private onNewHead(prev: Ref | undefined, head: Ref): void {
+    // A head that does not extend the previous one means a reorg: forget unfinalized number → hash mappings.
+    if (prev !== undefined && !(head.number === prev.number + 1 && head.parentHash === prev.hash)) {
+      const fin = this.labels.get("finalized")?.number ?? -1;
+      this.byNumber.deleteWhere((n) => n > fin);
+    }
+    this.byNumber.set(head.number, { hash: head.hash, atMs: this.deps.clock.nowMs() });
+    for (const cb of this.headSubs) {
+      try {
+        cb(head);
+      } catch (err) {
+        this.deps.logger.warn({ err: String(err) }, "L1 head subscriber threw");
+      }
+    }
+  }
+
+  private async pollLoop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await this.pollOnce(signal);
+      } catch (err) {
+        if (isAborted(err, signal)) break;
+        this.deps.logger.warn({ err: String(err) }, "L1 head poll failed");
+      }
+      try {
+        await this.deps.clock.sleep(this.opts.pollIntervalMs, signal);
+      } catch {
+        break;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- block references
+
+  async l1BlockRefByLabel(label: L1Label, signal?: AbortSignal): Promise<L1BlockRef> {
+    const info = await this.fetch(`label:${label}`, "eth_getBlockByNumber", [label, false], signal);
+    const decoded = this.acceptHeader(info);
+    return toL1BlockRef(decoded);
+  }
+
+  async l1BlockRefByNumber(n: number, signal?: AbortSignal): Promise<L1BlockRef> {
+    const known = this.byNumber.get(n);
+    if (known !== undefined && this.numberEntryFresh(n, known.atMs)) {
+      const info = this.headers.get(known.hash) ?? this.bodies.get(known.hash)?.info;
+      if (info !== undefined) {
+        this.deps.metrics?.cache.inc({ kind: "number", result: "hit" });
+        return toL1BlockRef(info);
+      }
+    }
+    this.deps.metrics?.cache.inc({ kind: "number", result: "miss" });
+    const raw = await this.fetch(`num:${n}`, "eth_getBlockByNumber", [toQuantity(n), false], signal);
+    const info = this.acceptHeader(raw);
+    if (info.number !== n) {
+      throw new TemporaryError("L1_INVALID", `asked for L1 block ${n}, got ${info.number}`, { n });
+    }
+    this.byNumber.set(n, { hash: info.hash, atMs: this.deps.clock.nowMs() });
+    return toL1BlockRef(info);
+  }
+
+  async l1BlockRefByHash(hash: Hash, signal?: AbortSignal): Promise<L1BlockRef> {
+    return toL1BlockRef(await this.infoByHash(hash, signal));
+  }
+
+  private numberEntryFresh(n: number, atMs: number): boolean {
+    const fin = this.labels.get("finalized");
+    if (fin !== undefined && n <= fin.number) return true;
+    return this.deps.clock.nowMs() - atMs < this.opts.pollIntervalMs;
+  }
+
+  // ---------------------------------------------------------------- blocks by hash
+
+  async infoByHash(hash: Hash, signal?: AbortSignal): Promise<L1BlockInfo> {
+    const key = hash.toLowerCase() as Hash;
+    const cached = this.headers.get(key) ?? this.bodies.peek(key)?.info;
+    if (cached !== undefined) {
+      this.deps.metrics?.cache.inc({ kind: "header", result: "hit" });
+      return cached;
+    }
+    this.deps.metrics?.cache.inc({ kind: "header", result: "miss" });
+    const raw = await this.fetch(`hdr:${key}`, "eth_getBlockByHash", [key, false], signal);
+    const info = this.acceptHeader(raw);
+    this.checkHash(info.hash, key);
+    return info;
+  }
+
+  async infoAndTxsByHash(hash: Hash, signal?: AbortSignal): Promise<BlockWithTxs> {
+    const key = hash.toLowerCase() as Hash;
+    const cached = this.bodies.get(key);
+    if (cached !== undefined) {
+      this.deps.metrics?.cache.inc({ kind: "txs", result: "hit" });
+      return cached;
+    }
+    this.deps.metrics?.cache.inc({ kind: "txs", result: "miss" });
+    return this.coalesce(`txs:${key}`, async () => {
+      const raw = await this.fetch(`rawtxs:${key}`, "eth_getBlockByHash", [key, true], signal);
+      const block = this.decodeBody(raw);
+      this.checkHash(block.info.hash, key);
+      this.bodies.set(key, block);
+      this.headers.set(key, block.info);
+      return block;
+    });
+  }
+
+  /** Blocks by number with transactions (convenience for tools; derivation goes number → ref → hash). */
+  async infoAndTxsByNumber(n: number, signal?: AbortSignal): Promise<BlockWithTxs> {
+    const ref = await this.l1BlockRefByNumber(n, signal);
+    return this.infoAndTxsByHash(ref.hash, signal);
+  }
+
+  /** The block's receipts, validated against its receipts root. */
+  async fetchReceipts(hash: Hash, signal?: AbortSignal): Promise<BlockWithReceipts> {
+    const key = hash.toLowerCase() as Hash;
+    const cached = this.receipts.get(key);
+    if (cached !== undefined) {
+      this.deps.metrics?.cache.inc({ kind: "receipts", result: "hit" });
+      return cached;
+    }
+    this.deps.metrics?.cache.inc({ kind: "receipts", result: "miss" });
+    return this.coalesce(`rcpt:${key}`, async () => {
+      const info = await this.infoByHash(key, signal);
+      const list = await this.fetchReceiptList(key, signal);
+      const receipts = this.guard(() => checkedReceipts(info, list, this.opts.trustRpc ?? false));
+      const result = { info, receipts };
+      this.receipts.set(key, result);
+      return result;
+    });
+  }
+
+  private async fetchReceiptList(hash: Hash, signal?: AbortSignal): Promise<unknown[]> {
+    if (this.receiptsMethod === "eth_getBlockReceipts") {
+      try {
+        const raw = await this.fetch(`rawrcpt:${hash}`, "eth_getBlockReceipts", [hash], signal);
+        if (!Array.isArray(raw)) throw new TemporaryError("L1_INVALID", "eth_getBlockReceipts did not return an array");
+        return raw;
+      } catch (err) {
+        if (!isMethodNotFound(err)) throw err;
+        this.deps.logger.info({}, "L1 lacks eth_getBlockReceipts; fetching receipts per transaction");
+        this.receiptsMethod = "per_tx";
+      }
+    }
+    const { txs } = await this.infoAndTxsByHash(hash, signal);
+    const out: unknown[] = [];
+    for (let i = 0; i < txs.length; i += 20) {
+      const chunk = txs.slice(i, i + 20);
+      const results = await this.limited(
+        () =>
+          this.rpc.batch(
+            chunk.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] })),
+            signal,
+          ),
+        signal,
+      );
+      for (const r of results) {
+        if (!r.ok) throw r.error;
+        if (r.result === null) throw new TemporaryError("NOT_FOUND", "L1 receipt not found", { block: hash });
+        out.push(r.result);
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- misc
+
+  async chainId(signal?: AbortSignal): Promise<bigint> {
+    if (this.cachedChainId !== undefined) return this.cachedChainId;
+    const raw = await this.fetch("chainId", "eth_chainId", [], signal);
+    this.cachedChainId = quantityToBigint(raw);
+    return this.cachedChainId;
+  }
+
+  /** `eth_getStorageAt` at a block hash (runtime config reads). */
+  async getStorageAt(address: Address, slot: Hash, blockHash: Hash, signal?: AbortSignal): Promise<Hash> {
+    const raw = await this.fetch(
+      `storage:${address}:${slot}:${blockHash}`,
+      "eth_getStorageAt",
+      [address, slot, { blockHash }],
+      signal,
+    );
+    return raw as Hash;
+  }
+
+  // ---------------------------------------------------------------- plumbing
+
+  private acceptHeader(raw: unknown): L1BlockInfo {
+    const info = this.guard(() => checkedHeader(raw, this.opts.trustRpc ?? false));
+    this.headers.set(info.hash, info);
+    return info;
+  }
+
+  private decodeBody(raw: unknown): BlockWithTxs {
+    return this.guard(() => checkedBody(raw, this.opts.trustRpc ?? false));
+  }
+
+  /** Counts rejected L1 responses. */
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      this.deps.metrics?.errors.inc({ kind: "invalid" });
+      throw err;
+    }
+  }
+
+  private checkHash(got: Hash, want: Hash): void {
+    if (got !== want) {
+      this.deps.metrics?.errors.inc({ kind: "invalid" });
+      throw new TemporaryError("L1_INVALID", "L1 returned a block with another hash", { want, got });
+    }
+  }
+
+  /** One network call per key at a time: concurrent callers share the promise. */
+  private coalesce<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const existing = this.inflight.get(key);
+    if (existing !== undefined) {
+      this.deps.metrics?.cache.inc({ kind: key.slice(0, key.indexOf(":")), result: "coalesced" });
+      return existing as Promise<T>;
+    }
+    const p = fn().finally(() => this.inflight.delete(key));
+    this.inflight.set(key, p);
+    return p;
+  }
+
+  /** A coalesced, limited, retried call whose null result is a typed NOT_FOUND. */
+  private fetch(key: string, method: string, params: readonly unknown[], signal?: AbortSignal): Promise<unknown> {
+    return this.coalesce(key, async () => {
+      const value = await retry(
+        async () => {
+          const r = await this.limited(() => this.rpc.call(method, params, signal), signal);
+          return r === null || r === undefined ? NOT_FOUND : r;
+        },
+        signal === undefined ? { clock: this.deps.clock } : { clock: this.deps.clock, signal },
+        this.backoff,
+      );
+      if (value === NOT_FOUND) {
+        this.deps.metrics?.errors.inc({ kind: "not_found" });
+        throw new TemporaryError("NOT_FOUND", `L1 ${method} found nothing`, { params: params.map(String) });
+      }
+      return value;
+    });
+  }
+
+  private limited<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.limiter.run(fn, signal);
+  }
+
+  private onRequest(e: RpcRequestEvent): void {
+    const m = this.deps.metrics;
+    if (m === undefined) return;
+    m.requests.inc({ method: e.method });
+    if (e.outcome !== "ok") m.errors.inc({ kind: e.outcome });
+  }
+
+  /** Counters for tests and the benchmark (not a replacement for metrics). */
+  get stats(): { inflight: number; cachedHeaders: number } {
+    return { inflight: this.inflight.size, cachedHeaders: this.headers.size };
+  }
+}
+
+export type { L1BlockInfo, L1Label, L1Receipt, L1Transaction } from "./l1-types.js";

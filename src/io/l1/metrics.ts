@@ -1,0 +1,34 @@
+import { Counter, type Registry } from "prom-client";
+
+/** Metrics of the shared L1 client (one set per process: the client is shared by all chains). */
+export interface L1Metrics {
+  /** JSON-RPC calls sent to L1, by method. */
+  readonly requests: Counter<"method">;
+  /** Cache lookups by kind (`header`, `txs`, `receipts`, `number`) and result (`hit`, `miss`, `coalesced`). */
+  readonly cache: Counter<"kind" | "result">;
+  /** Failed calls and rejected responses, by kind (`timeout`, `network`, `http_error`, `rpc_error`, `decode`, `invalid`, `not_found`). */
+  readonly errors: Counter<"kind">;
+}
+
+export function createL1Metrics(register: Registry, prefix = "supernode_l1_"): L1Metrics {
+  return {
+    requests: new Counter({
+      name: `${prefix}requests_total`,
+      help: "JSON-RPC calls sent to the L1 endpoint, by method",
+      labelNames: ["method"],
+      registers: [register],
+    }),
+    cache: new Counter({
+      name: `${prefix}cache_total`,
+      help: "Shared L1 cache lookups by kind and result (hit, miss, coalesced)",
+      labelNames: ["kind", "result"],
+      registers: [register],
+    }),
+    errors: new Counter({
+      name: `${prefix}errors_total`,
+      help: "L1 request failures and rejected L1 responses, by kind",
+      labelNames: ["kind"],
+      registers: [register],
+    }),
+  };
+}

@@ -1,0 +1,120 @@
+import { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { silentLogger } from "../../../src/core/logger.js";
+import { systemClock } from "../../../src/core/time/clock.js";
+import type { Hash } from "../../../src/core/types/primitives.js";
+import { L1Client } from "../../../src/io/l1/l1-client.js";
+import { createL1Metrics } from "../../../src/io/l1/metrics.js";
+import { useAnvil } from "../../support/anvil.js";
+import { sendBlobTx, sendTransfer } from "../../support/blob-tx.js";
+
+async function counter(reg: Registry, name: string, labels: Record<string, string>): Promise<number> {
+  const m = await reg.getSingleMetric(name)?.get();
+  const v = m?.values.find((x) => Object.entries(labels).every(([k, val]) => x.labels[k] === val));
+  return v?.value ?? 0;
+}
+
+function makeClient(url: string, reg = new Registry(), pollIntervalMs = 60_000): L1Client {
+  return L1Client.create(
+    { url, pollIntervalMs, maxConcurrency: 4, cacheSize: 100, timeoutMs: 5_000 },
+    { clock: systemClock, logger: silentLogger, metrics: createL1Metrics(reg) },
+  );
+}
+
+describe("L1Client against anvil", () => {
+  const anvil = useAnvil({ blockTimeSec: 0, hardfork: "prague", slotsInAnEpoch: 2 });
+
+  it("reads blocks with transactions and validated receipts", async () => {
+    const a = anvil();
+    const to = "0x00000000000000000000000000000000000000aa";
+    await sendTransfer(a.rpcUrl, a.chainId, to, 1000n);
+    await sendTransfer(a.rpcUrl, a.chainId, to, 2000n);
+    const n = await a.blockNumber();
+    const client = makeClient(a.rpcUrl);
+    expect(await client.chainId()).toBe(BigInt(a.chainId));
+    const ref = await client.l1BlockRefByNumber(n);
+    expect(ref.number).toBe(n);
+    const byHash = await client.l1BlockRefByHash(ref.hash);
+    expect(byHash).toEqual(ref);
+    const { info, txs } = await client.infoAndTxsByHash(ref.hash);
+    expect(info.hash).toBe(ref.hash);
+    expect(txs.length).toBe(1);
+    expect(txs[0]?.to).toBe(to);
+    expect(txs[0]?.type).toBe(2);
+    const { receipts } = await client.fetchReceipts(ref.hash);
+    expect(receipts.length).toBe(1);
+    expect(receipts[0]?.status).toBe(1);
+    expect(receipts[0]?.transactionHash).toBe(txs[0]?.hash);
+    const latest = await client.l1BlockRefByLabel("latest");
+    expect(latest.number).toBe(n);
+  });
+
+  it("a missing block is a typed temporary NOT_FOUND error", async () => {
+    const client = makeClient(anvil().rpcUrl);
+    await expect(client.l1BlockRefByNumber(1_000_000)).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      severity: "temporary",
+    });
+    await expect(client.infoByHash(`0x${"ab".repeat(32)}` as Hash)).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("coalesces concurrent requests and caches by hash", async () => {
+    const a = anvil();
+    await a.mine(1);
+    const reg = new Registry();
+    const client = makeClient(a.rpcUrl, reg);
+    const n = await a.blockNumber();
+    const refs = await Promise.all(Array.from({ length: 8 }, () => client.l1BlockRefByNumber(n)));
+    expect(new Set(refs.map((r) => r.hash)).size).toBe(1);
+    const hash = refs[0]?.hash as Hash;
+    await Promise.all(Array.from({ length: 8 }, () => client.infoAndTxsByHash(hash)));
+    await Promise.all(Array.from({ length: 8 }, () => client.fetchReceipts(hash)));
+    await client.infoAndTxsByHash(hash);
+    await client.fetchReceipts(hash);
+    expect(await counter(reg, "supernode_l1_requests_total", { method: "eth_getBlockByNumber" })).toBe(1);
+    expect(await counter(reg, "supernode_l1_requests_total", { method: "eth_getBlockByHash" })).toBe(1);
+    expect(await counter(reg, "supernode_l1_requests_total", { method: "eth_getBlockReceipts" })).toBe(1);
+    expect(await counter(reg, "supernode_l1_cache_total", { kind: "txs", result: "hit" })).toBeGreaterThanOrEqual(1);
+  });
+
+  it("tracks latest/safe/finalized and sees a reorg (anvil_reorg)", async () => {
+    const a = anvil();
+    await a.mine(10);
+    const client = makeClient(a.rpcUrl, new Registry(), 50);
+    const heads: number[] = [];
+    const unsub = client.subscribeHeads((h) => heads.push(h.number));
+    await client.pollOnce();
+    const latest = client.getLabel("latest");
+    const n = await a.blockNumber();
+    expect(latest?.number).toBe(n);
+    expect(client.getLabel("safe")?.number).toBe(n - 2);
+    expect(client.getLabel("finalized")?.number).toBe(n - 4);
+    const before = await client.l1BlockRefByNumber(n - 1);
+    await a.reorg(2);
+    await client.pollOnce();
+    const after = await client.l1BlockRefByNumber(n - 1);
+    expect(after.hash).not.toBe(before.hash);
+    expect(client.getLabel("latest")?.hash).not.toBe(latest?.hash);
+    expect(heads.length).toBe(2);
+    unsub();
+    // start/stop run the poll loop
+    client.start();
+    await a.mine(1);
+    await new Promise((r) => setTimeout(r, 300));
+    await client.stop();
+    expect(client.getLabel("latest")?.number).toBe(n + 1);
+  });
+
+  it("reads a blob transaction's versioned hashes", async () => {
+    const a = anvil();
+    const sent = await sendBlobTx(a.rpcUrl, a.chainId, "0x68656c6c6f20626c6f62");
+    const client = makeClient(a.rpcUrl);
+    const { info, txs } = await client.infoAndTxsByHash(sent.blockHash as Hash);
+    expect(info.blobGasUsed).toBe(131072n);
+    const tx = txs.find((t) => t.hash === sent.txHash);
+    expect(tx?.type).toBe(3);
+    expect(tx?.blobVersionedHashes).toEqual(sent.versionedHashes);
+    const { receipts } = await client.fetchReceipts(sent.blockHash as Hash);
+    expect(receipts.some((r) => r.transactionHash === sent.txHash)).toBe(true);
+  });
+});
