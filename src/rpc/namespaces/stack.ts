@@ -5,6 +5,7 @@
 import type { L1BlockRef, L2BlockRef, SyncStatus } from "../../core/types/block-ref.js";
 import type { ChainAdminControl, ChainRpcView } from "../../node/chain-view.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
+import { rollupConfigToJson } from "../../protocol/rollup-config-json.js";
 import { InvalidParamsError } from "../errors.js";
 import { createMethodTable, mergeMethodTables, type MethodTable } from "../method-table.js";
 import { createAdminMethods } from "./admin.js";
@@ -12,7 +13,7 @@ import { createAdminMethods } from "./admin.js";
 export interface ChainRpcOptions {
   /** `stack_version` result, e.g. `v0.1.0-supernode`. */
   readonly version: string;
-  /** Serialises the rollup config to its JSON shape (the config engineer's rollup-config-json). */
+  /** Serialises the rollup config (default: `rollupConfigToJson`, the op-node key order). */
   readonly serializeRollupConfig?: (cfg: RollupConfig) => unknown;
 }
 
@@ -74,7 +75,7 @@ export function createStackMethods(node: ChainRpcView, opts: ChainRpcOptions): M
     stack_rollupConfig: async (params) => {
       noParams("stack_rollupConfig", params);
       const cfg = node.rollupConfig();
-      return opts.serializeRollupConfig ? opts.serializeRollupConfig(cfg) : cfg;
+      return (opts.serializeRollupConfig ?? rollupConfigToJson)(cfg);
     },
     stack_version: async (params) => {
       noParams("stack_version", params);

@@ -1,0 +1,36 @@
+/** The contract between the node's driver and its derivation pipeline (op-node §2.0). */
+import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
+import type { DerivedAttributes } from "../engine/engine-controller.js";
+import type { PayloadAttributes } from "../ports.js";
+
+/**
+ * One pipeline step:
+ * - `attributes`: the next derived block on top of the given pending-safe head;
+ * - `progress`: the pipeline moved (read data, advanced its L1 origin); call again now;
+ * - `eof`: no more L1 data for now (idle; try later).
+ */
+export type StepResult =
+  | { readonly kind: "attributes"; readonly attrs: DerivedAttributes }
+  | { readonly kind: "progress" }
+  | { readonly kind: "eof" };
+
+export interface DerivationPipeline {
+  /** L1 block the pipeline is reading (sync status `current_l1`). */
+  readonly origin: L1BlockRef;
+  step(pendingSafe: L2BlockRef): Promise<StepResult>;
+  /** Resets every stage to re-derive on top of `safeHead` (walks back one channel timeout for open channels). */
+  reset(safeHead: L2BlockRef): Promise<void>;
+  /**
+   * Holocene: the last attributes were invalid; returns deposits-only attributes for the same parent and flushes
+   * the channel stages. Pre-Holocene: drops the batch (returns undefined).
+   */
+  invalidated(last: DerivedAttributes): DerivedAttributes | undefined;
+}
+
+/** Payload attributes for the next block on `parent` with L1 origin `epoch` (shared by derivation and sequencer). */
+export interface AttributesBuilder {
+  prepare(
+    parent: L2BlockRef,
+    epoch: BlockId,
+  ): Promise<{ attributes: PayloadAttributes; l1origin: L1BlockRef; sequenceNumber: number }>;
+}
