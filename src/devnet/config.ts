@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { bytesToHex } from "../core/codec/hex.js";
 import type { Address, Hash, Hex } from "../core/types/primitives.js";
 import { FORKS, type Fork, type RollupConfig, type SystemConfig } from "../protocol/rollup-config.js";
-import { DEPOSIT_CONTRACT_ADDRESS, PROTOCOL_VERSIONS_ADDRESS, SYSTEM_CONFIG_ADDRESS } from "./l1/contracts.js";
+import { depositContractAddress, protocolVersionsAddress, systemConfigAddress } from "./l1/contracts.js";
 
 /** `0xff00…00<chainId>`: the chain's batch inbox (chain id in hex, right-aligned). */
 export function batchInboxAddress(chainId: bigint | number): Address {
@@ -92,9 +92,9 @@ export function devnetRollupConfig(p: DevnetRollupParams): RollupConfig {
     l2_chain_id: BigInt(p.l2ChainId),
     ...forkTimes,
     batch_inbox_address: p.batchInbox ?? batchInboxAddress(p.l2ChainId),
-    deposit_contract_address: DEPOSIT_CONTRACT_ADDRESS,
-    l1_system_config_address: SYSTEM_CONFIG_ADDRESS,
-    protocol_versions_address: PROTOCOL_VERSIONS_ADDRESS,
+    deposit_contract_address: depositContractAddress(p.l2ChainId),
+    l1_system_config_address: systemConfigAddress(p.l2ChainId),
+    protocol_versions_address: protocolVersionsAddress(p.l2ChainId),
     chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
   };
 }

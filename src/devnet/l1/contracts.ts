@@ -18,10 +18,30 @@ import { keccak256, toBytes } from "viem";
 import type { Address, Hash, Hex } from "../../core/types/primitives.js";
 import { assemble, label, push, ref } from "./evm-asm.js";
 
-export const DEPOSIT_CONTRACT_ADDRESS: Address = "0xde90000000000000000000000000000000000001";
-export const SYSTEM_CONFIG_ADDRESS: Address = "0xde90000000000000000000000000000000000002";
-/** No code is placed here; rollup configs need some address. */
-export const PROTOCOL_VERSIONS_ADDRESS: Address = "0xde90000000000000000000000000000000000003";
+/**
+ * Per-chain contract addresses: `0xde90 ‖ kind (1 byte) ‖ chain id (right-aligned)`, so every devnet chain has its
+ * own portal and SystemConfig (a shared portal would deliver each deposit to every chain).
+ */
+function chainContractAddress(kind: number, chainId: bigint | number): Address {
+  const id = BigInt(chainId).toString(16);
+  if (id.length > 34) throw new Error(`chain id ${chainId} too large for a devnet contract address`);
+  return `0xde90${kind.toString(16).padStart(2, "0")}${id.padStart(34, "0")}`;
+}
+
+/** The chain's deposit contract (OptimismPortal stand-in). */
+export function depositContractAddress(chainId: bigint | number): Address {
+  return chainContractAddress(1, chainId);
+}
+
+/** The chain's SystemConfig stand-in. */
+export function systemConfigAddress(chainId: bigint | number): Address {
+  return chainContractAddress(2, chainId);
+}
+
+/** The chain's ProtocolVersions address (no code is placed there; rollup configs need some address). */
+export function protocolVersionsAddress(chainId: bigint | number): Address {
+  return chainContractAddress(3, chainId);
+}
 
 export const TRANSACTION_DEPOSITED_TOPIC: Hash = keccak256(
   toBytes("TransactionDeposited(address,address,uint256,bytes)"),

@@ -1,19 +1,18 @@
 /**
- * The devnet L1: anvil plus the deposit and SystemConfig stand-ins at fixed addresses, with helpers that make a
- * deposit or change the system config, each returning the L1 receipt.
+ * The devnet L1: anvil plus, for each devnet chain, a deposit contract and a SystemConfig stand-in at fixed
+ * per-chain addresses, with helpers that make a deposit or change the system config, each returning the L1 receipt.
  */
 import { encodeFunctionData, type TransactionReceipt } from "viem";
 import { bytesToHex, concatBytes, hexToBytes, padHex } from "../../core/codec/hex.js";
-import type { Logger } from "../../core/logger.js";
 import type { Address, Hex } from "../../core/types/primitives.js";
 import { Anvil, type AnvilOptions } from "./anvil.js";
 import {
   ConfigUpdateType,
   type ConfigUpdateTypeName,
-  DEPOSIT_CONTRACT_ADDRESS,
   DEPOSIT_CONTRACT_CODE,
-  SYSTEM_CONFIG_ADDRESS,
+  depositContractAddress,
   SYSTEM_CONFIG_CODE,
+  systemConfigAddress,
 } from "./contracts.js";
 import { DEPLOYER_INDEX, devAccount } from "./dev-accounts.js";
 import { L1Client } from "./l1-client.js";
@@ -70,22 +69,27 @@ export const configPayload = {
   daFootprintGasScalar: (scalar: number): Hex => u256(scalar),
 };
 
+export interface DevnetL1Options extends AnvilOptions {
+  /** Chains whose contracts are placed at start (more can be added with `deployChain`). */
+  readonly chainIds?: readonly (bigint | number)[];
+}
+
+/** Anvil plus the per-chain rollup contracts. */
 export class DevnetL1 {
   readonly client: L1Client;
+  private readonly chains = new Map<bigint, L1ChainContracts>();
 
-  private constructor(
-    readonly anvil: Anvil,
-    private readonly ownerIndex: number,
-  ) {
+  private constructor(readonly anvil: Anvil) {
     this.client = new L1Client(anvil.rpcUrl, anvil.chainId);
   }
 
-  /** Starts anvil and places the contracts (and mines one block so they exist at a real block). */
-  static async start(opts: AnvilOptions & { readonly logger?: Logger } = {}): Promise<DevnetL1> {
+  /** Starts anvil and places the contracts of `chainIds` (then mines one block so they exist at a real block). */
+  static async start(opts: DevnetL1Options = {}): Promise<DevnetL1> {
     const anvil = await Anvil.start(opts);
     try {
-      const l1 = new DevnetL1(anvil, DEPLOYER_INDEX);
-      await l1.deployContracts();
+      const l1 = new DevnetL1(anvil);
+      for (const id of opts.chainIds ?? []) await l1.deployChain(id, false);
+      await anvil.mine(1);
       return l1;
     } catch (err) {
       await anvil.stop();
@@ -93,9 +97,9 @@ export class DevnetL1 {
     }
   }
 
-  /** Wraps an already-running anvil (contracts are placed by `deployContracts`). */
+  /** Wraps an already-running anvil. */
   static attach(anvil: Anvil): DevnetL1 {
-    return new DevnetL1(anvil, DEPLOYER_INDEX);
+    return new DevnetL1(anvil);
   }
 
   get rpcUrl(): string {
@@ -106,14 +110,48 @@ export class DevnetL1 {
     return this.anvil.beaconUrl;
   }
 
-  async deployContracts(): Promise<void> {
-    await this.anvil.setCode(DEPOSIT_CONTRACT_ADDRESS, DEPOSIT_CONTRACT_CODE);
-    await this.anvil.setCode(SYSTEM_CONFIG_ADDRESS, SYSTEM_CONFIG_CODE);
-    await this.anvil.mine(1);
+  /** Places the deposit and SystemConfig contracts of `chainId` (idempotent). */
+  async deployChain(chainId: bigint | number, mine = true): Promise<L1ChainContracts> {
+    const id = BigInt(chainId);
+    const existing = this.chains.get(id);
+    if (existing !== undefined) return existing;
+    const c = new L1ChainContracts(this.client, id, DEPLOYER_INDEX);
+    await this.anvil.setCode(c.depositContract, DEPOSIT_CONTRACT_CODE);
+    await this.anvil.setCode(c.systemConfig, SYSTEM_CONFIG_CODE);
+    if (mine) await this.anvil.mine(1);
+    this.chains.set(id, c);
+    return c;
+  }
+
+  /** The contracts of a deployed chain. */
+  chain(chainId: bigint | number): L1ChainContracts {
+    const c = this.chains.get(BigInt(chainId));
+    if (c === undefined) throw new Error(`chain ${chainId} has no contracts on the devnet L1`);
+    return c;
   }
 
   async stop(): Promise<void> {
     await this.anvil.stop();
+  }
+
+  /** The address of dev account `index` (for batcher / signer settings). */
+  static accountAddress(index: number): Address {
+    return devAccount(index).address;
+  }
+}
+
+/** One chain's deposit contract and SystemConfig on the devnet L1. */
+export class L1ChainContracts {
+  readonly depositContract: Address;
+  readonly systemConfig: Address;
+
+  constructor(
+    private readonly client: L1Client,
+    readonly chainId: bigint,
+    private readonly ownerIndex: number,
+  ) {
+    this.depositContract = depositContractAddress(chainId);
+    this.systemConfig = systemConfigAddress(chainId);
   }
 
   /** Calls the deposit contract; the emitted TransactionDeposited log is in the receipt. */
@@ -130,7 +168,7 @@ export class DevnetL1 {
       ],
     });
     return this.client.sendAndWait(req.fromAccount ?? DEPLOYER_INDEX, {
-      to: DEPOSIT_CONTRACT_ADDRESS,
+      to: this.depositContract,
       data,
       value: req.mint ?? 0n,
       gas: 500_000n,
@@ -140,7 +178,7 @@ export class DevnetL1 {
   /** Emits one ConfigUpdate of `type` with the given (already ABI-encoded) payload. */
   async configUpdate(type: ConfigUpdateTypeName, payload: Hex): Promise<TransactionReceipt> {
     const data = bytesToHex(concatBytes(hexToBytes(u256(ConfigUpdateType[type])), hexToBytes(payload)));
-    return this.client.sendAndWait(this.ownerIndex, { to: SYSTEM_CONFIG_ADDRESS, data, gas: 200_000n });
+    return this.client.sendAndWait(this.ownerIndex, { to: this.systemConfig, data, gas: 200_000n });
   }
 
   setBatcher(addr: Address): Promise<TransactionReceipt> {
@@ -179,10 +217,5 @@ export class DevnetL1 {
 
   setDaFootprintGasScalar(scalar: number): Promise<TransactionReceipt> {
     return this.configUpdate("daFootprintGasScalar", configPayload.daFootprintGasScalar(scalar));
-  }
-
-  /** The address of dev account `index` (for batcher / signer settings). */
-  static accountAddress(index: number): Address {
-    return devAccount(index).address;
   }
 }

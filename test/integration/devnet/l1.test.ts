@@ -3,13 +3,11 @@ import { encodeAbiParameters, encodePacked, type Log } from "viem";
 import { opaqueDataToDepositData } from "viem/op-stack";
 import {
   CONFIG_UPDATE_TOPIC,
-  DEPOSIT_CONTRACT_ADDRESS,
-  SYSTEM_CONFIG_ADDRESS,
   TRANSACTION_DEPOSITED_TOPIC,
   UNSAFE_BLOCK_SIGNER_SLOT,
 } from "../../../src/devnet/l1/contracts.js";
 import { devAccount } from "../../../src/devnet/l1/dev-accounts.js";
-import { configPayload, DevnetL1 } from "../../../src/devnet/l1/l1.js";
+import { configPayload, DevnetL1, type L1ChainContracts } from "../../../src/devnet/l1/l1.js";
 import type { Address, Hex } from "../../../src/core/types/primitives.js";
 
 const pad32 = (a: Address): Hex => `0x${a.slice(2).toLowerCase().padStart(64, "0")}`;
@@ -23,8 +21,10 @@ function onlyLog(logs: readonly Log[], address: Address): Log {
 
 describe("devnet L1 on anvil", () => {
   let l1: DevnetL1;
+  let c: L1ChainContracts;
   beforeAll(async () => {
-    l1 = await DevnetL1.start({ blockTimeSec: 0, slotsInAnEpoch: 2 });
+    l1 = await DevnetL1.start({ blockTimeSec: 0, slotsInAnEpoch: 2, chainIds: [901] });
+    c = l1.chain(901);
   });
   afterAll(async () => {
     await l1?.stop();
@@ -44,8 +44,8 @@ describe("devnet L1 on anvil", () => {
     const from = devAccount(0).address;
     const to: Address = "0x1234567890123456789012345678901234567890";
     const data: Hex = "0xdeadbeefcafe";
-    const receipt = await l1.deposit({ to, value: 7n, mint: 1_000n, gasLimit: 21_000n, data });
-    const log = onlyLog(receipt.logs, DEPOSIT_CONTRACT_ADDRESS);
+    const receipt = await c.deposit({ to, value: 7n, mint: 1_000n, gasLimit: 21_000n, data });
+    const log = onlyLog(receipt.logs, c.depositContract);
     expect(log.topics).toEqual([TRANSACTION_DEPOSITED_TOPIC, pad32(from), pad32(to), u256(0)]);
     const opaque = encodePacked(["uint256", "uint256", "uint64", "bool", "bytes"], [1_000n, 7n, 21_000n, false, data]);
     expect(log.data).toBe(encodeAbiParameters([{ type: "bytes" }], [opaque]));
@@ -57,8 +57,8 @@ describe("devnet L1 on anvil", () => {
 
   it("encodes contract creations and long data with zero padding", async () => {
     const data = `0x${"ab".repeat(100)}` as Hex;
-    const receipt = await l1.deposit({ to: null, gasLimit: 1_000_000n, data });
-    const log = onlyLog(receipt.logs, DEPOSIT_CONTRACT_ADDRESS);
+    const receipt = await c.deposit({ to: null, gasLimit: 1_000_000n, data });
+    const log = onlyLog(receipt.logs, c.depositContract);
     expect(log.topics[2]).toBe(u256(0));
     const opaque = encodePacked(["uint256", "uint256", "uint64", "bool", "bytes"], [0n, 0n, 1_000_000n, true, data]);
     expect(log.data).toBe(encodeAbiParameters([{ type: "bytes" }], [opaque]));
@@ -67,29 +67,29 @@ describe("devnet L1 on anvil", () => {
   it("emits ConfigUpdate with the exact ABI layouts of every update type", async () => {
     const batcher = devAccount(5).address;
     const cases: [() => Promise<{ logs: Log[] }>, number, Hex][] = [
-      [() => l1.setBatcher(batcher), 0, pad32(batcher)],
+      [() => c.setBatcher(batcher), 0, pad32(batcher)],
       [
-        () => l1.setFeeScalars(1368, 810949),
+        () => c.setFeeScalars(1368, 810949),
         1,
         `${u256(0)}${u256((1n << 248n) | (810949n << 32n) | 1368n).slice(2)}` as Hex,
       ],
-      [() => l1.setGasConfig(2100n, 1_000_000n), 1, `${u256(2100)}${u256(1_000_000).slice(2)}` as Hex],
-      [() => l1.setGasLimit(30_000_000n), 2, u256(30_000_000)],
-      [() => l1.setUnsafeBlockSigner(batcher), 3, pad32(batcher)],
-      [() => l1.setEip1559Params(250, 6), 4, u256((250n << 32n) | 6n)],
-      [() => l1.setOperatorFee(7, 11n), 5, u256((7n << 64n) | 11n)],
-      [() => l1.setMinBaseFee(1_000_000n), 6, u256(1_000_000)],
-      [() => l1.setDaFootprintGasScalar(400), 7, u256(400)],
+      [() => c.setGasConfig(2100n, 1_000_000n), 1, `${u256(2100)}${u256(1_000_000).slice(2)}` as Hex],
+      [() => c.setGasLimit(30_000_000n), 2, u256(30_000_000)],
+      [() => c.setUnsafeBlockSigner(batcher), 3, pad32(batcher)],
+      [() => c.setEip1559Params(250, 6), 4, u256((250n << 32n) | 6n)],
+      [() => c.setOperatorFee(7, 11n), 5, u256((7n << 64n) | 11n)],
+      [() => c.setMinBaseFee(1_000_000n), 6, u256(1_000_000)],
+      [() => c.setDaFootprintGasScalar(400), 7, u256(400)],
     ];
     for (const [send, type, payload] of cases) {
       const receipt = await send();
-      const log = onlyLog(receipt.logs, SYSTEM_CONFIG_ADDRESS);
+      const log = onlyLog(receipt.logs, c.systemConfig);
       expect(log.topics).toEqual([CONFIG_UPDATE_TOPIC, u256(0), u256(type)]);
       expect(log.data).toBe(encodeAbiParameters([{ type: "bytes" }], [payload]));
     }
     expect(configPayload.batcher(batcher)).toBe(pad32(batcher));
     const slot = await l1.client.public.getStorageAt({
-      address: SYSTEM_CONFIG_ADDRESS,
+      address: c.systemConfig,
       slot: UNSAFE_BLOCK_SIGNER_SLOT,
     });
     expect(slot).toBe(pad32(batcher));
