@@ -1,0 +1,206 @@
+import { join } from "node:path";
+import { Level } from "level";
+import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
+import { SerialQueue } from "../../core/async/serial-queue.js";
+import { CriticalError, TemporaryError } from "../../core/errors/supernode-error.js";
+import type { Logger } from "../../core/logger.js";
+import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
+import type { ChainId, Hash } from "../../core/types/primitives.js";
+
+/** One SafeDB record: the safe L2 head after deriving from `l1Block`. */
+export interface SafeHeadEntry {
+  readonly l1Block: BlockId;
+  readonly safeHead: BlockId;
+}
+
+const PREFIX = 0x00;
+const KEY_LEN = 9;
+const VALUE_LEN = 72;
+
+/** `<data-dir>/chain-<id>/safedb`. */
+export function safeDbPath(dataDir: string, chainId: ChainId): string {
+  return join(dataDir, `chain-${chainId.toString(10)}`, "safedb");
+}
+
+/** key = 0x00 ‖ uint64_be(L1 block number). */
+export function encodeSafeDbKey(l1Number: number): Uint8Array {
+  const key = new Uint8Array(KEY_LEN);
+  key[0] = PREFIX;
+  new DataView(key.buffer).setBigUint64(1, BigInt(l1Number));
+  return key;
+}
+
+export function decodeSafeDbKey(key: Uint8Array): number {
+  if (key.length !== KEY_LEN || key[0] !== PREFIX) throw new CriticalError("SAFEDB_CORRUPT", "bad SafeDB key");
+  return Number(new DataView(key.buffer, key.byteOffset, key.byteLength).getBigUint64(1));
+}
+
+/** value = L1 block hash (32) ‖ L2 safe block hash (32) ‖ uint64_be(L2 safe block number). */
+export function encodeSafeDbValue(l1Hash: Hash, safeHead: BlockId): Uint8Array {
+  const v = new Uint8Array(VALUE_LEN);
+  v.set(hexToBytes(l1Hash), 0);
+  v.set(hexToBytes(safeHead.hash), 32);
+  new DataView(v.buffer).setBigUint64(64, BigInt(safeHead.number));
+  return v;
+}
+
+export function decodeSafeDbEntry(key: Uint8Array, value: Uint8Array): SafeHeadEntry {
+  if (value.length !== VALUE_LEN) throw new CriticalError("SAFEDB_CORRUPT", "bad SafeDB value length");
+  const view = new DataView(value.buffer, value.byteOffset, value.byteLength);
+  return {
+    l1Block: { number: decodeSafeDbKey(key), hash: bytesToHex(value.subarray(0, 32)) },
+    safeHead: { hash: bytesToHex(value.subarray(32, 64)), number: Number(view.getBigUint64(64)) },
+  };
+}
+
+const MAX_KEY = encodeSafeDbKey(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The safe-head database of one chain (op-node §4 layout, LevelDB): which L2 block was safe after deriving from
+ * each L1 block. Writes are serialised, synchronous and atomic (one batch each), so a killed process leaves either
+ * the old or the new state.
+ */
+export class SafeDB {
+  private readonly queue = new SerialQueue();
+  private closed = false;
+
+  private constructor(
+    private readonly db: Level<Uint8Array, Uint8Array>,
+    private readonly logger: Logger,
+  ) {}
+
+  static async open(dir: string, deps: { logger: Logger }): Promise<SafeDB> {
+    const db = new Level<Uint8Array, Uint8Array>(dir, {
+      keyEncoding: "view",
+      valueEncoding: "view",
+      createIfMissing: true,
+    });
+    try {
+      await db.open();
+    } catch (err) {
+      throw new CriticalError("SAFEDB_OPEN", `cannot open SafeDB at ${dir}: ${(err as Error).message}`, { dir }, err);
+    }
+    return new SafeDB(db, deps.logger.child({ component: "safedb" }));
+  }
+
+  /** Records `safeHead` as the safe head derived from `l1Head` (later writes for the same L1 block overwrite). */
+  safeHeadUpdated(safeHead: BlockId, l1Head: BlockId): Promise<void> {
+    return this.write(async () => {
+      await this.db.batch(
+        [{ type: "put", key: encodeSafeDbKey(l1Head.number), value: encodeSafeDbValue(l1Head.hash, safeHead) }],
+        { sync: true },
+      );
+    });
+  }
+
+  /** The entry with the greatest L1 number ≤ `l1Number`, or undefined when there is none ("not found"). */
+  async safeHeadAtL1Block(l1Number: number): Promise<SafeHeadEntry | undefined> {
+    this.assertOpen();
+    for await (const [k, v] of this.db.iterator({
+      lte: encodeSafeDbKey(l1Number),
+      gte: encodeSafeDbKey(0),
+      reverse: true,
+      limit: 1,
+    })) {
+      return decodeSafeDbEntry(k, v);
+    }
+    return undefined;
+  }
+
+  /** Every entry in L1 order (tests, debugging). */
+  async entries(): Promise<SafeHeadEntry[]> {
+    this.assertOpen();
+    const out: SafeHeadEntry[] = [];
+    for await (const [k, v] of this.db.iterator({ gte: encodeSafeDbKey(0), lte: MAX_KEY }))
+      out.push(decodeSafeDbEntry(k, v));
+    return out;
+  }
+
+  /** Drops every entry recorded for an L1 block after `l1Number`. */
+  truncate(l1Number: number): Promise<void> {
+    return this.write(async () => {
+      const keys = await this.db.keys({ gt: encodeSafeDbKey(l1Number), lte: MAX_KEY }).all();
+      if (keys.length > 0)
+        await this.db.batch(
+          keys.map((key) => ({ type: "del" as const, key })),
+          { sync: true },
+        );
+    });
+  }
+
+  /**
+   * Reset handling (op-node `SafeHeadReset`): from the new safe head's L1 origin upward, find the first entry
+   * whose safe L2 number ≥ `newSafe.number`; delete it and everything after it; if an earlier entry exists,
+   * re-record the new safe head under the first deleted entry's key. A reset to the L2 genesis block records
+   * (L1 block 0 → genesis); `l1Block0` supplies L1 block 0's id for that case.
+   */
+  safeHeadReset(newSafe: L2BlockRef, opts: { isL2Genesis?: boolean; l1Block0?: BlockId } = {}): Promise<void> {
+    return this.write(async () => {
+      if (opts.isL2Genesis === true && opts.l1Block0 !== undefined) {
+        const all = await this.db.keys({ gte: encodeSafeDbKey(0), lte: MAX_KEY }).all();
+        await this.db.batch(
+          [
+            ...all.map((key) => ({ type: "del" as const, key })),
+            { type: "put" as const, key: encodeSafeDbKey(0), value: encodeSafeDbValue(opts.l1Block0.hash, newSafe) },
+          ],
+          { sync: true },
+        );
+        return;
+      }
+      let first: SafeHeadEntry | undefined;
+      for await (const [k, v] of this.db.iterator({ gte: encodeSafeDbKey(newSafe.l1origin.number), lte: MAX_KEY })) {
+        const e = decodeSafeDbEntry(k, v);
+        if (e.safeHead.number >= newSafe.number) {
+          first = e;
+          break;
+        }
+      }
+      if (first === undefined) return;
+      const doomed = await this.db.keys({ gte: encodeSafeDbKey(first.l1Block.number), lte: MAX_KEY }).all();
+      const earlier = await this.db
+        .keys({ lt: encodeSafeDbKey(first.l1Block.number), gte: encodeSafeDbKey(0), limit: 1 })
+        .all();
+      const ops: Array<{ type: "del"; key: Uint8Array } | { type: "put"; key: Uint8Array; value: Uint8Array }> =
+        doomed.map((key) => ({ type: "del" as const, key }));
+      if (earlier.length > 0) {
+        ops.push({
+          type: "put",
+          key: encodeSafeDbKey(first.l1Block.number),
+          value: encodeSafeDbValue(first.l1Block.hash, newSafe),
+        });
+      }
+      await this.db.batch(ops, { sync: true });
+      this.logger.info({ from: first.l1Block.number, safe: newSafe.number }, "SafeDB truncated on reset");
+    });
+  }
+
+  /** Deletes everything (EL sync start: safe then advances without derivation). */
+  clear(): Promise<void> {
+    return this.write(async () => {
+      await this.db.clear();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue.run(async () => undefined);
+    await this.db.close();
+  }
+
+  private write(fn: () => Promise<void>): Promise<void> {
+    this.assertOpen();
+    return this.queue.run(async () => {
+      try {
+        await fn();
+      } catch (err) {
+        // A failed write makes the caller reset (the entry is then rewritten).
+        throw new TemporaryError("SAFEDB_WRITE", `SafeDB write failed: ${(err as Error).message}`, {}, err);
+      }
+    });
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new CriticalError("SAFEDB_CLOSED", "SafeDB is closed");
+  }
+}
