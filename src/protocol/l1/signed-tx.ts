@@ -1,0 +1,130 @@
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { bytesToHex } from "../../core/codec/hex.js";
+import { DecodeError } from "../../core/errors/supernode-error.js";
+import type { Address, Hash } from "../../core/types/primitives.js";
+import { keccak } from "../block/keccak.js";
+import { asBytes, asList, asUint, type RlpItem, rlpDecode, rlpEncode, uintToBytes } from "../block/rlp.js";
+import { decodeDepositTx } from "../l2/deposit-tx.js";
+
+/** The parts of a signed L1 transaction that derivation needs. */
+export interface SignedTxInfo {
+  /** 0 legacy, 1 access list, 2 dynamic fee, 3 blob, 4 set-code, 0x7e deposit. */
+  readonly type: number;
+  /** Chain ID the signature commits to (undefined for pre-EIP-155 legacy and deposits). */
+  readonly chainId?: bigint;
+  readonly to: Address | null;
+  readonly data: Uint8Array;
+  readonly blobVersionedHashes: readonly Hash[];
+  /** Deposit `from`, or the signature to recover the sender from (see {@link txSender}). */
+  readonly from?: Address;
+  readonly signature?: { readonly hash: Uint8Array; readonly recovery: number; readonly r: bigint; readonly s: bigint };
+}
+
+/** Sender recovered from the signature (or the deposit `from`); null when the signature is invalid. */
+export function txSender(tx: SignedTxInfo): Address | null {
+  if (tx.from !== undefined) return tx.from;
+  const sig = tx.signature;
+  return sig === undefined ? null : recover(sig.hash, sig.recovery, sig.r, sig.s);
+}
+
+const N = secp256k1.Point.CURVE().n;
+const HALF_N = N >> 1n;
+
+function recover(sigHash: Uint8Array, recovery: number, r: bigint, s: bigint): Address | null {
+  if (r <= 0n || r >= N || s <= 0n || s > HALF_N || (recovery !== 0 && recovery !== 1)) return null;
+  try {
+    const sig = new secp256k1.Signature(r, s, recovery);
+    const pub = sig.recoverPublicKey(sigHash).toBytes(false);
+    return bytesToHex(keccak(pub.subarray(1)).subarray(12));
+  } catch {
+    return null;
+  }
+}
+
+function addr(item: RlpItem | undefined, what: string): Address | null {
+  const b = asBytes(item, what);
+  if (b.length === 0) return null;
+  if (b.length !== 20) throw new DecodeError(`tx: ${what} must be 20 bytes`);
+  return bytesToHex(b);
+}
+
+/**
+ * Decodes an EIP-2718 transaction (legacy RLP or typed) and recovers its sender.
+ * Throws DecodeError on malformed bytes; an unrecoverable signature gives `sender: null`.
+ */
+export function decodeSignedTx(raw: Uint8Array): SignedTxInfo {
+  if (raw.length === 0) throw new DecodeError("tx: empty");
+  const first = raw[0] as number;
+  if (first === 0x7e) {
+    const d = decodeDepositTx(raw);
+    return {
+      type: 0x7e,
+      to: d.to,
+      data: Buffer.from(d.data.slice(2), "hex"),
+      blobVersionedHashes: [],
+      from: d.from,
+    };
+  }
+  if (first >= 0xc0) {
+    const f = asList(rlpDecode(raw), "legacy tx");
+    if (f.length !== 9) throw new DecodeError("legacy tx: expected 9 fields");
+    const v = asUint(f[6], "v");
+    const r = asUint(f[7], "r");
+    const s = asUint(f[8], "s");
+    let chainId: bigint | undefined;
+    let recovery: number;
+    let preimage: RlpItem[];
+    if (v === 27n || v === 28n) {
+      recovery = Number(v - 27n);
+      preimage = f.slice(0, 6) as RlpItem[];
+    } else if (v >= 35n) {
+      chainId = (v - 35n) >> 1n;
+      recovery = Number((v - 35n) & 1n);
+      preimage = [...(f.slice(0, 6) as RlpItem[]), uintToBytes(chainId), new Uint8Array(0), new Uint8Array(0)];
+    } else {
+      throw new DecodeError("legacy tx: invalid v");
+    }
+    const signature = { hash: keccak(rlpEncode(preimage)), recovery, r, s };
+    return {
+      type: 0,
+      ...(chainId === undefined ? {} : { chainId }),
+      to: addr(f[3], "to"),
+      data: asBytes(f[5], "data"),
+      blobVersionedHashes: [],
+      signature,
+    };
+  }
+  if (first > 0x7f) throw new DecodeError(`tx: invalid type byte ${first}`);
+  const f = asList(rlpDecode(raw.subarray(1)), "typed tx");
+  const layout = TYPED_LAYOUT[first];
+  if (layout === undefined) throw new DecodeError(`tx: unsupported type ${first}`);
+  if (f.length !== layout.fields) throw new DecodeError(`tx type ${first}: expected ${layout.fields} fields`);
+  const chainId = asUint(f[0], "chainId");
+  const n = f.length;
+  const yParity = asUint(f[n - 3], "yParity");
+  const r = asUint(f[n - 2], "r");
+  const s = asUint(f[n - 1], "s");
+  const unsigned = rlpEncode(f.slice(0, n - 3) as RlpItem[]);
+  const pre = new Uint8Array(unsigned.length + 1);
+  pre[0] = first;
+  pre.set(unsigned, 1);
+  const signature = { hash: keccak(pre), recovery: yParity > 1n ? 2 : Number(yParity), r, s };
+  let blobVersionedHashes: Hash[] = [];
+  if (first === 3) {
+    blobVersionedHashes = asList(f[10], "blobVersionedHashes").map((h) => {
+      const b = asBytes(h, "blob hash");
+      if (b.length !== 32) throw new DecodeError("tx: blob hash must be 32 bytes");
+      return bytesToHex(b);
+    });
+  }
+  const to = addr(f[layout.to], "to");
+  if ((first === 3 || first === 4) && to === null) throw new DecodeError(`tx type ${first}: missing to`);
+  return { type: first, chainId, to, data: asBytes(f[layout.to + 2], "data"), blobVersionedHashes, signature };
+}
+
+const TYPED_LAYOUT: Record<number, { fields: number; to: number }> = {
+  1: { fields: 11, to: 4 },
+  2: { fields: 12, to: 5 },
+  3: { fields: 14, to: 5 },
+  4: { fields: 13, to: 5 },
+};
