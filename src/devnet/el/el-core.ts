@@ -1,0 +1,70 @@
+import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
+import type { Logger } from "../../core/logger.js";
+import type { Clock } from "../../core/time/clock.js";
+import type { Hash, Hex } from "../../core/types/primitives.js";
+import type { ChainParams } from "./block-builder.js";
+import { SimChain } from "./chain.js";
+import { decodeAnyTx } from "./tx-decode.js";
+import { TxPool } from "./tx-pool.js";
+import type { SimBlock, SimTx, Variant } from "./types.js";
+
+const DECODE_CACHE_MAX = 20_000;
+
+/** The state shared by the Engine API, the JSON-RPC namespaces and the subscriptions of one simulated client. */
+export class ElCore {
+  readonly chain: SimChain;
+  readonly pool = new TxPool();
+  /** Built payloads by payload ID. */
+  readonly payloads = new Map<string, SimBlock>();
+  /** Blocks found invalid → their latest valid ancestor. */
+  readonly invalid = new Map<Hash, Hash>();
+  readonly #decoded = new Map<string, SimTx>();
+
+  constructor(
+    readonly params: ChainParams,
+    readonly variant: Variant,
+    genesis: SimBlock,
+    readonly clock: Clock,
+    readonly log: Logger,
+    readonly sequencerHttp: string | undefined,
+  ) {
+    this.chain = new SimChain(genesis);
+    this.chain.onHeadChange(() => this.pool.prune(this.chain.head.state));
+  }
+
+  /** Decodes a transaction given as hex, with a cache keyed by the hex (payloads are often seen twice). */
+  async decodeTx(hex: Hex): Promise<SimTx> {
+    const key = hex.toLowerCase();
+    const hit = this.#decoded.get(key);
+    if (hit !== undefined) return hit;
+    const tx = await decodeAnyTx(hexToBytes(hex));
+    if (this.#decoded.size >= DECODE_CACHE_MAX) this.#decoded.clear();
+    this.#decoded.set(key, tx);
+    return tx;
+  }
+
+  /** Remembers the decoding of transactions this client built itself. */
+  rememberTxs(block: SimBlock): void {
+    if (this.#decoded.size + block.txs.length >= DECODE_CACHE_MAX) this.#decoded.clear();
+    for (const tx of block.txs) this.#decoded.set(bytesToHex(tx.raw), tx);
+  }
+
+  /** Resolves a block selector: number (hex), `latest`/`pending`, `safe`, `finalized`, `earliest`, or a hash. */
+  resolve(selector: unknown): SimBlock | undefined {
+    if (selector === undefined || selector === null || selector === "latest" || selector === "pending")
+      return this.chain.head;
+    if (selector === "safe") return this.chain.safe;
+    if (selector === "finalized") return this.chain.finalized;
+    if (selector === "earliest") return this.chain.genesis;
+    if (typeof selector === "object") {
+      const o = selector as { blockHash?: unknown; blockNumber?: unknown };
+      if (typeof o.blockHash === "string") return this.chain.byHash(o.blockHash as Hash);
+      return this.resolve(o.blockNumber);
+    }
+    if (typeof selector !== "string" || !/^0x[0-9a-fA-F]+$/.test(selector))
+      throw Object.assign(new Error(`invalid block selector ${String(selector)}`), { name: "DecodeError" });
+    if (selector.length === 66) return this.chain.byHash(selector as Hash);
+    const n = Number(BigInt(selector));
+    return this.chain.byNumber(n);
+  }
+}

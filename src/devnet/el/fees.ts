@@ -1,0 +1,281 @@
+import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
+import type { Hex } from "../../core/types/primitives.js";
+import type { Eip1559Constants, L1FeeFields } from "./types.js";
+
+/** EIP-1559 initial base fee (genesis). */
+export const INITIAL_BASE_FEE = 1_000_000_000n;
+
+/** EIP-1559 parameters encoded in a header's extraData (Holocene version 0, Jovian version 1). */
+export interface ExtraDataParams {
+  readonly denominator: number;
+  readonly elasticity: number;
+  readonly minBaseFee?: bigint;
+}
+
+function u32be(v: number): string {
+  return (v >>> 0).toString(16).padStart(8, "0");
+}
+
+/** Holocene: `0x00 ‖ denominator u32 ‖ elasticity u32`; Jovian: `0x01 ‖ … ‖ minBaseFee u64`. */
+export function encodeExtraData(p: ExtraDataParams, jovian: boolean): Hex {
+  if (!jovian) return `0x00${u32be(p.denominator)}${u32be(p.elasticity)}`;
+  return `0x01${u32be(p.denominator)}${u32be(p.elasticity)}${(p.minBaseFee ?? 0n).toString(16).padStart(16, "0")}`;
+}
+
+/** Decodes Holocene/Jovian extraData; undefined when it has neither shape. */
+export function decodeExtraData(extra: Hex): ExtraDataParams | undefined {
+  const b = hexToBytes(extra);
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  if (b.length === 9 && b[0] === 0) return { denominator: dv.getUint32(1), elasticity: dv.getUint32(5) };
+  if (b.length === 17 && b[0] === 1)
+    return { denominator: dv.getUint32(1), elasticity: dv.getUint32(5), minBaseFee: dv.getBigUint64(9) };
+  return undefined;
+}
+
+/** Splits 8-byte `eip1559Params` (attributes) into denominator and elasticity. */
+export function splitEip1559Params(params: Hex): { denominator: number; elasticity: number } {
+  const b = hexToBytes(params);
+  if (b.length !== 8) throw new Error("eip1559Params must be 8 bytes");
+  const dv = new DataView(b.buffer, b.byteOffset, 8);
+  return { denominator: dv.getUint32(0), elasticity: dv.getUint32(4) };
+}
+
+export interface ParentForBaseFee {
+  readonly gasLimit: bigint;
+  readonly gasUsed: bigint;
+  readonly baseFeePerGas: bigint;
+  readonly extraData: Hex;
+  readonly blobGasUsed?: bigint;
+}
+
+/**
+ * The next block's base fee (EIP-1559 with the OP variations): Holocene+ parents carry denominator/elasticity in
+ * extraData, Jovian+ parents add a minimum base fee and count `max(gasUsed, blobGasUsed)` (the DA footprint).
+ */
+export function nextBaseFee(
+  parent: ParentForBaseFee,
+  c: Eip1559Constants,
+  flags: { canyon: boolean; parentHolocene: boolean; parentJovian: boolean },
+): bigint {
+  let denominator = BigInt(flags.canyon ? c.denominatorCanyon : c.denominator);
+  let elasticity = BigInt(c.elasticity);
+  let minBaseFee = 0n;
+  if (flags.parentHolocene) {
+    const p = decodeExtraData(parent.extraData);
+    if (p !== undefined && p.denominator !== 0) {
+      denominator = BigInt(p.denominator);
+      elasticity = BigInt(p.elasticity);
+    }
+    if (p?.minBaseFee !== undefined && flags.parentJovian) minBaseFee = p.minBaseFee;
+  }
+  let used = parent.gasUsed;
+  if (flags.parentJovian && parent.blobGasUsed !== undefined && parent.blobGasUsed > used) used = parent.blobGasUsed;
+  const target = elasticity === 0n ? parent.gasLimit : parent.gasLimit / elasticity;
+  const base = parent.baseFeePerGas;
+  let next: bigint;
+  if (target === 0n || used === target) next = base;
+  else if (used > target) {
+    let delta = (base * (used - target)) / target / denominator;
+    if (delta < 1n) delta = 1n;
+    next = base + delta;
+  } else {
+    const delta = (base * (target - used)) / target / denominator;
+    next = base > delta ? base - delta : 0n;
+  }
+  return next < minBaseFee ? minBaseFee : next;
+}
+
+// ---------------------------------------------------------------- L1 data fee
+
+/** The fee-relevant values of a block's L1-info deposit (any format). */
+export interface L1FeeParams {
+  readonly format: "bedrock" | "ecotone" | "isthmus" | "jovian";
+  readonly l1BaseFee: bigint;
+  readonly overhead: bigint;
+  readonly scalar: bigint;
+  readonly baseFeeScalar: bigint;
+  readonly blobBaseFee: bigint;
+  readonly blobBaseFeeScalar: bigint;
+  readonly operatorFeeScalar: bigint;
+  readonly operatorFeeConstant: bigint;
+  readonly daFootprintGasScalar: bigint;
+}
+
+function uint(b: Uint8Array, off: number, len: number): bigint {
+  let v = 0n;
+  for (let i = off; i < off + len; i++) v = (v << 8n) | BigInt(b[i] ?? 0);
+  return v;
+}
+
+/** Reads the fee fields of an L1-info calldata, selecting the format by selector and length; undefined if none. */
+export function parseL1FeeParams(input: Hex): L1FeeParams | undefined {
+  const b = hexToBytes(input);
+  const sel = bytesToHex(b.subarray(0, 4));
+  const zero = { operatorFeeScalar: 0n, operatorFeeConstant: 0n, daFootprintGasScalar: 0n };
+  if (sel === "0x015d8eb9" && b.length === 260) {
+    return {
+      format: "bedrock",
+      l1BaseFee: uint(b, 4 + 64, 32),
+      overhead: uint(b, 4 + 192, 32),
+      scalar: uint(b, 4 + 224, 32),
+      baseFeeScalar: 0n,
+      blobBaseFee: 0n,
+      blobBaseFeeScalar: 0n,
+      ...zero,
+    };
+  }
+  const packed = (format: L1FeeParams["format"]): L1FeeParams => ({
+    format,
+    l1BaseFee: uint(b, 36, 32),
+    overhead: 0n,
+    scalar: 0n,
+    baseFeeScalar: uint(b, 4, 4),
+    blobBaseFeeScalar: uint(b, 8, 4),
+    blobBaseFee: uint(b, 68, 32),
+    operatorFeeScalar: format === "ecotone" ? 0n : uint(b, 164, 4),
+    operatorFeeConstant: format === "ecotone" ? 0n : uint(b, 168, 8),
+    daFootprintGasScalar: format === "jovian" ? uint(b, 176, 2) : 0n,
+  });
+  if (sel === "0x440a5e20" && b.length === 164) return packed("ecotone");
+  if (sel === "0x098999be" && b.length === 176) return packed("isthmus");
+  if (sel === "0x3db6be2b" && b.length === 178) return packed("jovian");
+  return undefined;
+}
+
+/**
+ * FastLZ (level 1) compressed length of `ib`, as the Fjord L1-cost function uses it (the length only; nothing is
+ * emitted). Written from the algorithm's description.
+ */
+export function flzCompressLen(ib: Uint8Array): number {
+  let n = 0;
+  const ht = new Uint32Array(8192);
+  const u24 = (i: number): number => (ib[i] ?? 0) | ((ib[i + 1] ?? 0) << 8) | ((ib[i + 2] ?? 0) << 16);
+  const hash = (v: number): number => (Math.imul(2654435769, v) >>> 19) & 0x1fff;
+  const literals = (r: number): void => {
+    n += 0x21 * Math.floor(r / 0x20);
+    r %= 0x20;
+    if (r !== 0) n += r + 1;
+  };
+  const match = (l: number): void => {
+    l--;
+    n += 3 * Math.floor(l / 262);
+    n += l % 262 >= 6 ? 3 : 2;
+  };
+  const cmp = (p: number, q: number, e: number): number => {
+    let l = 0;
+    for (e -= q; l < e; l++) if (ib[p + l] !== ib[q + l]) e = 0;
+    return l;
+  };
+  let a = 0;
+  const ipLimit = ib.length >= 13 ? ib.length - 13 : 0;
+  let ip = a + 2;
+  while (ip < ipLimit) {
+    let r = 0;
+    let d = 0;
+    for (;;) {
+      const s = u24(ip);
+      const h = hash(s);
+      r = ht[h] ?? 0;
+      ht[h] = ip;
+      d = ip - r;
+      if (ip >= ipLimit) break;
+      ip++;
+      if (d <= 0x1fff && s === u24(r)) break;
+    }
+    if (ip >= ipLimit) break;
+    ip--;
+    if (ip > a) literals(ip - a);
+    const l = cmp(r + 3, ip + 3, ipLimit + 9);
+    match(l);
+    ip += l;
+    ht[hash(u24(ip))] = ip;
+    ip++;
+    ht[hash(u24(ip))] = ip;
+    ip++;
+    a = ip;
+  }
+  literals(ib.length - a);
+  return n;
+}
+
+const FJORD_INTERCEPT = -42_585_600n;
+const FJORD_FASTLZ_COEF = 836_500n;
+const MIN_TX_SIZE_SCALED = 100_000_000n;
+
+/** Fjord's size estimate of a transaction, scaled by 1e6. */
+export function fjordEstimatedSizeScaled(raw: Uint8Array): bigint {
+  const est = FJORD_INTERCEPT + FJORD_FASTLZ_COEF * BigInt(flzCompressLen(raw));
+  return est < MIN_TX_SIZE_SCALED ? MIN_TX_SIZE_SCALED : est;
+}
+
+/** Jovian DA footprint of a (non-deposit) transaction: estimated size × DA footprint gas scalar. */
+export function daFootprint(raw: Uint8Array, scalar: bigint): bigint {
+  return (fjordEstimatedSizeScaled(raw) / 1_000_000n) * scalar;
+}
+
+function calldataGas(raw: Uint8Array): bigint {
+  let zeros = 0n;
+  let ones = 0n;
+  for (const x of raw) {
+    if (x === 0) zeros++;
+    else ones++;
+  }
+  return zeros * 4n + ones * 16n;
+}
+
+function decimalScalar(scalar: bigint): string {
+  const int = scalar / 1_000_000n;
+  const frac = (scalar % 1_000_000n).toString().padStart(6, "0").replace(/0+$/, "");
+  return frac === "" ? int.toString() : `${int}.${frac}`;
+}
+
+/**
+ * The L1 data fee of a user transaction and the receipt fields of the fee model in force: legacy
+ * (`l1FeeScalar`) before Ecotone, V2 from Ecotone (Fjord+: FastLZ size estimate).
+ */
+export function l1FeeFor(
+  raw: Uint8Array,
+  p: L1FeeParams,
+  flags: { regolith: boolean; fjord: boolean; isthmus: boolean; jovian: boolean },
+): L1FeeFields {
+  if (p.format === "bedrock") {
+    const gasUsed = calldataGas(raw) + p.overhead + (flags.regolith ? 0n : 68n * 16n);
+    return {
+      model: "legacy",
+      l1GasUsed: gasUsed,
+      l1GasPrice: p.l1BaseFee,
+      l1Fee: (gasUsed * p.l1BaseFee * p.scalar) / 1_000_000n,
+      l1FeeScalar: decimalScalar(p.scalar),
+    };
+  }
+  const weighted = 16n * p.l1BaseFee * p.baseFeeScalar + p.blobBaseFee * p.blobBaseFeeScalar;
+  let l1GasUsed: bigint;
+  let l1Fee: bigint;
+  if (flags.fjord) {
+    const size = fjordEstimatedSizeScaled(raw);
+    l1GasUsed = (size * 16n) / 1_000_000n;
+    l1Fee = (size * weighted) / 1_000_000_000_000n;
+  } else {
+    l1GasUsed = calldataGas(raw);
+    l1Fee = (l1GasUsed * weighted) / 16_000_000n;
+  }
+  return {
+    model: "v2",
+    l1GasUsed,
+    l1GasPrice: p.l1BaseFee,
+    l1Fee,
+    l1BaseFeeScalar: p.baseFeeScalar,
+    l1BlobBaseFee: p.blobBaseFee,
+    l1BlobBaseFeeScalar: p.blobBaseFeeScalar,
+    ...(flags.jovian ? { daFootprintGasScalar: p.daFootprintGasScalar === 0n ? 400n : p.daFootprintGasScalar } : {}),
+    ...(flags.isthmus ? { operatorFeeScalar: p.operatorFeeScalar, operatorFeeConstant: p.operatorFeeConstant } : {}),
+  };
+}
+
+/** Operator fee (Isthmus; Jovian multiplies the scalar term by 100). */
+export function operatorFee(gasUsed: bigint, p: L1FeeParams, jovian: boolean): bigint {
+  if (p.operatorFeeScalar === 0n && p.operatorFeeConstant === 0n) return 0n;
+  return jovian
+    ? gasUsed * p.operatorFeeScalar * 100n + p.operatorFeeConstant
+    : (gasUsed * p.operatorFeeScalar) / 1_000_000n + p.operatorFeeConstant;
+}

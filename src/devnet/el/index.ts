@@ -1,0 +1,9 @@
+export {
+  SimulatedExecutionClient,
+  type SimulatedElOptions,
+  type SimulatedElDeps,
+  DEFAULT_HTTP_API,
+} from "./simulated-el.js";
+export { mintEngineJwt, parseJwtSecret, verifyEngineJwt } from "./jwt-auth.js";
+export { forksFromRollupConfig } from "./forks.js";
+export type { ElForks, Eip1559Constants, Variant } from "./types.js";

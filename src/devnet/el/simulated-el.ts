@@ -1,0 +1,197 @@
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import Fastify, { type FastifyInstance } from "fastify";
+import { WebSocketServer } from "ws";
+import type { Logger } from "../../core/logger.js";
+import { type Clock, nowSec } from "../../core/time/clock.js";
+import type { Hash } from "../../core/types/primitives.js";
+import { type ChainParams, DEFAULT_EIP1559, makeGenesis } from "./block-builder.js";
+import { ElCore } from "./el-core.js";
+import { engineMethods } from "./engine-api.js";
+import { ethMethods } from "./eth-api.js";
+import { baseMethods, debugMethods, traceMethods, txpoolMethods } from "./extra-api.js";
+import { type RpcHandler, type RpcMethods, dispatchBody } from "./json-rpc.js";
+import { verifyEngineJwt } from "./jwt-auth.js";
+import { SubscriptionHub } from "./subscriptions.js";
+import type { Eip1559Constants, ElForks, SimBlock, Variant } from "./types.js";
+
+export const DEFAULT_HTTP_API: readonly string[] = ["eth", "net", "web3"];
+const KNOWN_API = new Set(["eth", "net", "web3", "txpool", "debug", "trace"]);
+
+export interface SimulatedElOptions {
+  readonly variant: Variant;
+  readonly chainId: bigint;
+  readonly genesis: {
+    readonly timestamp: number;
+    readonly gasLimit: bigint;
+    readonly forks: ElForks;
+    readonly alloc?: Readonly<Record<string, bigint>>;
+    readonly eip1559?: Eip1559Constants;
+  };
+  readonly http: { readonly addr?: string; readonly port: number; readonly api?: readonly string[] };
+  readonly ws?: { readonly addr?: string; readonly port: number };
+  readonly authrpc: { readonly addr?: string; readonly port: number; readonly jwtSecret: Uint8Array };
+  readonly sequencerHttp?: string;
+}
+
+export interface SimulatedElDeps {
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+function merge(...maps: Map<string, RpcHandler>[]): Map<string, RpcHandler> {
+  const out = new Map<string, RpcHandler>();
+  for (const m of maps) for (const [k, v] of m) out.set(k, v);
+  return out;
+}
+
+async function listenRpc(
+  addr: string,
+  port: number,
+  methods: RpcMethods,
+  authorize?: (header: string | undefined) => string | undefined,
+): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify({ logger: false, bodyLimit: 128 * 1024 * 1024 });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_req, body, done) => done(null, body));
+  if (authorize !== undefined) {
+    app.addHook("onRequest", async (req, reply) => {
+      const why = authorize(req.headers.authorization);
+      if (why !== undefined) await reply.code(401).type("text/plain").send(`${why}\n`);
+    });
+  }
+  app.post("/", async (req, reply) => {
+    const out = await dispatchBody(methods, typeof req.body === "string" ? req.body : "");
+    if (out === undefined) return reply.code(200).send("");
+    return reply.type("application/json").send(JSON.stringify(out));
+  });
+  await app.listen({ host: addr, port });
+  const a = app.server.address() as AddressInfo;
+  return { app, url: `http://${addr}:${a.port}` };
+}
+
+/**
+ * A simulated OP execution client (variant A or B) for devnets and tests: Engine API behind JWT on the auth port,
+ * the execution-client JSON-RPC on the HTTP port, subscriptions on the WebSocket port. It keeps a ledger of
+ * balances and nonces instead of running the EVM (docs/devnet.md, "Simulated execution client").
+ */
+export class SimulatedExecutionClient {
+  private constructor(
+    readonly core: ElCore,
+    readonly httpUrl: string,
+    readonly authUrl: string,
+    readonly wsUrl: string | undefined,
+    private readonly closers: (() => Promise<void>)[],
+  ) {}
+
+  static async start(opts: SimulatedElOptions, deps: SimulatedElDeps): Promise<SimulatedExecutionClient> {
+    const log = deps.logger.child({ module: "sim-el", variant: opts.variant, chain: opts.chainId.toString() });
+    const params: ChainParams = {
+      chainId: opts.chainId,
+      forks: opts.genesis.forks,
+      eip1559: opts.genesis.eip1559 ?? DEFAULT_EIP1559,
+    };
+    const genesis = makeGenesis(params, {
+      timestamp: opts.genesis.timestamp,
+      gasLimit: opts.genesis.gasLimit,
+      ...(opts.genesis.alloc === undefined ? {} : { alloc: opts.genesis.alloc }),
+    });
+    const core = new ElCore(params, opts.variant, genesis, deps.clock, log, opts.sequencerHttp);
+    const api = (opts.http.api ?? DEFAULT_HTTP_API).map((s) => s.trim()).filter((s) => s !== "");
+    for (const ns of api) if (!KNOWN_API.has(ns)) throw new Error(`unknown --http.api namespace "${ns}"`);
+    const eth = ethMethods(core);
+    const base = baseMethods(core, api);
+    const publicMethods = merge(
+      api.includes("eth") ? eth : new Map(),
+      base,
+      api.includes("txpool") ? txpoolMethods(core) : new Map(),
+      api.includes("debug") ? debugMethods(core) : new Map(),
+      api.includes("trace") && opts.variant === "a" ? traceMethods(core) : new Map(),
+    );
+    const closers: (() => Promise<void>)[] = [];
+    try {
+      const http = await listenRpc(opts.http.addr ?? "127.0.0.1", opts.http.port, publicMethods);
+      closers.push(() => http.app.close());
+      const authMethods = merge(eth, base, engineMethods(core));
+      const secret = opts.authrpc.jwtSecret;
+      if (secret.length !== 32) throw new Error("JWT secret must be 32 bytes");
+      const auth = await listenRpc(opts.authrpc.addr ?? "127.0.0.1", opts.authrpc.port, authMethods, (h) => {
+        const r = verifyEngineJwt(h, secret, nowSec(deps.clock));
+        return r.ok ? undefined : r.reason;
+      });
+      closers.push(() => auth.app.close());
+      let wsUrl: string | undefined;
+      if (opts.ws !== undefined) {
+        const ws = await listenWs(core, opts.ws.addr ?? "127.0.0.1", opts.ws.port, publicMethods);
+        closers.push(ws.close);
+        wsUrl = ws.url;
+      }
+      log.info(
+        { http: http.url, auth: auth.url, ws: wsUrl, genesis: genesis.hash },
+        "simulated execution client started",
+      );
+      return new SimulatedExecutionClient(core, http.url, auth.url, wsUrl, closers);
+    } catch (e) {
+      for (const c of closers.reverse()) await c().catch(() => {});
+      throw e;
+    }
+  }
+
+  get variant(): Variant {
+    return this.core.variant;
+  }
+
+  get genesisHash(): Hash {
+    return this.core.chain.genesis.hash;
+  }
+
+  get genesisBlock(): { number: number; hash: Hash; timestamp: number } {
+    const g = this.core.chain.genesis;
+    return { number: 0, hash: g.hash, timestamp: g.header.timestamp };
+  }
+
+  /** The canonical head (for tests and the devnet orchestration). */
+  get head(): SimBlock {
+    return this.core.chain.head;
+  }
+
+  async stop(): Promise<void> {
+    for (const c of this.closers.splice(0).reverse()) await c().catch(() => {});
+  }
+}
+
+async function listenWs(
+  core: ElCore,
+  addr: string,
+  port: number,
+  methods: RpcMethods,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(400).end("websocket only\n");
+  });
+  const wss = new WebSocketServer({ server, maxPayload: 128 * 1024 * 1024 });
+  wss.on("connection", (socket) => {
+    const hub = new SubscriptionHub(core, socket);
+    const connMethods = merge(new Map(methods), hub.methods());
+    socket.on("message", (data) => {
+      void dispatchBody(connMethods, data.toString()).then((out) => {
+        if (out !== undefined && socket.readyState === socket.OPEN) socket.send(JSON.stringify(out));
+      });
+    });
+    socket.on("close", () => hub.close());
+    socket.on("error", () => hub.close());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, addr, () => resolve());
+  });
+  const a = server.address() as AddressInfo;
+  return {
+    url: `ws://${addr}:${a.port}`,
+    close: async () => {
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

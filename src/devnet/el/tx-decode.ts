@@ -1,0 +1,77 @@
+import { type TransactionSerialized, parseTransaction, recoverTransactionAddress } from "viem";
+import { bytesToHex } from "../../core/codec/hex.js";
+import type { Address, Hex } from "../../core/types/primitives.js";
+import { keccakHex } from "../../protocol/block/keccak.js";
+import { DEPOSIT_TX_TYPE, decodeDepositTx } from "../../protocol/l2/deposit-tx.js";
+import type { SimTx } from "./types.js";
+
+const TYPE_BYTE: Record<string, number> = { legacy: 0, eip2930: 1, eip1559: 2, eip4844: 3, eip7702: 4 };
+
+/** Decodes a deposit (0x7E) transaction. Throws DecodeError when malformed. */
+export function decodeDeposit(raw: Uint8Array): SimTx {
+  const d = decodeDepositTx(raw);
+  return {
+    raw,
+    hash: keccakHex(raw),
+    type: DEPOSIT_TX_TYPE,
+    from: d.from,
+    to: d.to,
+    value: d.value,
+    gas: d.gas,
+    input: d.data,
+    deposit: { sourceHash: d.sourceHash, mint: d.mint, isSystemTx: d.isSystemTx },
+  };
+}
+
+/**
+ * Decodes and recovers a signed user transaction (legacy, 2930, 1559, 7702; blob transactions are refused as
+ * OP chains do). Throws on anything that is not a valid signed transaction.
+ */
+export async function decodeSigned(raw: Uint8Array): Promise<SimTx> {
+  const hex = bytesToHex(raw) as TransactionSerialized;
+  const tx = parseTransaction(hex);
+  if (tx.r === undefined || tx.s === undefined) throw new Error("transaction is not signed");
+  const type = TYPE_BYTE[tx.type ?? "legacy"];
+  if (type === undefined || type === 3) throw new Error(`unsupported transaction type ${tx.type}`);
+  const from = (await recoverTransactionAddress({ serializedTransaction: hex })).toLowerCase() as Address;
+  const t = tx as unknown as {
+    gasPrice?: bigint;
+    maxFeePerGas?: bigint;
+    maxPriorityFeePerGas?: bigint;
+    accessList?: readonly unknown[];
+  };
+  return {
+    raw,
+    hash: keccakHex(raw),
+    type,
+    from,
+    to: tx.to ? (tx.to.toLowerCase() as Address) : null,
+    value: tx.value ?? 0n,
+    gas: tx.gas ?? 0n,
+    input: (tx.data ?? "0x") as Hex,
+    nonce: BigInt(tx.nonce ?? 0),
+    ...(tx.chainId === undefined ? {} : { chainId: BigInt(tx.chainId) }),
+    ...(t.gasPrice === undefined ? {} : { gasPrice: t.gasPrice }),
+    ...(t.maxFeePerGas === undefined ? {} : { maxFeePerGas: t.maxFeePerGas }),
+    ...(t.maxPriorityFeePerGas === undefined ? {} : { maxPriorityFeePerGas: t.maxPriorityFeePerGas }),
+    ...(tx.v === undefined ? {} : { v: tx.v }),
+    r: tx.r,
+    s: tx.s,
+    ...(tx.yParity === undefined ? {} : { yParity: tx.yParity }),
+    ...(t.accessList === undefined ? {} : { accessList: t.accessList }),
+  };
+}
+
+/** Decodes any transaction of a payload (deposit or signed). */
+export async function decodeAnyTx(raw: Uint8Array): Promise<SimTx> {
+  return raw[0] === DEPOSIT_TX_TYPE ? decodeDeposit(raw) : decodeSigned(raw);
+}
+
+/** Intrinsic gas of a transaction: 21000, calldata (4 per zero byte, 16 per non-zero), 32000 for creation. */
+export function intrinsicGas(input: Hex, isCreate: boolean): bigint {
+  let gas = 21000n + (isCreate ? 32000n : 0n);
+  for (let i = 2; i < input.length; i += 2) {
+    gas += input.charCodeAt(i) === 48 && input.charCodeAt(i + 1) === 48 ? 4n : 16n;
+  }
+  return gas;
+}
