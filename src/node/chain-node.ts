@@ -1,0 +1,509 @@
+/**
+ * One virtual rollup node: a single driver loop per chain that serialises everything touching the chain's
+ * execution client — resets, unsafe payloads, sequencing, derivation and finality — over the ports it is given.
+ */
+import { AbortedError, isAborted, severityOf, type SupernodeError } from "../core/errors/supernode-error.js";
+import type { Logger } from "../core/logger.js";
+import type { Clock } from "../core/time/clock.js";
+import type { Hash } from "../core/types/primitives.js";
+import type { L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
+import type { RollupConfig } from "../protocol/rollup-config.js";
+import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
+import type { AttributesBuilder, DerivationPipeline } from "./derivation/types.js";
+import { type DerivedAttributes, EngineController } from "./engine/engine-controller.js";
+import { findL2Heads } from "./engine/find-heads.js";
+import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
+import { blockNumberAtTimestamp, ZERO_L1_REF, ZERO_L2_REF } from "./engine/heads.js";
+import { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
+import { NodeRpcError } from "./errors.js";
+import type { ChainMetrics } from "./metrics.js";
+import { computeOutputAtBlock } from "./output.js";
+import type {
+  BlobSource,
+  EngineApi,
+  ExecutionPayloadEnvelope,
+  L1Source,
+  SafeDbPort,
+  SequencerStateStore,
+  UnsafeBlockSink,
+} from "./ports.js";
+import { selectNextOrigin, sequencerNoTxPool } from "./sequencer/origin-selector.js";
+import { SequencerState } from "./sequencer/sequencer-state.js";
+import { shouldStartElSync } from "./engine/el-sync.js";
+
+export interface ChainNodeConfig {
+  readonly rollup: RollupConfig;
+  readonly engineKind: "variant_a" | "variant_b";
+  readonly syncMode: "consensus-layer" | "execution-layer";
+  readonly sequencer: {
+    readonly enabled: boolean;
+    readonly stopped: boolean;
+    readonly l1Confs: number;
+    readonly maxSafeLag: number;
+    readonly recoverMode: boolean;
+    readonly sealingDurationMs?: number;
+  };
+  readonly verifierL1Confs: number;
+  /** 0 = default. */
+  readonly finalityLookback?: number;
+  /** How long the loop sleeps when idle (it is also woken by admin calls and new unsafe payloads). */
+  readonly idlePollMs?: number;
+  /** Max derivation steps per loop iteration before yielding. */
+  readonly maxStepsPerTick?: number;
+}
+
+export interface ChainNodeDeps {
+  readonly l1: L1Source;
+  readonly blobs?: BlobSource | undefined;
+  readonly engine: EngineApi;
+  readonly safeDb?: SafeDbPort | undefined;
+  readonly sink?: UnsafeBlockSink | undefined;
+  readonly sequencerStore?: SequencerStateStore | undefined;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: ChainMetrics | undefined;
+  /** Builds the chain's derivation pipeline (given the node's attributes builder). */
+  readonly createPipeline: () => DerivationPipeline;
+  readonly attributesBuilder: AttributesBuilder;
+  /** L2 block ref of an execution payload (decodes the L1-info deposit). */
+  readonly refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef;
+}
+
+export type ChainNodeState = "created" | "running" | "stopped" | "failed";
+
+export class ChainNode implements ChainRpcView, ChainAdminControl {
+  readonly cfg: ChainNodeConfig;
+  private readonly d: ChainNodeDeps;
+  readonly engine: EngineController;
+  private readonly pipeline: DerivationPipeline;
+  private readonly finalizer: Finalizer;
+  readonly unsafeQueue = new UnsafePayloadQueue();
+  private readonly seq: SequencerState;
+  private state: ChainNodeState = "created";
+  private initialised = false;
+  private resetWaiters: (() => void)[] = [];
+  private resetRequested: string | undefined = "startup";
+  private wake: (() => void) | undefined;
+  private lastL1: { head: L1BlockRef; safe: L1BlockRef; finalized: L1BlockRef } = {
+    head: ZERO_L1_REF,
+    safe: ZERO_L1_REF,
+    finalized: ZERO_L1_REF,
+  };
+  private abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  private pendingAttrs: DerivedAttributes | undefined;
+  private elSync: "off" | "started" | "done";
+  /** Temporary-error backoff state of the loop. */
+  private failures = 0;
+  private fatal: SupernodeError | Error | undefined;
+
+  private constructor(cfg: ChainNodeConfig, deps: ChainNodeDeps) {
+    this.cfg = cfg;
+    this.d = deps;
+    this.finalizer = new Finalizer(cfg.finalityLookback || DEFAULT_FINALITY_LOOKBACK);
+    this.engine = new EngineController({
+      engine: deps.engine,
+      cfg: cfg.rollup,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      refFromPayload: deps.refFromPayload,
+      onSafeHead: (safe, derivedFrom) => this.onSafeHead(safe, derivedFrom),
+    });
+    this.pipeline = deps.createPipeline();
+    this.seq = new SequencerState(cfg.sequencer.enabled, !cfg.sequencer.stopped);
+    this.elSync = cfg.syncMode === "execution-layer" ? "off" : "done";
+  }
+
+  static async create(cfg: ChainNodeConfig, deps: ChainNodeDeps): Promise<ChainNode> {
+    const node = new ChainNode(cfg, deps);
+    if (cfg.sequencer.enabled && deps.sequencerStore !== undefined) {
+      const persisted = await deps.sequencerStore.load();
+      if (persisted === true) node.seq.confirmStart();
+      else if (persisted === false) node.seq.confirmStop();
+    }
+    return node;
+  }
+
+  get status(): ChainNodeState {
+    return this.state;
+  }
+
+  /** Starts the driver loop; resolves once started. The loop ends on `stop()`, on `signal`, or on a critical error. */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.state !== "created") throw new Error(`chain node cannot be started in state ${this.state}`);
+    this.state = "running";
+    signal?.addEventListener("abort", () => void this.stop(), { once: true });
+    this.loop = this.run().catch((err) => {
+      this.fatal = err as Error;
+      this.state = "failed";
+      this.d.logger.error({ err: String(err) }, "virtual node stopped on a critical error");
+    });
+  }
+
+  /** Resolves when the loop has exited (rejects with the critical error that stopped it). */
+  async done(): Promise<void> {
+    await this.loop;
+    if (this.fatal !== undefined) throw this.fatal;
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    this.wake?.();
+    await this.loop;
+    if (this.state === "running") this.state = "stopped";
+    for (const w of this.resetWaiters.splice(0)) w();
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // Driver loop
+
+  private async run(): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      let progressed = false;
+      try {
+        await this.pollL1();
+        if (this.resetRequested !== undefined) {
+          await this.doReset(this.resetRequested);
+          progressed = true;
+        } else {
+          progressed = (await this.unsafeStep()) || progressed;
+          progressed = (await this.sequencerStep()) || progressed;
+          progressed = (await this.derivationStep()) || progressed;
+          await this.finalityStep();
+          if (!progressed) await this.engine.flushForkchoice();
+        }
+        this.failures = 0;
+        this.publishMetrics();
+      } catch (err) {
+        if (isAborted(err, signal)) break;
+        const sev = severityOf(err);
+        this.d.metrics?.errors.inc({ severity: sev });
+        if (sev === "critical") throw err;
+        if (sev === "reset") {
+          this.d.logger.warn({ err: String(err) }, "reset required");
+          this.resetRequested = (err as SupernodeError).code ?? "reset";
+          continue;
+        }
+        this.failures++;
+        const delay = Math.min(10_000, 2 ** Math.min(this.failures, 10) * 50);
+        this.d.logger.debug({ err: String(err), delay }, "temporary error; retrying");
+        await this.sleep(delay);
+        continue;
+      }
+      if (!progressed) await this.sleep(this.idleDelay());
+    }
+  }
+
+  private idleDelay(): number {
+    let ms = this.cfg.idlePollMs ?? 1000;
+    if (this.seq.active) {
+      const due = this.nextSequencerDueMs();
+      if (due !== undefined) ms = Math.max(0, Math.min(ms, due - this.d.clock.nowMs()));
+    }
+    return ms;
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    if (this.abort.signal.aborted) return;
+    const inner = new AbortController();
+    this.wake = () => inner.abort();
+    const onAbort = () => inner.abort();
+    this.abort.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await this.d.clock.sleep(ms, inner.signal);
+    } catch (err) {
+      if (!(err instanceof AbortedError)) throw err;
+    } finally {
+      this.abort.signal.removeEventListener("abort", onAbort);
+      this.wake = undefined;
+    }
+  }
+
+  private poke(): void {
+    this.wake?.();
+  }
+
+  private async pollL1(): Promise<void> {
+    const l1 = this.d.l1;
+    const label = async (name: "latest" | "safe" | "finalized", prev: L1BlockRef) => {
+      const cached = l1.getLabel?.(name);
+      if (cached !== undefined) return cached;
+      try {
+        return await l1.l1BlockRefByLabel(name);
+      } catch (err) {
+        if (severityOf(err) === "temporary") return prev;
+        throw err;
+      }
+    };
+    this.lastL1 = {
+      head: await label("latest", this.lastL1.head),
+      safe: await label("safe", this.lastL1.safe),
+      finalized: await label("finalized", this.lastL1.finalized),
+    };
+  }
+
+  private async doReset(reason: string): Promise<void> {
+    this.d.metrics?.resets.inc({ reason });
+    const found = await findL2Heads(this.cfg.rollup, this.d.engine, this.d.l1, this.d.safeDb);
+    this.d.logger.info(
+      { reason, unsafe: found.unsafe.number, safe: found.safe.number, finalized: found.finalized.number },
+      "reset: found L2 heads",
+    );
+    await this.engine.forceReset(found.unsafe, found.safe, found.finalized);
+    if (this.d.safeDb !== undefined) {
+      await this.d.safeDb.truncate(found.safeDbL1?.number ?? found.safe.l1origin.number);
+    }
+    this.finalizer.reset();
+    this.pendingAttrs = undefined;
+    await this.pipeline.reset(found.safe);
+    this.resetRequested = undefined;
+    this.initialised = true;
+    for (const w of this.resetWaiters.splice(0)) w();
+  }
+
+  private async onSafeHead(safe: L2BlockRef, derivedFrom: L1BlockRef): Promise<void> {
+    this.finalizer.onSafeHead(safe, derivedFrom);
+    await this.d.safeDb?.safeHeadUpdated(
+      { hash: safe.hash, number: safe.number },
+      { hash: derivedFrom.hash, number: derivedFrom.number },
+    );
+  }
+
+  private async unsafeStep(): Promise<boolean> {
+    const h = this.engine.heads;
+    const next = this.unsafeQueue.nextFor(h.unsafe, h.safe);
+    if (next === undefined) return false;
+    if (this.elSync === "off") {
+      this.elSync = shouldStartElSync(this.cfg.engineKind, h.finalized, this.cfg.rollup) ? "started" : "done";
+    }
+    this.unsafeQueue.pop();
+    const res = await this.engine.insertUnsafePayload(next);
+    if (res === "inserted" && this.elSync === "started") {
+      // EL sync reached a VALID head: resume consolidation from the EL's state.
+      this.elSync = "done";
+      this.resetRequested = "el-sync-finished";
+    }
+    if (res === "invalid") this.d.logger.warn({ number: next.executionPayload.blockNumber }, "unsafe payload invalid");
+    return res === "inserted";
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // Derivation
+
+  private async derivationStep(): Promise<boolean> {
+    if (this.elSync === "started") return false;
+    const max = this.cfg.maxStepsPerTick ?? 256;
+    let progressed = false;
+    for (let i = 0; i < max && !this.abort.signal.aborted; i++) {
+      let attrs = this.pendingAttrs;
+      this.pendingAttrs = undefined;
+      if (attrs === undefined) {
+        const before = this.pipeline.origin.number;
+        const r = await this.pipeline.step(this.engine.heads.pendingSafe);
+        if (this.pipeline.origin.number !== before) await this.engine.flushForkchoice();
+        if (r.kind === "eof") return progressed;
+        progressed = true;
+        if (r.kind === "progress") continue;
+        attrs = r.attrs;
+      }
+      const res = await this.engine.applyDerived(attrs);
+      if (res === "invalid") {
+        const replacement = this.pipeline.invalidated(attrs);
+        if (replacement !== undefined) this.pendingAttrs = replacement;
+        else this.engine.revertPendingSafe();
+        continue;
+      }
+      this.d.metrics?.derivedBlocks.inc({ path: res === "consolidated" ? "consolidate" : "build" });
+      // Let the sequencer and unsafe payloads interleave with a long catch-up.
+      if (this.seq.active && this.sequencerDue()) return progressed;
+    }
+    return progressed;
+  }
+
+  private async finalityStep(): Promise<void> {
+    const fin = this.lastL1.finalized;
+    if (fin.number === 0) return;
+    const cand = this.finalizer.candidate(fin.number);
+    if (cand === undefined || cand.l2.number <= this.engine.heads.finalized.number) return;
+    const canon = await this.d.l1.l1BlockRefByNumber(cand.derivedFrom.number);
+    if (canon.hash !== cand.derivedFrom.hash) {
+      this.resetRequested = "finality-l1-reorg";
+      return;
+    }
+    if (this.engine.setFinalized(cand.l2)) {
+      this.finalizer.prune(cand.l2.number);
+      await this.engine.flushForkchoice();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // Sequencer
+
+  private nextSequencerDueMs(): number | undefined {
+    const u = this.engine.heads.unsafe;
+    const sealing = this.cfg.sequencer.sealingDurationMs ?? 50;
+    return (u.timestamp + this.cfg.rollup.block_time) * 1000 - sealing;
+  }
+
+  private sequencerDue(): boolean {
+    const due = this.nextSequencerDueMs();
+    return due !== undefined && this.d.clock.nowMs() >= due;
+  }
+
+  private async sequencerStep(): Promise<boolean> {
+    if (!this.seq.active || !this.initialised || !this.sequencerDue()) return false;
+    const h = this.engine.heads;
+    const lag = this.cfg.sequencer.maxSafeLag;
+    if (lag > 0 && h.unsafe.number >= h.safe.number + lag) return false;
+    const parent = h.unsafe;
+    const origin = await selectNextOrigin(this.cfg.rollup, this.d.l1, parent, {
+      l1Confs: this.cfg.sequencer.l1Confs,
+      recover: this.cfg.sequencer.recoverMode,
+    });
+    const prepared = await this.d.attributesBuilder.prepare(parent, origin);
+    const ts = prepared.attributes.timestamp;
+    const attributes = {
+      ...prepared.attributes,
+      noTxPool: sequencerNoTxPool(this.cfg.rollup, ts, prepared.l1origin, this.cfg.sequencer.recoverMode),
+    };
+    const built = await this.engine.buildAndInsert(attributes, parent, {
+      l1origin: prepared.l1origin,
+      sequenceNumber: prepared.sequenceNumber,
+    });
+    if (built === undefined) {
+      this.d.logger.warn({ parent: parent.number }, "sequencer: block building failed; retrying next block time");
+      return false;
+    }
+    await this.engine.flushForkchoice();
+    this.d.metrics?.sequencedBlocks.inc();
+    try {
+      await this.d.sink?.publish(built.envelope);
+    } catch (err) {
+      this.d.logger.warn({ err: String(err) }, "publishing the sequenced block failed");
+    }
+    return true;
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // Inputs from outside
+
+  /** Queues an unsafe payload (P2P gossip, `admin_postUnsafePayload`). */
+  addUnsafePayload(env: ExecutionPayloadEnvelope): boolean {
+    const added = this.unsafeQueue.push(env);
+    if (added) this.poke();
+    return added;
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // ChainAdminControl
+
+  async startSequencer(expectedHead?: Hash): Promise<void> {
+    this.seq.checkStart(this.initialised ? this.engine.heads.unsafe : undefined, expectedHead);
+    await this.d.sequencerStore?.save(true);
+    this.seq.confirmStart();
+    this.d.logger.info({ head: this.engine.heads.unsafe.number }, "sequencer started");
+    this.poke();
+  }
+
+  async stopSequencer(): Promise<Hash> {
+    this.seq.checkStop();
+    await this.d.sequencerStore?.save(false);
+    this.seq.confirmStop();
+    this.d.logger.info({ head: this.engine.heads.unsafe.number }, "sequencer stopped");
+    return this.engine.heads.unsafe.hash;
+  }
+
+  async resetDerivationPipeline(): Promise<void> {
+    if (this.state !== "running") throw new NodeRpcError("NOT_RUNNING", "virtual node not running");
+    const done = new Promise<void>((resolve) => this.resetWaiters.push(resolve));
+    this.resetRequested = "admin";
+    this.poke();
+    await done;
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // ChainRpcView
+
+  sequencerActive(): boolean {
+    return this.seq.active;
+  }
+
+  rollupConfig(): RollupConfig {
+    return this.cfg.rollup;
+  }
+
+  syncStatus(): SyncStatus {
+    const h = this.engine.heads;
+    const queued = this.unsafeQueue.lowest();
+    const queuedRef = queued === undefined ? ZERO_L2_REF : safeRef(this.d.refFromPayload, queued);
+    return {
+      current_l1: this.initialised ? this.pipeline.origin : ZERO_L1_REF,
+      current_l1_finalized: this.lastL1.finalized,
+      head_l1: this.lastL1.head,
+      safe_l1: this.lastL1.safe,
+      finalized_l1: this.lastL1.finalized,
+      unsafe_l2: h.unsafe,
+      safe_l2: h.safe,
+      finalized_l2: h.finalized,
+      pending_safe_l2: h.pendingSafe,
+      queued_unsafe_l2: queuedRef,
+      engine_sync_target: h.unsafe,
+      local_safe_l2: h.localSafe,
+      cross_unsafe_l2: h.crossUnsafe,
+    };
+  }
+
+  async outputAtBlock(n: number): Promise<OutputAtBlock> {
+    return computeOutputAtBlock(this.cfg.rollup, this.d.engine, this.d.refFromPayload, n);
+  }
+
+  async safeHeadAtL1Block(l1Number: number): Promise<SafeHeadAtL1> {
+    if (this.d.safeDb === undefined) {
+      throw new NodeRpcError(
+        "SAFEDB_DISABLED",
+        `failed to get safe head at l1 block 0x${l1Number.toString(16)}: safe head database not enabled`,
+      );
+    }
+    const e = await this.d.safeDb.safeHeadAtL1Block(l1Number);
+    if (e === undefined) throw new NodeRpcError("SAFE_HEAD_NOT_FOUND", "not found");
+    return e;
+  }
+
+  async l2BlockRefByTimestamp(ts: number): Promise<L2BlockRef | undefined> {
+    const n = blockNumberAtTimestamp(this.cfg.rollup, ts);
+    if (n === undefined) return undefined;
+    return this.d.engine.l2BlockRefByNumber(n);
+  }
+
+  async outputAtTimestamp(ts: number): Promise<OutputAtBlock | undefined> {
+    const n = blockNumberAtTimestamp(this.cfg.rollup, ts);
+    if (n === undefined) return undefined;
+    try {
+      return await this.outputAtBlock(n);
+    } catch (err) {
+      if (err instanceof NodeRpcError && err.code === "NOT_FOUND") return undefined;
+      throw err;
+    }
+  }
+
+  private publishMetrics(): void {
+    const m = this.d.metrics;
+    if (m === undefined) return;
+    const h = this.engine.heads;
+    m.headNumber.set({ head: "unsafe" }, h.unsafe.number);
+    m.headNumber.set({ head: "pending_safe" }, h.pendingSafe.number);
+    m.headNumber.set({ head: "local_safe" }, h.localSafe.number);
+    m.headNumber.set({ head: "safe" }, h.safe.number);
+    m.headNumber.set({ head: "finalized" }, h.finalized.number);
+    if (this.initialised) m.derivationOrigin.set(this.pipeline.origin.number);
+  }
+}
+
+function safeRef(fn: (env: ExecutionPayloadEnvelope) => L2BlockRef, env: ExecutionPayloadEnvelope): L2BlockRef {
+  try {
+    return fn(env);
+  } catch {
+    return ZERO_L2_REF;
+  }
+}

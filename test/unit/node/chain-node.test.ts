@@ -1,0 +1,256 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../../src/core/logger.js";
+import { systemClock, type Clock } from "../../../src/core/time/clock.js";
+import { ChainNode, type ChainNodeConfig } from "../../../src/node/chain-node.js";
+import { fileSequencerStateStore, memorySequencerStateStore } from "../../../src/node/sequencer/state-file.js";
+import type { SequencerStateStore } from "../../../src/node/ports.js";
+import {
+  FakeEngine,
+  FakeL1,
+  GENESIS_TIME,
+  ManualClock,
+  MemorySafeDb,
+  ToyPipeline,
+  fakeAttributesBuilder,
+  testRollupConfig,
+  waitFor,
+} from "./fakes.js";
+
+const cfg = testRollupConfig();
+
+function nodeConfig(over: Partial<ChainNodeConfig["sequencer"]> = {}): ChainNodeConfig {
+  return {
+    rollup: cfg,
+    engineKind: "variant_b",
+    syncMode: "consensus-layer",
+    sequencer: { enabled: false, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false, ...over },
+    verifierL1Confs: 0,
+    idlePollMs: 5,
+  };
+}
+
+interface Rig {
+  node: ChainNode;
+  l1: FakeL1;
+  engine: FakeEngine;
+  safeDb: MemorySafeDb;
+  pipeline: ToyPipeline;
+}
+
+const running: ChainNode[] = [];
+afterEach(async () => {
+  for (const n of running.splice(0)) await n.stop();
+});
+
+async function rig(opts: {
+  l1?: FakeL1;
+  engine?: FakeEngine;
+  safeDb?: MemorySafeDb;
+  config?: ChainNodeConfig;
+  clock?: Clock;
+  store?: SequencerStateStore;
+  start?: boolean;
+}): Promise<Rig> {
+  const l1 = opts.l1 ?? new FakeL1(10);
+  const engine = opts.engine ?? new FakeEngine(cfg);
+  const safeDb = opts.safeDb ?? new MemorySafeDb();
+  const builder = fakeAttributesBuilder(cfg, l1);
+  const pipeline = new ToyPipeline(cfg, l1, builder);
+  const node = await ChainNode.create(opts.config ?? nodeConfig(), {
+    l1,
+    engine,
+    safeDb,
+    clock: opts.clock ?? systemClock,
+    logger: silentLogger,
+    createPipeline: () => pipeline,
+    attributesBuilder: builder,
+    refFromPayload: engine.refOf,
+    sequencerStore: opts.store,
+  });
+  if (opts.start !== false) {
+    await node.start();
+    running.push(node);
+  }
+  return { node, l1, engine, safeDb, pipeline };
+}
+
+describe("ChainNode derivation", () => {
+  it("derives every L2 block from L1 by building, records the SafeDB and serves the sync status", async () => {
+    const { node, engine, safeDb } = await rig({});
+    await waitFor(() => node.syncStatus().safe_l2.number === 10);
+    const s = node.syncStatus();
+    expect(s.unsafe_l2.number).toBe(10);
+    expect(s.local_safe_l2).toEqual(s.safe_l2);
+    expect(s.pending_safe_l2).toEqual(s.safe_l2);
+    expect(s.current_l1.number).toBe(10);
+    expect(s.head_l1.number).toBe(10);
+    expect(s.queued_unsafe_l2.number).toBe(0);
+    expect(s.safe_l2.l1origin.number).toBe(10);
+    expect(s.safe_l2.timestamp).toBe(GENESIS_TIME + 20);
+    expect(engine.calls.newPayload).toBe(10);
+    // The EL's labels follow after the batched forkchoice update.
+    await waitFor(() => engine.safe === s.safe_l2.hash);
+    expect(await safeDb.safeHeadAtL1Block(7)).toEqual({
+      l1Block: { hash: (await node.safeHeadAtL1Block(7)).l1Block.hash, number: 7 },
+      safeHead: { hash: (await engine.l2BlockRefByNumber(7))!.hash, number: 7 },
+    });
+  });
+
+  it("consolidates blocks the execution client already has instead of building them", async () => {
+    const l1 = new FakeL1(8);
+    const first = await rig({ l1 });
+    await waitFor(() => first.node.syncStatus().safe_l2.number === 8);
+    await first.node.stop();
+    const engine = first.engine;
+    // The EL keeps the blocks as unsafe only; a fresh node with an empty SafeDB re-derives them.
+    engine.safe = engine.finalized = cfg.genesis.l2.hash;
+    const built = engine.calls.newPayload;
+    const second = await rig({ l1, engine });
+    await waitFor(() => second.node.syncStatus().safe_l2.number === 8);
+    expect(engine.calls.newPayload).toBe(built);
+    expect(second.node.syncStatus().safe_l2.hash).toBe(engine.canonical[8]);
+  });
+
+  it("builds the derived block when the unsafe block differs (L2 reorg of the unsafe chain)", async () => {
+    const l1 = new FakeL1(6);
+    const first = await rig({ l1 });
+    await waitFor(() => first.node.syncStatus().safe_l2.number === 6);
+    await first.node.stop();
+    const engine = first.engine;
+    const old4 = engine.canonical[4];
+    engine.safe = engine.finalized = cfg.genesis.l2.hash;
+    const second = await rig({ l1, engine });
+    second.pipeline.batchTxs.set(4, ["0x02aa"]);
+    await waitFor(() => second.node.syncStatus().safe_l2.number === 6);
+    expect(engine.canonical[4]).not.toBe(old4);
+    expect(engine.byHash.get(engine.canonical[4]!)!.executionPayload.transactions).toContain("0x02aa");
+  });
+
+  it("replaces an invalid derived block with a deposits-only block", async () => {
+    const { node, engine, pipeline } = await rig({ start: false });
+    pipeline.batchTxs.set(3, ["0x02bad0"]);
+    engine.poison.add("0x02bad0");
+    await node.start();
+    running.push(node);
+    await waitFor(() => node.syncStatus().safe_l2.number === 10);
+    const b3 = engine.byHash.get(engine.canonical[3]!)!.executionPayload;
+    expect(b3.transactions).toHaveLength(1);
+    expect(b3.transactions[0]!.startsWith("0x7e")).toBe(true);
+  });
+
+  it("finalizes the highest L2 block derived from finalized L1", async () => {
+    const { node, l1, engine } = await rig({});
+    await waitFor(() => node.syncStatus().safe_l2.number === 10);
+    l1.finalizedNumber = 6;
+    await waitFor(() => node.syncStatus().finalized_l2.number === 6);
+    expect(node.syncStatus().finalized_l1.number).toBe(6);
+    await waitFor(() => engine.finalized === engine.canonical[6]);
+  });
+
+  it("an L1 reorg rolls the safe head back, truncates the SafeDB and re-derives on the new branch", async () => {
+    const { node, l1, engine, safeDb } = await rig({});
+    await waitFor(() => node.syncStatus().safe_l2.number === 10);
+    const old7 = engine.canonical[7];
+    l1.reorg(6, 6, "fork"); // blocks 6..11 on a new branch
+    await waitFor(() => node.syncStatus().safe_l2.number === 11 && node.syncStatus().current_l1.number === 11);
+    expect(engine.canonical[7]).not.toBe(old7);
+    expect(node.syncStatus().safe_l2.l1origin.hash).toBe(l1.head.hash);
+    const entry = await safeDb.safeHeadAtL1Block(8);
+    expect(entry?.l1Block.hash).toBe(l1.blocks[8]!.hash);
+  });
+
+  it("admin_resetDerivationPipeline resets and re-derives; a restart resumes without re-deriving from genesis", async () => {
+    const { node, l1, engine, safeDb, pipeline } = await rig({});
+    await waitFor(() => node.syncStatus().safe_l2.number === 10);
+    const resets = pipeline.resets;
+    await node.resetDerivationPipeline();
+    expect(pipeline.resets).toBe(resets + 1);
+    await waitFor(() => node.syncStatus().safe_l2.number === 10);
+    await node.stop();
+    running.splice(running.indexOf(node), 1);
+    const before = engine.calls.newPayload ?? 0;
+    l1.extend(2);
+    const again = await rig({ l1, engine, safeDb });
+    await waitFor(() => again.node.syncStatus().safe_l2.number === 12);
+    // Only the two new blocks were built: the restart resumed from the SafeDB and the EL.
+    expect(engine.calls.newPayload).toBe(before + 2);
+    expect(again.pipeline.origin.number).toBe(12);
+  });
+});
+
+describe("ChainNode sequencer", () => {
+  it("sequences a block per block time on the clock and publishes it", async () => {
+    const clock = new ManualClock(GENESIS_TIME * 1000);
+    const { node, engine } = await rig({
+      l1: new FakeL1(3),
+      clock,
+      config: nodeConfig({ enabled: true }),
+    });
+    expect(node.sequencerActive()).toBe(true);
+    await waitFor(() => node.syncStatus().safe_l2.number === 3);
+    clock.now = (GENESIS_TIME + 20) * 1000;
+    await waitFor(() => node.syncStatus().unsafe_l2.number === 10);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(node.syncStatus().unsafe_l2.number).toBe(10);
+    expect(node.syncStatus().unsafe_l2.timestamp).toBe(GENESIS_TIME + 20);
+    // Origins never run ahead of the block timestamps.
+    const u = node.syncStatus().unsafe_l2;
+    expect(u.l1origin.number).toBe(3);
+    expect(u.sequenceNumber).toBe(7);
+    expect(engine.canonical).toHaveLength(11);
+  });
+
+  it("admin start/stop follow the state machine and persist across restarts", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "seq-"));
+    try {
+      const path = join(dir, "sequencer.json");
+      const clock = new ManualClock(GENESIS_TIME * 1000);
+      const first = await rig({
+        l1: new FakeL1(2),
+        clock,
+        config: nodeConfig({ enabled: true, stopped: true }),
+        store: fileSequencerStateStore(path),
+      });
+      await waitFor(() => first.node.syncStatus().safe_l2.number === 2);
+      expect(first.node.sequencerActive()).toBe(false);
+      await expect(first.node.stopSequencer()).rejects.toThrow("sequencer not running");
+      await expect(first.node.startSequencer(`0x${"11".repeat(32)}`)).rejects.toThrow("block hash does not match");
+      await first.node.startSequencer(first.node.syncStatus().unsafe_l2.hash);
+      expect(first.node.sequencerActive()).toBe(true);
+      await expect(first.node.startSequencer()).rejects.toThrow("sequencer already running");
+      expect(JSON.parse(await readFile(path, "utf8"))).toEqual({ sequencerStarted: true });
+      await first.node.stop();
+      const second = await rig({
+        l1: first.l1,
+        engine: first.engine,
+        clock,
+        config: nodeConfig({ enabled: true, stopped: true }),
+        store: fileSequencerStateStore(path),
+      });
+      expect(second.node.sequencerActive()).toBe(true); // persisted state overrides --sequencer.stopped
+      const head = await second.node.stopSequencer();
+      expect(head).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(JSON.parse(await readFile(path, "utf8"))).toEqual({ sequencerStarted: false });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a node without the sequencer enabled rejects sequencer admin calls", async () => {
+    const { node } = await rig({ store: memorySequencerStateStore() });
+    await expect(node.startSequencer()).rejects.toThrow("sequencer is not enabled");
+    await expect(node.stopSequencer()).rejects.toThrow("sequencer is not enabled");
+    expect(node.sequencerActive()).toBe(false);
+  });
+
+  it("max-safe-lag stalls the sequencer until the safe head catches up", async () => {
+    const clock = new ManualClock((GENESIS_TIME + 40) * 1000);
+    const { node } = await rig({ l1: new FakeL1(0), clock, config: nodeConfig({ enabled: true, maxSafeLag: 4 }) });
+    await waitFor(() => node.syncStatus().unsafe_l2.number === 4);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(node.syncStatus().unsafe_l2.number).toBe(4);
+  });
+});
