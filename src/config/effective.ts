@@ -1,0 +1,65 @@
+import { rollupConfigToJson } from "../protocol/rollup-config-json.js";
+import { REDACTED, isSecretKey } from "../observability/log-redact.js";
+import type { ChainConfig, SupernodeConfig } from "./types.js";
+
+function redactOptions(options: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options)) {
+    if (v === undefined) continue;
+    const secretValue = (isSecretKey(k) && k !== "l2.jwt-secret") || k === "p2p.sequencer.key" || k === "p2p.priv.raw";
+    out[k] = secretValue && v !== "" ? REDACTED : v;
+  }
+  return out;
+}
+
+function chainJson(c: ChainConfig): Record<string, unknown> {
+  const { p2p } = c;
+  return {
+    chainId: c.chainId.toString(10),
+    ...(c.network !== undefined ? { network: c.network } : {}),
+    ...(c.rollupConfigPath !== undefined ? { rollupConfigPath: c.rollupConfigPath } : {}),
+    l2: c.l2,
+    jwtSecret: REDACTED,
+    jwtSecretPath: c.jwtSecretPath,
+    engineKind: c.engineKind,
+    l2EngineRpcTimeoutMs: c.l2EngineRpcTimeoutMs,
+    dataDir: c.dataDir,
+    safedbPath: c.safedbPath,
+    syncMode: c.syncMode,
+    syncModeReqResp: c.syncModeReqResp,
+    verifierL1Confs: c.verifierL1Confs,
+    finalityLookback: c.finalityLookback,
+    finalityDelay: c.finalityDelay,
+    sequencer: c.sequencer,
+    p2p: {
+      ...p2p,
+      ...(p2p.privRaw !== undefined ? { privRaw: REDACTED } : {}),
+      ...(p2p.sequencerKey !== undefined ? { sequencerKey: REDACTED } : {}),
+    },
+    metrics: c.metrics,
+    ...(c.interopDependencySetPath !== undefined ? { interopDependencySetPath: c.interopDependencySetPath } : {}),
+    explicitOptions: [...c.explicitOptions].sort(),
+    options: redactOptions(c.options),
+    rollup: rollupConfigToJson(c.rollup),
+  };
+}
+
+/** The effective configuration as a JSON value (what `supernode config` prints); secrets are redacted. */
+export function effectiveConfigJson(config: SupernodeConfig): Record<string, unknown> {
+  return {
+    chains: config.chains.map((c) => c.toString(10)),
+    dataDir: config.dataDir,
+    l1: config.l1,
+    ...(config.l1Beacon !== undefined ? { l1Beacon: config.l1Beacon } : {}),
+    l1BeaconFallbacks: config.l1BeaconFallbacks,
+    l1HttpPollIntervalMs: config.l1HttpPollIntervalMs,
+    disableP2p: config.disableP2p,
+    interopActivationTimestamp: config.interopActivationTimestamp ?? null,
+    interopLogBackfillDepthMs: config.interopLogBackfillDepthMs,
+    rpc: config.rpc,
+    log: config.log,
+    metrics: config.metrics,
+    pprof: config.pprof,
+    chainConfigs: config.chainConfigs.map(chainJson),
+  };
+}

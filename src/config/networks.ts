@@ -1,0 +1,75 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseRollupConfig } from "../protocol/rollup-config-json.js";
+import type { RollupConfig } from "../protocol/rollup-config.js";
+
+/** A built-in network as stored in `config/networks/<name>.json` (the project's own format). */
+export interface NetworkFile {
+  /** Network name, `<chain>-<superchain>` (e.g. `op-mainnet`). */
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  /** Human chain name from the registry (e.g. "OP Mainnet"). */
+  readonly chainName: string;
+  /** Superchain the chain belongs to (`mainnet`, `sepolia`, …). */
+  readonly superchain: string;
+  readonly chainId: number;
+  readonly l1ChainId: number;
+  readonly superchainLevel?: number;
+  readonly publicRpc?: string;
+  readonly sequencerRpc?: string;
+  readonly explorer?: string;
+  readonly dataAvailabilityType?: string;
+  readonly gasPayingToken?: string;
+  /** Contract addresses of the chain (registry `Addresses`, non-null only). */
+  readonly addresses: Readonly<Record<string, string>>;
+  /** The rollup config (rollup.json shape). */
+  readonly rollup: unknown;
+}
+
+export interface Network {
+  readonly file: NetworkFile;
+  readonly rollup: RollupConfig;
+}
+
+/** `<project>/config/networks`, found from this module's location (works from `src/` and `dist/`). */
+export function defaultNetworksDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const up of ["../..", "../../.."]) {
+    const dir = resolve(here, up, "config", "networks");
+    if (existsSync(dir)) return dir;
+  }
+  return resolve(here, "../..", "config", "networks");
+}
+
+/** Legacy aliases accepted for network names. */
+const ALIASES: Readonly<Record<string, string>> = { mainnet: "op-mainnet", sepolia: "op-sepolia" };
+
+/** Names of every built-in network in `dir`, sorted. */
+export function listNetworks(dir: string = defaultNetworksDir()): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.slice(0, -".json".length))
+    .sort();
+}
+
+/** Canonical network name for `name` (case-insensitive, aliases resolved); undefined when unknown. */
+export function resolveNetworkName(name: string, dir: string = defaultNetworksDir()): string | undefined {
+  const n = name.trim().toLowerCase();
+  const canonical = ALIASES[n] ?? n;
+  return listNetworks(dir).includes(canonical) ? canonical : undefined;
+}
+
+/**
+ * Loads a built-in network by name. Throws when the name is unknown (message lists the known networks) or the
+ * file is malformed.
+ */
+export function loadNetwork(name: string, dir: string = defaultNetworksDir()): Network {
+  const canonical = resolveNetworkName(name, dir);
+  if (canonical === undefined) {
+    throw new Error(`unknown network "${name}"; known networks: ${listNetworks(dir).join(", ")}`);
+  }
+  const file = JSON.parse(readFileSync(join(dir, `${canonical}.json`), "utf8")) as NetworkFile;
+  return { file, rollup: parseRollupConfig(file.rollup) };
+}
