@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { bytesToHex } from "../core/codec/hex.js";
 import type { Address, Hash, Hex } from "../core/types/primitives.js";
 import { FORKS, type Fork, type RollupConfig, type SystemConfig } from "../protocol/rollup-config.js";
+import { serializeRollupConfig } from "../protocol/rollup-config-json.js";
 import { depositContractAddress, protocolVersionsAddress, systemConfigAddress } from "./l1/contracts.js";
 
 /** `0xff00…00<chainId>`: the chain's batch inbox (chain id in hex, right-aligned). */
@@ -99,44 +100,9 @@ export function devnetRollupConfig(p: DevnetRollupParams): RollupConfig {
   };
 }
 
-/** The rollup.json text of a config, in Go's key order, integers as JSON numbers. */
+/** The rollup.json text of a config (the protocol layer's serialiser: Go key order, integers as numbers). */
 export function rollupConfigJson(cfg: RollupConfig): string {
-  const sc = cfg.genesis.system_config;
-  const out: Record<string, unknown> = {
-    genesis: {
-      l1: cfg.genesis.l1,
-      l2: cfg.genesis.l2,
-      l2_time: cfg.genesis.l2_time,
-      system_config: {
-        batcherAddr: sc.batcherAddr,
-        overhead: sc.overhead,
-        scalar: sc.scalar,
-        gasLimit: Number(sc.gasLimit),
-        eip1559Params: sc.eip1559Params,
-        operatorFeeParams: sc.operatorFeeParams,
-        minBaseFee: Number(sc.minBaseFee),
-        daFootprintGasScalar: sc.daFootprintGasScalar,
-      },
-    },
-    block_time: cfg.block_time,
-    max_sequencer_drift: cfg.max_sequencer_drift,
-    seq_window_size: cfg.seq_window_size,
-    channel_timeout: cfg.channel_timeout,
-    l1_chain_id: Number(cfg.l1_chain_id),
-    l2_chain_id: Number(cfg.l2_chain_id),
-  };
-  for (const f of FORKS) {
-    const t = cfg[`${f}_time`];
-    if (t !== undefined) out[`${f}_time`] = t;
-  }
-  if (cfg.pectra_blob_schedule_time !== undefined) out.pectra_blob_schedule_time = cfg.pectra_blob_schedule_time;
-  out.batch_inbox_address = cfg.batch_inbox_address;
-  out.deposit_contract_address = cfg.deposit_contract_address;
-  out.l1_system_config_address = cfg.l1_system_config_address;
-  out.protocol_versions_address = cfg.protocol_versions_address;
-  if (cfg.chain_op_config !== undefined) out.chain_op_config = cfg.chain_op_config;
-  if (cfg.alt_da !== undefined) out.alt_da = cfg.alt_da;
-  return `${JSON.stringify(out, null, 2)}\n`;
+  return `${serializeRollupConfig(cfg, 2)}\n`;
 }
 
 async function writeText(path: string, text: string): Promise<void> {

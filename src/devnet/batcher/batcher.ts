@@ -1,0 +1,305 @@
+/**
+ * The devnet batcher: follows a chain's unsafe L2 blocks on its execution client, packs them into channels
+ * (singular or span batches, zlib or brotli), and posts the frames to the chain's batch inbox on the devnet L1 as
+ * calldata or blob transactions from the authorised batcher account. It watches its transactions on L1 and, when
+ * an L1 reorg drops one, puts the blocks of that channel (and of every later channel) back in the queue and posts
+ * them again.
+ */
+import { bytesToHex } from "../../core/codec/hex.js";
+import { type Logger, silentLogger } from "../../core/logger.js";
+import type { Hash, Hex } from "../../core/types/primitives.js";
+import type { Compression } from "../../protocol/derive/channel-reader.js";
+import { encodeBlob, MAX_BLOB_DATA_SIZE } from "../../protocol/l1/blob.js";
+import type { RollupConfig } from "../../protocol/rollup-config.js";
+import type { L1Client } from "../l1/l1-client.js";
+import { type BatchType, type BuiltChannel, buildChannel } from "./channel-builder.js";
+import { type BatchBlock, L2Reader } from "./l2-reader.js";
+
+export type DataMode = "calldata" | "blobs";
+
+export interface BatcherOptions {
+  readonly rollupConfig: RollupConfig;
+  /** The chain's execution client JSON-RPC URL. */
+  readonly l2RpcUrl: string;
+  readonly l1: L1Client;
+  /** Dev account index of the authorised batcher (its address must be the config's batcher). */
+  readonly accountIndex: number;
+  readonly mode?: DataMode;
+  readonly batchType?: BatchType;
+  readonly compression?: Compression | "auto";
+  /** Close a channel once its first block waited this many L1 blocks (0 = close on every step). Default 0. */
+  readonly maxChannelDurationL1Blocks?: number;
+  /** Also close a channel once it holds this many L2 blocks. Default 100. */
+  readonly maxBlocksPerChannel?: number;
+  /** Maximum encoded frame size; default 120_000 (calldata) or a full blob. */
+  readonly maxFrameSize?: number;
+  /** Blobs per blob transaction (default 6). */
+  readonly maxBlobsPerTx?: number;
+  readonly pollIntervalMs?: number;
+  readonly logger?: Logger;
+}
+
+/** A batcher transaction and where it landed. */
+export interface SubmittedTx {
+  readonly hash: Hash;
+  readonly channelId: Hex;
+  readonly frameNumbers: readonly number[];
+  readonly blobs: number;
+  l1Block: { number: number; hash: Hash } | undefined;
+}
+
+interface InflightChannel {
+  readonly channel: BuiltChannel;
+  readonly txs: SubmittedTx[];
+}
+
+export interface BatcherStats {
+  readonly channels: number;
+  readonly txs: number;
+  readonly resubmittedChannels: number;
+  /** Highest L2 block whose channel (and every earlier one) is included on the canonical L1. */
+  readonly confirmedThrough: number;
+  readonly queued: number;
+}
+
+export class Batcher {
+  private readonly log: Logger;
+  private readonly reader: L2Reader;
+  private readonly cfg: RollupConfig;
+  /** Blocks loaded from L2 and not yet in a channel, oldest first. */
+  private queue: BatchBlock[] = [];
+  /** The newest loaded block (queued or in a channel). */
+  private tip: BatchBlock | undefined;
+  private queueOpenedAtL1: number | undefined;
+  private inflight: InflightChannel[] = [];
+  private readonly history: SubmittedTx[] = [];
+  private confirmed: number;
+  /** Last L2 block of the channels already pruned as final on L1. */
+  private finalThrough: number;
+  private resubmitted = 0;
+  private channelCount = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+
+  constructor(private readonly opts: BatcherOptions) {
+    this.cfg = opts.rollupConfig;
+    this.log = (opts.logger ?? silentLogger).child({ component: "batcher", chain: Number(this.cfg.l2_chain_id) });
+    this.reader = new L2Reader(opts.l2RpcUrl);
+    this.confirmed = this.cfg.genesis.l2.number;
+    this.finalThrough = this.cfg.genesis.l2.number;
+  }
+
+  /** Every transaction posted so far (including ones a reorg dropped). */
+  get submitted(): readonly SubmittedTx[] {
+    return this.history;
+  }
+
+  stats(): BatcherStats {
+    return {
+      channels: this.channelCount,
+      txs: this.history.length,
+      resubmittedChannels: this.resubmitted,
+      confirmedThrough: this.confirmed,
+      queued: this.queue.length,
+    };
+  }
+
+  /** Starts the poll loop. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = (): void => {
+      if (this.stopped) return;
+      this.running = this.step()
+        .catch((err: unknown) => this.log.warn({ err: String(err) }, "batcher step failed"))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(loop, this.opts.pollIntervalMs ?? 500);
+        });
+    };
+    loop();
+    this.log.info(
+      { mode: this.opts.mode ?? "calldata", batchType: this.opts.batchType ?? "singular" },
+      "batcher started",
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One iteration: check L1 inclusion, load new L2 blocks, and post a channel when one is due. */
+  async step(opts: { readonly flush?: boolean } = {}): Promise<void> {
+    await this.checkL1();
+    await this.loadL2();
+    const head = await this.opts.l1.public.getBlock({ blockTag: "latest" });
+    const l1Head = Number(head.number);
+    if (this.queue.length > 0 && this.queueOpenedAtL1 === undefined) this.queueOpenedAtL1 = l1Head;
+    const due =
+      opts.flush === true ||
+      this.queue.length >= (this.opts.maxBlocksPerChannel ?? 100) ||
+      (this.queueOpenedAtL1 !== undefined &&
+        l1Head - this.queueOpenedAtL1 >= (this.opts.maxChannelDurationL1Blocks ?? 0));
+    if (this.queue.length > 0 && due) await this.submitChannel(Number(head.timestamp));
+  }
+
+  /** Loads and posts everything up to the current L2 head, then waits until it is included on L1. */
+  async flush(): Promise<BatcherStats> {
+    await this.step({ flush: true });
+    await this.checkL1();
+    return this.stats();
+  }
+
+  private async loadL2(): Promise<void> {
+    const head = await this.reader.headNumber();
+    let next = (this.tip?.number ?? this.cfg.genesis.l2.number) + 1;
+    while (next <= head) {
+      const block = await this.reader.block(next);
+      if (block === undefined) break;
+      if (this.tip !== undefined && block.parentHash !== this.tip.hash) {
+        this.log.warn({ number: block.number }, "L2 reorg seen by the batcher; reloading from the confirmed block");
+        this.queue = [];
+        this.inflight = [];
+        this.tip = undefined;
+        this.queueOpenedAtL1 = undefined;
+        next = this.confirmed + 1;
+        const base = await this.reader.block(this.confirmed);
+        if (base !== undefined) this.tip = base;
+        continue;
+      }
+      this.queue.push(block);
+      this.tip = block;
+      next++;
+    }
+  }
+
+  private maxFrameSize(mode: DataMode): number {
+    if (this.opts.maxFrameSize !== undefined) return this.opts.maxFrameSize;
+    // data item = version byte + frame
+    return mode === "blobs" ? MAX_BLOB_DATA_SIZE - 1 : 120_000;
+  }
+
+  private async submitChannel(l1Time: number): Promise<void> {
+    const mode = this.opts.mode ?? "calldata";
+    const blocks = this.queue;
+    this.queue = [];
+    this.queueOpenedAtL1 = undefined;
+    const channel = buildChannel(this.cfg, blocks, {
+      batchType: this.opts.batchType ?? "singular",
+      compression: this.opts.compression ?? "auto",
+      maxFrameSize: this.maxFrameSize(mode),
+      l1Time,
+    });
+    this.channelCount++;
+    const inflight: InflightChannel = { channel, txs: [] };
+    this.inflight.push(inflight);
+    const to = this.cfg.batch_inbox_address;
+    const groups: { frames: number[]; items: Uint8Array[] }[] = [];
+    const perTx = mode === "blobs" ? (this.opts.maxBlobsPerTx ?? 6) : 1;
+    channel.dataItems.forEach((item, i) => {
+      const last = groups[groups.length - 1];
+      if (last === undefined || last.items.length >= perTx) groups.push({ frames: [i], items: [item] });
+      else {
+        last.frames.push(i);
+        last.items.push(item);
+      }
+    });
+    const hashes: Hash[] = [];
+    for (const g of groups) {
+      const hash =
+        mode === "blobs"
+          ? await this.opts.l1.send(this.opts.accountIndex, {
+              to,
+              blobs: g.items.map((d) => bytesToHex(encodeBlob(d))),
+            })
+          : await this.opts.l1.send(this.opts.accountIndex, { to, data: bytesToHex(g.items[0] as Uint8Array) });
+      const rec: SubmittedTx = {
+        hash,
+        channelId: channel.id,
+        frameNumbers: g.frames,
+        blobs: mode === "blobs" ? g.items.length : 0,
+        l1Block: undefined,
+      };
+      inflight.txs.push(rec);
+      this.history.push(rec);
+      hashes.push(hash);
+    }
+    this.log.info(
+      {
+        channel: channel.id,
+        blocks: `${blocks[0]?.number}..${blocks[blocks.length - 1]?.number}`,
+        frames: channel.frames.length,
+        txs: hashes.length,
+        type: channel.batchType,
+        compression: channel.compression,
+        mode,
+      },
+      "posted channel",
+    );
+    for (const rec of inflight.txs) {
+      const r = await this.opts.l1.waitReceipt(rec.hash);
+      rec.l1Block = { number: Number(r.blockNumber), hash: r.blockHash };
+    }
+  }
+
+  /**
+   * Confirms inclusion of posted transactions on the canonical L1. A transaction whose block was reorged out and
+   * that is not included elsewhere makes its channel and every later channel go back into the queue.
+   */
+  private async checkL1(): Promise<void> {
+    let lostAt = -1;
+    for (let c = 0; c < this.inflight.length && lostAt < 0; c++) {
+      const ch = this.inflight[c] as InflightChannel;
+      for (const tx of ch.txs) {
+        if (tx.l1Block !== undefined) {
+          const canon = await this.opts.l1.public
+            .getBlock({ blockNumber: BigInt(tx.l1Block.number) })
+            .catch(() => undefined);
+          if (canon?.hash === tx.l1Block.hash) continue;
+        }
+        const receipt = await this.opts.l1.public.getTransactionReceipt({ hash: tx.hash }).catch(() => undefined);
+        if (receipt !== undefined && receipt.status === "success") {
+          tx.l1Block = { number: Number(receipt.blockNumber), hash: receipt.blockHash };
+          continue;
+        }
+        lostAt = c;
+        break;
+      }
+    }
+    if (lostAt >= 0) {
+      const dropped = this.inflight.slice(lostAt);
+      this.inflight = this.inflight.slice(0, lostAt);
+      const blocks = dropped.flatMap((d) => d.channel.blocks);
+      this.queue = [...blocks, ...this.queue];
+      this.queueOpenedAtL1 = undefined;
+      this.resubmitted += dropped.length;
+      this.log.warn(
+        { channels: dropped.length, from: blocks[0]?.number, to: blocks[blocks.length - 1]?.number },
+        "L1 reorg dropped batcher transactions; resubmitting",
+      );
+    }
+    // prune channels that are final on L1; the confirmed mark is the end of the included prefix
+    const finalized = await this.opts.l1.public.getBlock({ blockTag: "finalized" }).catch(() => undefined);
+    const finalNum = finalized === undefined ? -1 : Number(finalized.number);
+    while (this.inflight.length > 0) {
+      const ch = this.inflight[0] as InflightChannel;
+      if (!ch.txs.every((t) => t.l1Block !== undefined && t.l1Block.number <= finalNum)) break;
+      this.finalThrough = lastNumber(ch.channel);
+      this.inflight.shift();
+    }
+    let through = this.finalThrough;
+    for (const ch of this.inflight) {
+      if (!ch.txs.every((t) => t.l1Block !== undefined)) break;
+      through = lastNumber(ch.channel);
+    }
+    this.confirmed = through;
+  }
+}
+
+function lastNumber(ch: BuiltChannel): number {
+  const b = ch.blocks[ch.blocks.length - 1];
+  if (b === undefined) throw new Error("empty channel");
+  return b.number;
+}

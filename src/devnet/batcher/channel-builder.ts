@@ -1,0 +1,65 @@
+/**
+ * Turns a run of L2 blocks into batcher data items: batches (singular or one span batch) → compressed channel
+ * → frames → one data item (`0x00 ‖ frame`) per frame. Pure apart from the random channel id.
+ */
+import { randomBytes } from "node:crypto";
+import { bytesToHex } from "../../core/codec/hex.js";
+import type { RollupConfig } from "../../protocol/rollup-config.js";
+import { type BatchData, SINGULAR_BATCH_TYPE, SPAN_BATCH_TYPE } from "../../protocol/derive/batch.js";
+import { spanBatchFromSingularBatches } from "../../protocol/derive/batch-span.js";
+import { isBrotliAllowed, isSpanBatchAllowed } from "../../protocol/derive/chain-spec.js";
+import { encodeChannel, splitIntoFrames } from "../../protocol/derive/channel-out.js";
+import type { Compression } from "../../protocol/derive/channel-reader.js";
+import { type ChannelId, encodeFrames, type Frame } from "../../protocol/derive/frame.js";
+import { type BatchBlock, singularBatchOf } from "./l2-reader.js";
+
+export type BatchType = "singular" | "span";
+
+export interface ChannelBuildOptions {
+  readonly batchType: BatchType;
+  /** `auto` = brotli when Fjord is active at `l1Time`, else zlib. */
+  readonly compression: Compression | "auto";
+  /** Maximum encoded frame size (23 bytes of overhead + data). */
+  readonly maxFrameSize: number;
+  /** L1 time the channel is expected to land at (fork checks). */
+  readonly l1Time: number;
+}
+
+export interface BuiltChannel {
+  readonly id: ChannelId;
+  readonly blocks: readonly BatchBlock[];
+  readonly batchType: BatchType;
+  readonly compression: Compression;
+  readonly frames: readonly Frame[];
+  /** One batcher data item per frame: `0x00 ‖ frame`. */
+  readonly dataItems: readonly Uint8Array[];
+}
+
+/** The batches carrying `blocks` (consecutive, oldest first). */
+export function batchesFor(cfg: RollupConfig, blocks: readonly BatchBlock[], type: BatchType): BatchData[] {
+  const singulars = blocks.map(singularBatchOf);
+  if (type === "singular") return singulars.map((batch) => ({ type: SINGULAR_BATCH_TYPE, batch }));
+  const first = blocks[0];
+  if (first === undefined) return [];
+  const raw = spanBatchFromSingularBatches(singulars, {
+    genesisL2Time: cfg.genesis.l2_time,
+    chainId: cfg.l2_chain_id,
+    firstSequenceNumber: first.sequenceNumber,
+  });
+  return [{ type: SPAN_BATCH_TYPE, batch: raw }];
+}
+
+export function buildChannel(
+  cfg: RollupConfig,
+  blocks: readonly BatchBlock[],
+  opts: ChannelBuildOptions,
+): BuiltChannel {
+  if (blocks.length === 0) throw new RangeError("a channel needs at least one block");
+  const batchType: BatchType = opts.batchType === "span" && isSpanBatchAllowed(cfg, opts.l1Time) ? "span" : "singular";
+  const compression: Compression =
+    opts.compression === "auto" ? (isBrotliAllowed(cfg, opts.l1Time) ? "brotli" : "zlib") : opts.compression;
+  const data = encodeChannel(batchesFor(cfg, blocks, batchType), { compression });
+  const id = bytesToHex(new Uint8Array(randomBytes(16)));
+  const frames = splitIntoFrames(id, data, opts.maxFrameSize);
+  return { id, blocks, batchType, compression, frames, dataItems: frames.map((f) => encodeFrames([f])) };
+}
