@@ -8,6 +8,7 @@ import { type SimulatedExecutionClient, mintEngineJwt } from "../../../src/devne
 import {
   ALICE,
   BOB,
+  DEPOSIT_FROM,
   GENESIS_TIME,
   SECRET,
   buildAndSeal,
@@ -95,9 +96,11 @@ describe("simulated execution client: Engine API", () => {
     ]);
     expect(fcu.payloadStatus.status).toBe("VALID");
     expect(await call(b.httpUrl, "eth_getBalance", [BOB, "latest"])).toBe("0xde0b6b3a7640000");
-    expect(await call(b.httpUrl, "eth_getBalance", [ALICE, "latest"])).toBe(
-      `0x${(10n ** 20n + 4n * 10n ** 18n).toString(16)}`,
+    expect(await call(b.httpUrl, "eth_getBalance", [DEPOSIT_FROM, "latest"])).toBe(
+      `0x${(4n * 10n ** 18n).toString(16)}`,
     );
+    expect(await call(b.httpUrl, "eth_getBalance", [ALICE, "latest"])).toBe(`0x${(10n ** 20n).toString(16)}`);
+    expect(await call(b.httpUrl, "eth_getTransactionCount", [DEPOSIT_FROM, "latest"])).toBe("0x1");
     const safe = await call<Record<string, string>>(b.httpUrl, "eth_getBlockByNumber", ["safe", false]);
     expect(safe.hash).toBe(payload.blockHash);
     const fin = await call<Record<string, string>>(b.httpUrl, "eth_getBlockByNumber", ["finalized", false]);
@@ -208,13 +211,13 @@ describe("simulated execution client: Engine API", () => {
   it("switches the canonical chain on fcU to a sibling branch head (reorg)", async () => {
     const c = await startEl({ variant: "a" });
     try {
-      const x = await buildAndSeal(c, attrsFor(1, [userDeposit(BOB, 0n, 1n, "x")], { randao: `0x${"01".repeat(32)}` }));
+      const x = await buildAndSeal(c, attrsFor(1, [userDeposit(BOB, 1n, 1n, "x")], { randao: `0x${"01".repeat(32)}` }));
       const xTx = (await call<Record<string, unknown>>(c.httpUrl, "eth_getBlockByNumber", ["0x1", false]))
         .transactions as Hash[];
       // build a sibling on genesis
       const r = await engine<{ payloadId: string }>(c, "engine_forkchoiceUpdatedV3", [
         { headBlockHash: c.genesisHash, safeBlockHash: c.genesisHash, finalizedBlockHash: c.genesisHash },
-        attrsFor(1, [userDeposit(BOB, 0n, 2n, "y")], { randao: `0x${"02".repeat(32)}` }),
+        attrsFor(1, [userDeposit(BOB, 2n, 2n, "y")], { randao: `0x${"02".repeat(32)}` }),
       ]);
       // fcU to genesis already rewound the chain
       expect(await call(c.httpUrl, "eth_blockNumber")).toBe("0x0");

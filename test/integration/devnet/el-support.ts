@@ -15,6 +15,8 @@ export const ALICE_KEY: Hex = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8
 export const alice = privateKeyToAccount(ALICE_KEY);
 export const ALICE = alice.address.toLowerCase() as Address;
 export const BOB: Address = "0x00000000000000000000000000000000000000b0";
+/** Sender of the user deposits in these tests (an aliased L1 address). */
+export const DEPOSIT_FROM: Address = "0x00000000000000000000000000000000000000d0";
 export const FEE_RECIPIENT: Address = "0x4200000000000000000000000000000000000011";
 export const DEPOSITOR: Address = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001";
 export const L1_BLOCK: Address = "0x4200000000000000000000000000000000000015";
@@ -139,7 +141,7 @@ export function l1InfoDeposit(data: Hex, seq: number): Hex {
 export function userDeposit(to: Address, mint: bigint, value: bigint, tag = "d"): Hex {
   return encodeDepositTxHex({
     sourceHash: keccakHex(new TextEncoder().encode(tag)),
-    from: ALICE,
+    from: DEPOSIT_FROM,
     to,
     mint,
     value,
