@@ -1,0 +1,32 @@
+import type { BlockId, SyncStatus } from "../core/types/block-ref.js";
+import type { ChainId, Hash } from "../core/types/primitives.js";
+
+/** Output v0 of an L2 block (`{stateRoot, messagePasserStorageRoot, blockHash}` on the wire). */
+export interface OutputV0 {
+  readonly stateRoot: Hash;
+  readonly messagePasserStorageRoot: Hash;
+  readonly blockHash: Hash;
+}
+
+/** A chain's block at a timestamp with its output and the L1 block at which it became (local-)safe. */
+export interface ChainBlockAt {
+  readonly l2: BlockId;
+  readonly output: OutputV0;
+  readonly requiredL1: BlockId;
+}
+
+/** What the activities need from one hosted chain (read-only; implemented by the composition root). */
+export interface ActivityChainView {
+  readonly chainId: ChainId;
+  /** Current status; the last good one while the chain restarts; undefined if it never reported one. */
+  syncStatus(): Promise<SyncStatus | undefined>;
+  /** Lifecycle state of the chain's container (`running`, `backoff`, …), for operators. */
+  state(): string;
+  /**
+   * The verified block at `timestamp` (local-safe with a known L1 inclusion, and accepted by every verifier), or
+   * undefined when it is not available yet. Throws for real errors (e.g. a timestamp before the chain's genesis).
+   */
+  verifiedAt(timestamp: number): Promise<ChainBlockAt | undefined>;
+  /** The optimistic (local-safe) block at `timestamp`, or undefined when not available yet. */
+  optimisticAt(timestamp: number): Promise<ChainBlockAt | undefined>;
+}

@@ -1,0 +1,25 @@
+import type { ChainBlockAt } from "../activities/ports.js";
+import type { SyncStatus } from "../core/types/block-ref.js";
+import type { MethodTable } from "../rpc/method-table.js";
+
+/**
+ * One running instance of a chain's virtual node, as the supervisor sees it. A fresh instance is made for every
+ * (re)start, so an instance never has to be restartable itself.
+ */
+export interface ChainService {
+  /** Starts the chain; resolves once it is serving (rejects if it cannot start). */
+  start(signal: AbortSignal): Promise<void>;
+  /** Settles when the instance ends on its own: resolves on an orderly end, rejects with the failure. */
+  readonly exited: Promise<void>;
+  /** Stops the instance and waits until it has stopped (idempotent). */
+  stop(): Promise<void>;
+  /** Current sync status (throws if not available). */
+  syncStatus(): Promise<SyncStatus>;
+  /** The local-safe block at `timestamp` with its output and L1 inclusion; undefined when not available yet. */
+  blockAtTimestamp(timestamp: number): Promise<ChainBlockAt | undefined>;
+  /** The chain's JSON-RPC methods served at `/<chainID>/` while this instance runs. */
+  readonly methods: MethodTable;
+}
+
+/** Makes a new instance for attempt `attempt` (1 for the first start). */
+export type ChainServiceFactory = (attempt: number) => Promise<ChainService>;

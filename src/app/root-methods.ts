@@ -1,0 +1,37 @@
+import { heartbeatCheck } from "../activities/heartbeat.js";
+import type { ActivityChainView } from "../activities/ports.js";
+import { type SuperRootHashing, superRootAtTimestamp } from "../activities/superroot.js";
+import { aggregateSyncStatus } from "../activities/sync-status.js";
+import { InvalidParamsError } from "../rpc/errors.js";
+import { createMethodTable, mergeMethodTables, type MethodTable, namespacesOf } from "../rpc/method-table.js";
+
+/** `rpc_modules` and `health_status`, present on every endpoint (as in the Go node). */
+export function builtinMethods(table: MethodTable, opts: { version: string; enableAdmin: boolean }): MethodTable {
+  const withHealth = mergeMethodTables(table, createMethodTable({ health_status: async () => opts.version }));
+  const modules: Record<string, string> = {};
+  for (const ns of [...namespacesOf(withHealth, { includeAdmin: opts.enableAdmin }), "rpc"].sort()) modules[ns] = "1.0";
+  return mergeMethodTables(withHealth, createMethodTable({ rpc_modules: async () => modules }));
+}
+
+function noParams(method: string, params: unknown[]): void {
+  if (params.length > 0) throw new InvalidParamsError(`${method}: too many arguments, want at most 0`);
+}
+
+/** The supernode's own methods at `POST /`: the activity methods plus the builtins. */
+export function createRootMethods(
+  chains: readonly ActivityChainView[],
+  opts: { version: string; enableAdmin: boolean; hashing: SuperRootHashing },
+): MethodTable {
+  const table = createMethodTable({
+    heartbeat_check: async (params) => {
+      noParams("heartbeat_check", params);
+      return heartbeatCheck();
+    },
+    supernode_syncStatus: async (params) => {
+      noParams("supernode_syncStatus", params);
+      return aggregateSyncStatus(chains);
+    },
+    superroot_atTimestamp: async (params) => superRootAtTimestamp(chains, params, opts.hashing),
+  });
+  return builtinMethods(table, opts);
+}

@@ -1,0 +1,113 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/**
+ * The process's one prom-client registry (ADR 0008) and the supernode-wide series. Per-chain series (node, engine)
+ * are registered on the same registry by their own modules with a `chain_id` label; nothing is merged.
+ */
+export const METRICS_PREFIX = "supernode_";
+
+/** Lifecycle states of a chain container, exported as `supernode_chain_state{chain_id,state}` (1 = current). */
+export const CHAIN_STATES = ["starting", "running", "backoff", "stopping", "stopped"] as const;
+export type ChainState = (typeof CHAIN_STATES)[number];
+
+export interface HeadSample {
+  readonly chainId: string;
+  readonly heads: Readonly<Record<string, number>>;
+}
+
+export interface SupernodeMetrics {
+  readonly registry: Registry;
+  /** Observer for the RPC dispatch of one endpoint (`chain` = decimal chain ID or `supernode`). */
+  rpcObserverFor(chain: string): { observe(method: string, code: number, seconds: number): void };
+  setChainState(chainId: string, state: ChainState): void;
+  incChainRestarts(chainId: string): void;
+  setActivityUp(activity: string, up: boolean): void;
+  /** Heads reported at scrape time (`supernode_chain_head{chain_id,head}`); called on every scrape. */
+  setHeadsSource(source: () => Promise<readonly HeadSample[]>): void;
+}
+
+export interface CreateMetricsOptions {
+  readonly version: string;
+  /** Collect Node process metrics (`supernode_process_*`, `supernode_nodejs_*`). Default true. */
+  readonly processMetrics?: boolean;
+}
+
+export function createSupernodeMetrics(opts: CreateMetricsOptions, registry = new Registry()): SupernodeMetrics {
+  if (opts.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
+  const registers = [registry];
+  new Gauge({
+    name: `${METRICS_PREFIX}info`,
+    help: "Supernode build information (always 1)",
+    labelNames: ["version"],
+    registers,
+  }).set({ version: opts.version }, 1);
+  new Gauge({ name: `${METRICS_PREFIX}up`, help: "1 while the supernode is running", registers }).set(1);
+  const rpcRequests = new Counter({
+    name: `${METRICS_PREFIX}rpc_requests_total`,
+    help: "JSON-RPC calls served, by endpoint (chain_id or supernode), method and status (ok or the error code)",
+    labelNames: ["chain_id", "method", "status"],
+    registers,
+  });
+  const rpcDuration = new Histogram({
+    name: `${METRICS_PREFIX}rpc_request_duration_seconds`,
+    help: "Time to execute one JSON-RPC call, by endpoint and method",
+    labelNames: ["chain_id", "method"],
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers,
+  });
+  const chainState = new Gauge({
+    name: `${METRICS_PREFIX}chain_state`,
+    help: "Lifecycle state of each chain container (1 for the current state, 0 otherwise)",
+    labelNames: ["chain_id", "state"],
+    registers,
+  });
+  const restarts = new Counter({
+    name: `${METRICS_PREFIX}chain_restarts_total`,
+    help: "Restarts of a chain's virtual node after it stopped or failed",
+    labelNames: ["chain_id"],
+    registers,
+  });
+  const activityUp = new Gauge({
+    name: `${METRICS_PREFIX}activity_up`,
+    help: "1 while an activity (heartbeat, supernode, superroot, interop) is running",
+    labelNames: ["activity"],
+    registers,
+  });
+  let headsSource: () => Promise<readonly HeadSample[]> = async () => [];
+  new Gauge({
+    name: `${METRICS_PREFIX}chain_head`,
+    help: "L2 head block numbers of each chain as reported by its sync status (unsafe, local_safe, safe, finalized)",
+    labelNames: ["chain_id", "head"],
+    registers,
+    async collect() {
+      const samples = await headsSource();
+      this.reset();
+      for (const s of samples)
+        for (const [head, n] of Object.entries(s.heads)) this.set({ chain_id: s.chainId, head }, n);
+    },
+  });
+
+  return {
+    registry,
+    rpcObserverFor(chain) {
+      return {
+        observe(method, code, seconds) {
+          rpcRequests.inc({ chain_id: chain, method, status: code === 0 ? "ok" : String(code) });
+          rpcDuration.observe({ chain_id: chain, method }, seconds);
+        },
+      };
+    },
+    setChainState(chainId, state) {
+      for (const s of CHAIN_STATES) chainState.set({ chain_id: chainId, state: s }, s === state ? 1 : 0);
+    },
+    incChainRestarts(chainId) {
+      restarts.inc({ chain_id: chainId });
+    },
+    setActivityUp(activity, up) {
+      activityUp.set({ activity }, up ? 1 : 0);
+    },
+    setHeadsSource(source) {
+      headsSource = source;
+    },
+  };
+}
