@@ -22,9 +22,16 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/config ./config
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/package.json ./package.json
-RUN mkdir -p /data && chown node:node /data
+# `supernode` on the PATH; state under /data (SUPERNODE_DATA_DIR) owned by the unprivileged `node` user.
+RUN ln -s /app/bin/supernode.js /usr/local/bin/supernode \
+ && chmod +x /app/bin/supernode.js \
+ && mkdir -p /data && chown node:node /data
+ENV SUPERNODE_DATA_DIR=/data
 USER node
 VOLUME ["/data"]
+# 8545 JSON-RPC (POST /<chainID>/, POST /, GET /healthz, GET /readyz), 7300 metrics, 6060 pprof.
 EXPOSE 8545 7300 6060
-ENTRYPOINT ["node", "/app/bin/supernode.js"]
+HEALTHCHECK --interval=30s --timeout=5s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:8545/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["supernode"]
 CMD ["--help"]

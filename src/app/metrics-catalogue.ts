@@ -1,0 +1,32 @@
+import { Registry } from "prom-client";
+import { createL1Metrics } from "../io/l1/metrics.js";
+import { createChainMetrics } from "../node/metrics.js";
+import { createSupernodeMetrics } from "../observability/metrics-registry.js";
+import { renderMetricsCatalogue } from "../observability/metrics-doc.js";
+import { SUPERNODE_VERSION } from "./supernode.js";
+
+const INTRO = `# Metrics
+
+<!-- Generated from the registry by src/app/metrics-catalogue.ts; do not edit by hand.
+     Regenerate: UPDATE_METRICS_DOC=1 npx vitest run test/integration/app/metrics-doc.test.ts -->
+
+With \`--metrics.enabled\` the supernode serves every series of every chain on one Prometheus endpoint,
+\`http://<metrics.addr>:<metrics.port>/metrics\` (default port 7300). All series share one registry (ADR 0008); the
+per-chain series carry a \`chain_id\` label (decimal chain ID). A chain started with
+\`--vn.<id>.metrics.enabled --vn.<id>.metrics.addr … --vn.<id>.metrics.port …\` additionally gets its own endpoint
+that serves only the series labelled with its \`chain_id\` (the same numbers; nothing is counted twice).
+
+RPC series use \`chain_id="supernode"\` for the supernode's own endpoint (\`POST /\`); \`status\` is \`ok\` or the
+JSON-RPC error code; calls of unknown methods are counted under \`method="unknown"\` so clients cannot inflate the
+label set. Besides the families below, the standard Node.js process collectors are exported with the
+\`supernode_\` prefix (\`supernode_process_cpu_seconds_total\`, \`supernode_process_resident_memory_bytes\`,
+\`supernode_nodejs_eventloop_lag_seconds\`, \`supernode_nodejs_heap_size_used_bytes\`, …).`;
+
+/** Every family the supernode can export (process collectors excluded), for docs/metrics.md. */
+export async function metricsCatalogue(): Promise<string> {
+  const registry = new Registry();
+  createSupernodeMetrics({ version: SUPERNODE_VERSION, processMetrics: false }, registry);
+  createL1Metrics(registry);
+  createChainMetrics(registry, 1n);
+  return renderMetricsCatalogue(registry, INTRO);
+}
