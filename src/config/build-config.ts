@@ -83,9 +83,20 @@ export function normalizeEndpoint(s: string): string {
 const HTTP = ["http:", "https:"];
 const HTTP_WS = ["http:", "https:", "ws:", "wss:"];
 
+/** What is known of one chain even when some of its options are wrong (for the cross-chain checks). */
+interface ChainFacts {
+  readonly chainId: bigint;
+  readonly l2: string;
+  readonly rollup?: RollupConfig;
+  readonly p2pDisabled: boolean;
+  readonly listenTcp: number;
+  readonly listenUdp: number;
+  readonly dependencySet: boolean;
+}
+
 interface ChainBuild {
   readonly config?: ChainConfig;
-  readonly options: Record<string, OptionValue | undefined>;
+  readonly facts: ChainFacts;
 }
 
 /** Applies `override.<fork>` options to a rollup config. */
@@ -347,9 +358,18 @@ function buildChain(
   const syncMode: SyncMode = bool(opts["l2.engine-sync"])
     ? "execution-layer"
     : (str(opts.syncmode, "consensus-layer") as SyncMode);
-  if (issues.length > before || rollupRes.rollup === undefined || jwtSecret === undefined) return { options: opts };
-
   const depSet = str(opts["interop.dependency-set"]);
+  const facts: ChainFacts = {
+    chainId: id,
+    l2,
+    ...(rollupRes.rollup !== undefined ? { rollup: rollupRes.rollup } : {}),
+    p2pDisabled: p2p.disabled,
+    listenTcp: p2p.listenTcp,
+    listenUdp: p2p.listenUdp,
+    dependencySet: depSet !== "",
+  };
+  if (issues.length > before || rollupRes.rollup === undefined || jwtSecret === undefined) return { facts };
+
   const config: ChainConfig = {
     chainId: id,
     rollup: rollupRes.rollup,
@@ -386,16 +406,20 @@ function buildChain(
     options: Object.freeze({ ...opts }),
     explicitOptions: explicit,
   };
-  return { config, options: opts };
+  return { config, facts };
 }
 
 /** Resolves the interop activation timestamp (flag non-zero wins; else the rollup configs must agree). */
-function resolveInterop(flagValue: number, chains: readonly ChainConfig[], issues: ConfigIssue[]): number | undefined {
+function resolveInterop(
+  flagValue: number,
+  chains: ReadonlyArray<{ readonly chainId: bigint; readonly rollup: RollupConfig }>,
+  issues: ConfigIssue[],
+): number | undefined {
   if (flagValue > 0) return flagValue;
   const withTime = chains.filter((c) => c.rollup.interop_time !== undefined);
   if (withTime.length === 0) return undefined;
   const without = chains.filter((c) => c.rollup.interop_time === undefined);
-  const first = withTime[0] as ChainConfig;
+  const first = withTime[0] as (typeof chains)[number];
   for (const c of without) {
     issues.push({
       option: "--interop.activation-timestamp",
@@ -467,30 +491,34 @@ export function buildConfig(
   }
 
   const chainConfigs: ChainConfig[] = [];
+  const facts: ChainFacts[] = [];
   for (const id of r.chains) {
     const built = buildChain(id, r, { dataDir, disableP2p }, issues, warnings, networksDir);
+    facts.push(built.facts);
     if (built.config) chainConfigs.push(built.config);
   }
 
-  // Cross-chain rules.
+  // Cross-chain rules (on whatever could be read, so that one bad chain does not hide other problems).
   const byEndpoint = new Map<string, string>();
   const tcp = new Map<number, string>();
   const udp = new Map<number, string>();
-  for (const c of chainConfigs) {
+  for (const c of facts) {
     const id = c.chainId.toString(10);
-    const ep = normalizeEndpoint(c.l2);
-    const other = byEndpoint.get(ep);
-    if (other !== undefined)
-      issues.push({
-        option: `--vn.${id}.l2`,
-        chain: id,
-        message: `execution client ${c.l2} already backs chain ${other}; each chain needs its own`,
-      });
-    else byEndpoint.set(ep, id);
-    if (!c.p2p.disabled) {
+    if (c.l2 !== "") {
+      const ep = normalizeEndpoint(c.l2);
+      const other = byEndpoint.get(ep);
+      if (other !== undefined)
+        issues.push({
+          option: `--vn.${id}.l2`,
+          chain: id,
+          message: `execution client ${c.l2} already backs chain ${other}; each chain needs its own`,
+        });
+      else byEndpoint.set(ep, id);
+    }
+    if (!c.p2pDisabled) {
       for (const [port, map, n] of [
-        [c.p2p.listenTcp, tcp, "tcp"],
-        [c.p2p.listenUdp, udp, "udp"],
+        [c.listenTcp, tcp, "tcp"],
+        [c.listenUdp, udp, "udp"],
       ] as const) {
         if (port === 0) continue;
         const o = map.get(port);
@@ -503,31 +531,26 @@ export function buildConfig(
         else map.set(port, id);
       }
     }
-    if (c.rollup.ecotone_time !== undefined && beacon === "") {
+    if (c.rollup?.ecotone_time !== undefined && beacon === "") {
       issues.push({
         option: "--l1.beacon",
         chain: id,
         message: `required: chain ${id} schedules Ecotone (blob data) at ${c.rollup.ecotone_time}`,
       });
     }
-    if (c.rollup.interop_time !== undefined && c.interopDependencySetPath === undefined) {
+    if (c.rollup?.interop_time !== undefined && !c.dependencySet) {
       warnings.push({
         msg: "Interop is scheduled but no dependency set is configured",
         fields: { chain: id, interop_time: c.rollup.interop_time },
       });
     }
   }
+  const withRollup = facts.flatMap((f) => (f.rollup ? [{ chainId: f.chainId, rollup: f.rollup }] : []));
   const backfill = num(g["interop.log-backfill-depth"]);
-  const interop =
-    r.chains.length === chainConfigs.length
-      ? resolveInterop(num(g["interop.activation-timestamp"]), chainConfigs, issues)
-      : undefined;
-  if (
-    backfill > 0 &&
-    interop === undefined &&
-    r.chains.length === chainConfigs.length &&
-    !issues.some((i) => i.option === "--interop.activation-timestamp")
-  ) {
+  const interopIssuesBefore = issues.length;
+  const interop = resolveInterop(num(g["interop.activation-timestamp"]), withRollup, issues);
+  const allRollupsKnown = withRollup.length === r.chains.length && r.chains.length > 0;
+  if (backfill > 0 && interop === undefined && allRollupsKnown && issues.length === interopIssuesBefore) {
     issues.push({
       option: gOrigin("interop.log-backfill-depth"),
       message:

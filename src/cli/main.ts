@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+import { runCli } from "./program.js";
+
+/** Entry point of the `supernode` binary (`bin/supernode.js` imports this module). */
+const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+if (code !== 0 || process.exitCode === undefined) process.exitCode = code;
