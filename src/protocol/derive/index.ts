@@ -21,3 +21,7 @@ export {
   TX_TYPE_SET_CODE,
   type SpanTxParts,
 } from "./span-batch-tx.js";
+export * from "./batch-queue.js";
+export * from "./batch-stage.js";
+export * from "./batch-stage-base.js";
+export * from "./batch-validity.js";
