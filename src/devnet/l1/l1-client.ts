@@ -65,12 +65,12 @@ export class L1Client {
     });
     this.public = createPublicClient({
       chain: this.chain,
-      transport: http(rpcUrl),
+      transport: http(rpcUrl, { timeout: 120_000 }),
       pollingInterval: pollingIntervalMs,
     });
     this.wallet = createWalletClient({
       chain: this.chain,
-      transport: http(rpcUrl),
+      transport: http(rpcUrl, { timeout: 120_000 }),
       pollingInterval: pollingIntervalMs,
     });
   }
