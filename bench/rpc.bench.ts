@@ -1,0 +1,114 @@
+import { Agent, request } from "node:http";
+import Fastify from "fastify";
+import { ZERO_SYNC_STATUS } from "../src/activities/sync-status.js";
+import { silentLogger } from "../src/core/logger.js";
+import type { SyncStatus } from "../src/core/types/block-ref.js";
+import type { ChainRpcView } from "../src/node/chain-view.js";
+import { createMethodTable } from "../src/rpc/method-table.js";
+import { createStackMethods, syncStatusJson } from "../src/rpc/namespaces/stack.js";
+import { RpcServer } from "../src/rpc/server.js";
+import { type Bench, note } from "./harness.js";
+
+/**
+ * `stack_syncStatus` through the supernode's router (`POST /901/`: body parse, JSON-RPC dispatch, method table,
+ * metrics observer) against a bare Fastify route returning the same JSON. Figure `mux_vs_bare` = mux req/s ÷ bare
+ * req/s (goal ≥ 0.8). Keep-alive HTTP/1.1 on loopback, a fixed number of concurrent clients, fixed durations,
+ * alternating rounds to cancel drift.
+ */
+const CONCURRENCY = 32;
+const ROUND_MS = 2_000;
+const ROUNDS = 3;
+
+const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as const;
+const ref = (n: number) => ({ hash: h(n), number: n, parentHash: h(n - 1), timestamp: 1_700_000_000 + n * 2 });
+const l2 = (n: number) => ({ ...ref(n), l1origin: { hash: h(9000 + n), number: 9000 + n }, sequenceNumber: 1 });
+const STATUS: SyncStatus = {
+  ...ZERO_SYNC_STATUS,
+  current_l1: ref(9100),
+  head_l1: ref(9105),
+  safe_l1: ref(9090),
+  finalized_l1: ref(9080),
+  unsafe_l2: l2(123_456),
+  safe_l2: l2(123_400),
+  local_safe_l2: l2(123_400),
+  finalized_l2: l2(123_300),
+  pending_safe_l2: l2(123_400),
+};
+
+const view = { syncStatus: () => STATUS } as unknown as ChainRpcView;
+const BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "stack_syncStatus", params: [] });
+
+async function load(port: number, path: string, ms: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const deadline = performance.now() + ms;
+  let done = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port, path, method: "POST", agent, headers: { "content-type": "application/json" } },
+        (res) => {
+          res.on("data", () => {});
+          res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+        },
+      );
+      req.on("error", reject);
+      req.end(BODY);
+    });
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline) {
+        await one();
+        done++;
+      }
+    }),
+  );
+  const rate = done / ((performance.now() - t0) / 1000);
+  agent.destroy();
+  return rate;
+}
+
+const bench: Bench = {
+  name: "rpc",
+  async run(report) {
+    const table = createStackMethods(view, { version: "bench" });
+    const mux = await RpcServer.listen(
+      { addr: "127.0.0.1", port: 0, enableAdmin: false },
+      {
+        root: createMethodTable({}),
+        chains: { tableOf: (id) => (id === "901" ? table : undefined), chainIds: () => ["901"] },
+        readiness: () => ({ ready: true }),
+        logger: silentLogger,
+        observerFor: () => ({ observe: () => {} }),
+      },
+    );
+    const bare = Fastify({ logger: false });
+    bare.post("/", async (req) => ({
+      jsonrpc: "2.0",
+      id: (req.body as { id: number }).id,
+      result: syncStatusJson(STATUS),
+    }));
+    await bare.listen({ host: "127.0.0.1", port: 0 });
+    const barePort = (bare.server.address() as { port: number }).port;
+    try {
+      await load(mux.port, "/901/", 300);
+      await load(barePort, "/", 300);
+      let muxTotal = 0;
+      let bareTotal = 0;
+      for (let r = 0; r < ROUNDS; r++) {
+        const m = await load(mux.port, "/901/", ROUND_MS);
+        const b = await load(barePort, "/", ROUND_MS);
+        note(`round ${r + 1}: mux ${m.toFixed(0)} req/s, bare ${b.toFixed(0)} req/s`);
+        muxTotal += m;
+        bareTotal += b;
+      }
+      report({ figure: "mux_req_per_s", value: Math.round(muxTotal / ROUNDS), unit: "req/s" });
+      report({ figure: "bare_req_per_s", value: Math.round(bareTotal / ROUNDS), unit: "req/s" });
+      report({ figure: "mux_vs_bare", value: Number((muxTotal / bareTotal).toFixed(3)), unit: "ratio" });
+    } finally {
+      await mux.close(500);
+      await bare.close();
+    }
+  },
+};
+export default bench;
