@@ -11,7 +11,7 @@ const INTRO = `# Metrics
      Regenerate: UPDATE_METRICS_DOC=1 npx vitest run test/integration/app/metrics-doc.test.ts -->
 
 With \`--metrics.enabled\` the supernode serves every series of every chain on one Prometheus endpoint,
-\`http://<metrics.addr>:<metrics.port>/metrics\` (default port 7300). All series share one registry (ADR 0008); the
+\`http://<metrics.addr>:<metrics.port>/metrics\` (default port 7300). All series share one registry (ADR 0012); the
 per-chain series carry a \`chain_id\` label (decimal chain ID). A chain started with
 \`--vn.<id>.metrics.enabled --vn.<id>.metrics.addr … --vn.<id>.metrics.port …\` additionally gets its own endpoint
 that serves only the series labelled with its \`chain_id\` (the same numbers; nothing is counted twice).

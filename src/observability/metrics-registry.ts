@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /**
- * The process's one prom-client registry (ADR 0008) and the supernode-wide series. Per-chain series (node, engine)
+ * The process's one prom-client registry (ADR 0012) and the supernode-wide series. Per-chain series (node, engine)
  * are registered on the same registry by their own modules with a `chain_id` label; nothing is merged.
  */
 export const METRICS_PREFIX = "supernode_";
