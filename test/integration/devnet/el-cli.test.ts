@@ -27,7 +27,11 @@ async function runEl(args: string[]) {
   });
   const done = devnet.parseAsync(["el", ...args], { from: "user" });
   const el = await Promise.race([ready, done.then(() => Promise.reject(new Error("exited early")))]);
-  return { el, lines, stop: async () => (ac.abort(), await done) };
+  const stop = async () => {
+    ac.abort();
+    await done;
+  };
+  return { el, lines, stop };
 }
 
 describe("supernode devnet el", () => {
