@@ -1,0 +1,260 @@
+import { SerialQueue } from "../../core/async/serial-queue.js";
+import { toQuantity } from "../../core/codec/quantity.js";
+import { DecodeError } from "../../core/errors/supernode-error.js";
+import type { Logger } from "../../core/logger.js";
+import type { Clock } from "../../core/time/clock.js";
+import type { L2BlockRef } from "../../core/types/block-ref.js";
+import type { Address, Hash, Hex } from "../../core/types/primitives.js";
+import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
+import { HttpRpcClient, RpcError, isMethodNotFound, type RpcRequestEvent } from "../json-rpc/http-client.js";
+import {
+  decodeForkchoiceResult,
+  decodePayloadEnvelope,
+  decodePayloadStatus,
+  encodeExecutionPayload,
+  encodePayloadAttributes,
+  type ExecutionPayloadEnvelope,
+  type ForkchoiceResult,
+  type ForkchoiceState,
+  type PayloadAttributes,
+  type PayloadStatus,
+} from "./engine-types.js";
+import { jwtAuthHeaders } from "./jwt.js";
+import { l2BlockRefFromRpcBlock, payloadFromRpcBlock } from "./l2-block.js";
+
+export type EngineKind = "variant_a" | "variant_b";
+
+/** Variant B (the legacy execution client) reaches end of support on this date (UTC). */
+export const VARIANT_B_END_OF_SUPPORT_MS = Date.UTC(2026, 4, 31);
+
+export interface EngineClientOptions {
+  readonly url: string;
+  readonly jwtSecret: Uint8Array;
+  readonly kind: EngineKind;
+  /** `--l2.engine-rpc-timeout` (default 10 s). */
+  readonly timeoutMs?: number;
+  readonly rollupConfig: RollupConfig;
+  /**
+   * Send only the standard (L1) payload-attribute fields, without the OP extensions (transactions, noTxPool,
+   * gasLimit, eip1559Params, minBaseFee). Only for driving a non-OP execution client, e.g. in tests.
+   */
+  readonly standardAttributesOnly?: boolean;
+}
+
+export interface EngineClientDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly onRequest?: (e: RpcRequestEvent) => void;
+}
+
+export interface EngineIdentity {
+  readonly clientVersion: string | undefined;
+  /** From `rpc_modules` (answered only by variant B) and the version string; undefined when undecidable. */
+  readonly detectedKind: EngineKind | undefined;
+  readonly warnings: readonly string[];
+}
+
+export type L2Label = "latest" | "safe" | "finalized";
+
+/**
+ * One chain's execution client over the JWT-authenticated Engine API endpoint. Engine calls (forkchoice updates,
+ * new payloads, payload retrieval) run through one serial queue so they reach the EL in submission order. Method
+ * versions follow the fork schedule of the rollup config (op-node §3.1).
+ */
+export class EngineClient {
+  private readonly rpc: HttpRpcClient;
+  private readonly queue = new SerialQueue();
+  private readonly cfg: RollupConfig;
+
+  private constructor(
+    readonly opts: EngineClientOptions,
+    private readonly deps: EngineClientDeps,
+  ) {
+    this.cfg = opts.rollupConfig;
+    this.rpc = new HttpRpcClient({
+      url: opts.url,
+      timeoutMs: opts.timeoutMs ?? 10_000,
+      headers: jwtAuthHeaders(opts.jwtSecret, deps.clock),
+      clock: deps.clock,
+      ...(deps.onRequest === undefined ? {} : { onRequest: deps.onRequest }),
+    });
+  }
+
+  static create(opts: EngineClientOptions, deps: EngineClientDeps): EngineClient {
+    return new EngineClient(opts, deps);
+  }
+
+  /** Engine calls waiting or running (the serial queue's length). */
+  get pendingEngineCalls(): number {
+    return this.queue.size;
+  }
+
+  // ---------------------------------------------------------------- version selection (pure)
+
+  forkchoiceMethod(attrs?: PayloadAttributes): string {
+    if (attrs === undefined) return "engine_forkchoiceUpdatedV3";
+    if (isForkActive(this.cfg, "ecotone", attrs.timestamp)) return "engine_forkchoiceUpdatedV3";
+    if (isForkActive(this.cfg, "canyon", attrs.timestamp)) return "engine_forkchoiceUpdatedV2";
+    return "engine_forkchoiceUpdatedV1";
+  }
+
+  newPayloadMethod(timestamp: number): string {
+    if (isForkActive(this.cfg, "isthmus", timestamp)) return "engine_newPayloadV4";
+    if (isForkActive(this.cfg, "ecotone", timestamp)) return "engine_newPayloadV3";
+    return "engine_newPayloadV2";
+  }
+
+  getPayloadMethod(timestamp: number): string {
+    if (isForkActive(this.cfg, "isthmus", timestamp)) return "engine_getPayloadV4";
+    if (isForkActive(this.cfg, "ecotone", timestamp)) return "engine_getPayloadV3";
+    return "engine_getPayloadV2";
+  }
+
+  // ---------------------------------------------------------------- Engine API
+
+  forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes): Promise<ForkchoiceResult> {
+    const method = this.forkchoiceMethod(attrs);
+    const params = [
+      {
+        headBlockHash: state.headBlockHash,
+        safeBlockHash: state.safeBlockHash,
+        finalizedBlockHash: state.finalizedBlockHash,
+      },
+      attrs === undefined ? null : encodePayloadAttributes(attrs, this.opts.standardAttributesOnly === true),
+    ];
+    return this.queue.run(async () => decodeForkchoiceResult(await this.rpc.call(method, params)));
+  }
+
+  newPayload(envelope: ExecutionPayloadEnvelope): Promise<PayloadStatus> {
+    const p = envelope.executionPayload;
+    const method = this.newPayloadMethod(p.timestamp);
+    const payload = encodeExecutionPayload(p);
+    let params: unknown[];
+    if (method === "engine_newPayloadV2") {
+      params = [payload];
+    } else {
+      if (envelope.parentBeaconBlockRoot === undefined) {
+        throw new DecodeError("newPayload: parentBeaconBlockRoot required from Ecotone", { block: p.blockHash });
+      }
+      params =
+        method === "engine_newPayloadV4"
+          ? [payload, [], envelope.parentBeaconBlockRoot, []]
+          : [payload, [], envelope.parentBeaconBlockRoot];
+    }
+    return this.queue.run(async () => decodePayloadStatus(await this.rpc.call(method, params)));
+  }
+
+  getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope> {
+    const method = this.getPayloadMethod(timestamp);
+    return this.queue.run(async () => decodePayloadEnvelope(await this.rpc.call(method, [payloadId])));
+  }
+
+  // ---------------------------------------------------------------- L2 blocks (eth namespace, same endpoint)
+
+  async l2BlockRefByLabel(label: L2Label): Promise<L2BlockRef | undefined> {
+    return this.refOf(await this.rpc.call("eth_getBlockByNumber", [label, true]));
+  }
+
+  async l2BlockRefByNumber(n: number): Promise<L2BlockRef | undefined> {
+    return this.refOf(await this.rpc.call("eth_getBlockByNumber", [toQuantity(n), true]));
+  }
+
+  async l2BlockRefByHash(hash: Hash): Promise<L2BlockRef | undefined> {
+    return this.refOf(await this.rpc.call("eth_getBlockByHash", [hash, true]));
+  }
+
+  async payloadByNumber(n: number): Promise<ExecutionPayloadEnvelope | undefined> {
+    const b = await this.rpc.call("eth_getBlockByNumber", [toQuantity(n), true]);
+    return b === null ? undefined : payloadFromRpcBlock(b, this.cfg);
+  }
+
+  async payloadByHash(hash: Hash): Promise<ExecutionPayloadEnvelope | undefined> {
+    const b = await this.rpc.call("eth_getBlockByHash", [hash, true]);
+    return b === null ? undefined : payloadFromRpcBlock(b, this.cfg);
+  }
+
+  /** `eth_getProof` at a block hash; the output root needs `storageHash` (L2ToL1MessagePasser storage root). */
+  async getProof(
+    address: Address,
+    slots: readonly Hash[],
+    blockHash: Hash,
+  ): Promise<{ storageHash: Hash; accountProof: readonly Hex[]; storageProof: readonly unknown[] }> {
+    const r = (await this.rpc.call("eth_getProof", [address, slots, { blockHash }])) as {
+      storageHash?: unknown;
+      accountProof?: Hex[];
+      storageProof?: unknown[];
+    } | null;
+    if (r === null || typeof r.storageHash !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(r.storageHash)) {
+      throw new DecodeError("eth_getProof: missing storageHash", { address, blockHash });
+    }
+    return {
+      storageHash: r.storageHash.toLowerCase() as Hash,
+      accountProof: r.accountProof ?? [],
+      storageProof: r.storageProof ?? [],
+    };
+  }
+
+  async chainId(): Promise<bigint> {
+    return BigInt(String(await this.rpc.call("eth_chainId", [])));
+  }
+
+  async clientVersion(): Promise<string> {
+    const v = await this.rpc.call("web3_clientVersion", []);
+    if (typeof v !== "string") throw new DecodeError("web3_clientVersion: not a string");
+    return v;
+  }
+
+  /**
+   * Identifies the execution client: `web3_clientVersion`, plus `rpc_modules` (variant B answers it, variant A
+   * returns -32601). Logs a warning when the detected kind differs from `l2.enginekind`, and when the chain runs
+   * variant B, which reaches end of support on 2026-05-31 (past it, per the injected clock). Never throws.
+   */
+  async identify(): Promise<EngineIdentity> {
+    const warnings: string[] = [];
+    const log = this.deps.logger;
+    let clientVersion: string | undefined;
+    try {
+      clientVersion = await this.clientVersion();
+    } catch (err) {
+      log.debug({ err: String(err) }, "web3_clientVersion unavailable");
+    }
+    let byModules: EngineKind | undefined;
+    try {
+      await this.rpc.call("rpc_modules", []);
+      byModules = "variant_b";
+    } catch (err) {
+      if (isMethodNotFound(err)) byModules = "variant_a";
+      else if (!(err instanceof RpcError)) log.debug({ err: String(err) }, "rpc_modules probe failed");
+    }
+    const byVersion = kindFromVersion(clientVersion);
+    const detectedKind = byVersion ?? byModules;
+    const configured = this.opts.kind;
+    if (detectedKind !== undefined && detectedKind !== configured) {
+      const msg = `execution client looks like ${detectedKind} but l2.enginekind is ${configured}`;
+      warnings.push(msg);
+      log.warn({ clientVersion, detected: detectedKind, configured }, msg);
+    }
+    if (configured === "variant_b" || detectedKind === "variant_b") {
+      const past = this.deps.clock.nowMs() >= VARIANT_B_END_OF_SUPPORT_MS;
+      const msg = past
+        ? "variant B execution client is past its end of support (2026-05-31); migrate to variant A"
+        : "variant B execution client reaches end of support on 2026-05-31; plan a migration to variant A";
+      warnings.push(msg);
+      log.warn({ clientVersion, engineKind: configured }, msg);
+    }
+    log.info({ clientVersion, detected: detectedKind, configured }, "execution client identified");
+    return { clientVersion, detectedKind, warnings };
+  }
+
+  private refOf(block: unknown): L2BlockRef | undefined {
+    return block === null || block === undefined ? undefined : l2BlockRefFromRpcBlock(block, this.cfg);
+  }
+}
+
+/** Version strings: variant A clients report `reth/...`, variant B `Geth/...` (case-insensitive). */
+function kindFromVersion(v: string | undefined): EngineKind | undefined {
+  if (v === undefined) return undefined;
+  if (/(^|[^a-z])(op-)?reth\//i.test(v)) return "variant_a";
+  if (/(^|[^a-z])(op-)?geth\//i.test(v)) return "variant_b";
+  return undefined;
+}
