@@ -41,7 +41,9 @@ describe.skipIf(!have)("conformance: upgrade transactions byte for byte", () => 
   it("interop base (7) and CrossL2Inbox (2) transactions", () => {
     const single = interopUpgradeDeposits(1);
     expect(single).toHaveLength(7);
-    single.forEach((tx, i) => expect(bytesToHex(encodeDepositTx(tx))).toBe(vector(`interop_base_tx_${i}`)));
+    single.forEach((tx, i) => {
+      expect(bytesToHex(encodeDepositTx(tx))).toBe(vector(`interop_base_tx_${i}`));
+    });
     const multi = interopUpgradeDeposits(2);
     expect(multi).toHaveLength(9);
     expect(bytesToHex(encodeDepositTx(multi[7] as never))).toBe(vector("interop_cross_l2_inbox_tx_0"));

@@ -88,6 +88,7 @@ export function decodeBlob(blob: Uint8Array): Uint8Array {
     out[opos - 96] = x;
   };
   const a0 = blob[0] as number;
+  if ((a0 & 0xc0) !== 0) throw new DecodeError("blob field element 0 has its top bits set");
   const b0 = fe();
   const c0 = fe();
   const d0 = fe();

@@ -1,0 +1,116 @@
+import { hexToBytes } from "../../core/codec/hex.js";
+import { DecodeError } from "../../core/errors/supernode-error.js";
+import type { L2BlockRef } from "../../core/types/block-ref.js";
+import type { Hash, Hex } from "../../core/types/primitives.js";
+import { asArray, asObject, jsonBig, jsonHex, jsonNum } from "../block/json.js";
+import { encodeRpcTransaction } from "../block/rpc-transaction.js";
+import { encodeEcotoneScalars, encodeEip1559Params } from "../l1/fee-scalars.js";
+import { isForkActive, type RollupConfig, type SystemConfig } from "../rollup-config.js";
+import { DEPOSIT_TX_TYPE, decodeDepositTx } from "./deposit-tx.js";
+import { decodeExtraData } from "./extra-data.js";
+import { decodeL1InfoData, type L1BlockInfo, type L1InfoFormat, l1InfoFormatAt } from "./l1-info.js";
+
+/** The L2 block facts needed to build its reference and SystemConfig. */
+export interface L2BlockFacts {
+  readonly hash: Hash;
+  readonly number: number;
+  readonly parentHash: Hash;
+  readonly timestamp: number;
+  /** Only needed by {@link systemConfigFromL2Block}. */
+  readonly gasLimit?: bigint;
+  readonly extraData?: Hex;
+  /** EIP-2718 bytes (or hex) of the first transaction (the L1-info deposit); undefined when the block has none. */
+  readonly firstTx: Uint8Array | Hex | undefined;
+}
+
+function isGenesis(cfg: RollupConfig, b: L2BlockFacts): boolean {
+  if (b.number !== cfg.genesis.l2.number) return false;
+  if (b.hash.toLowerCase() !== cfg.genesis.l2.hash.toLowerCase())
+    throw new DecodeError(`expected L2 genesis hash ${cfg.genesis.l2.hash}, got ${b.hash}`);
+  return true;
+}
+
+/** Decodes the L1-info deposit of a non-genesis L2 block (format selected by the block timestamp). */
+export function l1InfoOfL2Block(
+  cfg: RollupConfig,
+  b: Pick<L2BlockFacts, "timestamp" | "firstTx">,
+): L1BlockInfo & { format: L1InfoFormat } {
+  if (b.firstTx === undefined) throw new DecodeError("L2 block has no transactions (missing L1-info deposit)");
+  const raw = typeof b.firstTx === "string" ? hexToBytes(b.firstTx) : b.firstTx;
+  if (raw[0] !== DEPOSIT_TX_TYPE) throw new DecodeError("first L2 transaction is not a deposit");
+  const dep = decodeDepositTx(raw);
+  return decodeL1InfoData(hexToBytes(dep.data), l1InfoFormatAt(cfg, b.timestamp));
+}
+
+/** L2 block → L2 block reference (l1origin and sequence number from its L1-info deposit; genesis from the config). */
+export function l2BlockToBlockRef(cfg: RollupConfig, b: L2BlockFacts): L2BlockRef {
+  const base = { hash: b.hash, number: b.number, parentHash: b.parentHash, timestamp: b.timestamp };
+  if (isGenesis(cfg, b)) return { ...base, l1origin: cfg.genesis.l1, sequenceNumber: 0 };
+  const info = l1InfoOfL2Block(cfg, b);
+  return { ...base, l1origin: { hash: info.blockHash, number: info.number }, sequenceNumber: info.sequenceNumber };
+}
+
+/**
+ * Reconstructs the SystemConfig in effect after an L2 block (op-node `PayloadToSystemConfig`): batcher and
+ * fee scalars from the L1-info deposit, gas limit from the header, EIP-1559 params (Holocene) and min base
+ * fee (Jovian) from extraData, operator fee (Isthmus) and DA footprint scalar (Jovian) from the L1 info.
+ */
+export function systemConfigFromL2Block(cfg: RollupConfig, b: L2BlockFacts): SystemConfig {
+  if (isGenesis(cfg, b)) return cfg.genesis.system_config;
+  if (b.gasLimit === undefined || b.extraData === undefined)
+    throw new DecodeError("systemConfigFromL2Block needs gasLimit and extraData");
+  const info = l1InfoOfL2Block(cfg, b);
+  const bedrock = info.format === "bedrock";
+  let eip1559Params: Hex = "0x0000000000000000";
+  let minBaseFee = 0n;
+  if (isForkActive(cfg, "holocene", b.timestamp)) {
+    const p = decodeExtraData(b.extraData);
+    eip1559Params = encodeEip1559Params({ denominator: p.denominator, elasticity: p.elasticity });
+    if (isForkActive(cfg, "jovian", b.timestamp)) {
+      if (p.minBaseFee === undefined) throw new DecodeError("Jovian block without v1 extraData");
+      minBaseFee = p.minBaseFee;
+    }
+  }
+  const opFee = info.format === "isthmus" || info.format === "jovian";
+  const operatorFeeParams: Hash = opFee
+    ? `0x${"00".repeat(20)}${info.operatorFeeScalar.toString(16).padStart(8, "0")}${info.operatorFeeConstant.toString(16).padStart(16, "0")}`
+    : `0x${"00".repeat(32)}`;
+  return {
+    batcherAddr: info.batcherAddr,
+    overhead: bedrock ? info.l1FeeOverhead : `0x${"00".repeat(32)}`,
+    scalar: bedrock
+      ? info.l1FeeScalar
+      : encodeEcotoneScalars({ baseFeeScalar: info.baseFeeScalar, blobBaseFeeScalar: info.blobBaseFeeScalar }),
+    gasLimit: b.gasLimit,
+    eip1559Params,
+    operatorFeeParams,
+    minBaseFee,
+    daFootprintGasScalar: info.format === "jovian" ? info.daFootprintGasScalar : 0,
+  };
+}
+
+/**
+ * The {@link L2BlockFacts} of an `eth_getBlockBy*` JSON block (full transactions, or hashes when only
+ * the reference of a genesis block is needed).
+ */
+export function l2BlockFactsFromRpc(json: unknown): L2BlockFacts {
+  const o = asObject(json, "L2 block");
+  const w = "L2 block";
+  const txs = asArray(o.transactions ?? [], "transactions");
+  let firstTx: Uint8Array | undefined;
+  const t0 = txs[0];
+  if (t0 !== undefined && typeof t0 === "object" && t0 !== null) {
+    const t = asObject(t0, "transaction");
+    // A non-deposit first tx is reported as such when decoding (type byte only).
+    firstTx = jsonNum(t, "type", "transaction") === DEPOSIT_TX_TYPE ? encodeRpcTransaction(t) : Uint8Array.of(0);
+  }
+  return {
+    hash: jsonHex(o, "hash", w, 32),
+    number: jsonNum(o, "number", w),
+    parentHash: jsonHex(o, "parentHash", w, 32),
+    timestamp: jsonNum(o, "timestamp", w),
+    gasLimit: jsonBig(o, "gasLimit", w),
+    extraData: jsonHex(o, "extraData", w),
+    firstTx,
+  };
+}
