@@ -33,6 +33,8 @@ export interface L1Transaction {
   readonly to: Address | null;
   readonly input: Hex;
   readonly blobVersionedHashes?: readonly Hash[] | undefined;
+  /** The EIP-2718 encoding (batcher authentication recovers the sender from it). */
+  readonly raw: Hex;
 }
 
 export interface L1Log {

@@ -1,0 +1,135 @@
+/**
+ * The fetching attributes builder (op-node §2.9, `FetchingAttributesBuilder`), shared by derivation and the
+ * sequencer: the parent's SystemConfig, the epoch's header (and, for a new epoch, its receipts: user deposits and
+ * SystemConfig updates), then the pure assembly of `protocol/l2/attributes`.
+ */
+import { CriticalError, DecodeError, ResetError } from "../../core/errors/supernode-error.js";
+import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
+import {
+  builtinL1Config,
+  devnetL1Config,
+  l1OriginBlobBaseFee,
+  type L1ChainConfig,
+} from "../../protocol/l1/blob-fee.js";
+import { userDepositsFromReceipts } from "../../protocol/l1/deposit-log.js";
+import { applySystemConfigReceipts } from "../../protocol/l1/system-config.js";
+import { buildPayloadAttributes } from "../../protocol/l2/attributes.js";
+import { encodeDepositTx } from "../../protocol/l2/deposit-tx.js";
+import type { L1OriginInfo } from "../../protocol/l2/l1-info.js";
+import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
+import type { EngineApi, L1BlockInfo, L1Receipt, L1Source } from "../ports.js";
+import type { AttributesBuilder } from "./types.js";
+import { systemConfigFromPayload } from "./l2-block.js";
+import type { Receipt } from "../../protocol/block/receipt.js";
+
+/** Receipts in the protocol's shape (only status and logs matter to derivation). */
+export function toProtocolReceipts(receipts: readonly L1Receipt[]): Receipt[] {
+  return receipts.map((r) => ({ type: 0, status: r.status === 1 ? 1 : 0, cumulativeGasUsed: 0n, logs: r.logs }));
+}
+
+export function l1OriginInfo(cfg: RollupConfig, l1cfg: L1ChainConfig, info: L1BlockInfo): L1OriginInfo {
+  return {
+    number: info.number,
+    hash: info.hash,
+    time: info.timestamp,
+    baseFee: info.baseFeePerGas ?? 0n,
+    blobBaseFee: l1OriginBlobBaseFee(cfg, l1cfg, info.timestamp, info.excessBlobGas),
+    mixHash: info.mixHash,
+    ...(info.parentBeaconBlockRoot !== undefined ? { parentBeaconBlockRoot: info.parentBeaconBlockRoot } : {}),
+  };
+}
+
+export function defaultL1ChainConfig(cfg: RollupConfig): L1ChainConfig {
+  return builtinL1Config(cfg.l1_chain_id) ?? devnetL1Config(cfg.l1_chain_id);
+}
+
+export class FetchingAttributesBuilder implements AttributesBuilder {
+  /** SystemConfig of blocks built from our attributes, keyed by `${parentHash}:${origin hash}:${number}`. */
+  private readonly sysCache = new Map<string, SystemConfig>();
+  private readonly l1cfg: L1ChainConfig;
+
+  constructor(
+    private readonly cfg: RollupConfig,
+    private readonly l1: L1Source,
+    private readonly engine: EngineApi,
+    l1cfg?: L1ChainConfig,
+  ) {
+    this.l1cfg = l1cfg ?? defaultL1ChainConfig(cfg);
+  }
+
+  private key(parentHash: string, origin: BlockId, number: number): string {
+    return `${parentHash}:${origin.hash}:${number}`;
+  }
+
+  /** SystemConfig the block `parent` was built with. */
+  async systemConfigOf(parent: L2BlockRef): Promise<SystemConfig> {
+    if (parent.number === this.cfg.genesis.l2.number) return this.cfg.genesis.system_config;
+    const cached = this.sysCache.get(this.key(parent.parentHash, parent.l1origin, parent.number));
+    if (cached !== undefined) return cached;
+    const env = await this.engine.payloadByHash(parent.hash);
+    if (env === undefined) throw new ResetError("UNKNOWN_L2_PARENT", `L2 block ${parent.hash} not found`);
+    return systemConfigFromPayload(this.cfg, env);
+  }
+
+  async prepare(parent: L2BlockRef, epoch: BlockId) {
+    let sys = await this.systemConfigOf(parent);
+    let seq: number;
+    let info: L1BlockInfo;
+    let deposits: Uint8Array[] = [];
+    if (parent.l1origin.number !== epoch.number) {
+      const r = await this.l1.fetchReceipts(epoch.hash);
+      info = r.info;
+      if (info.parentHash !== parent.l1origin.hash) {
+        throw new ResetError("L1_ORIGIN_MISMATCH", "new epoch's parent hash does not match the parent's L1 origin", {
+          epoch: epoch.number,
+        });
+      }
+      const receipts = toProtocolReceipts(r.receipts);
+      try {
+        deposits = userDepositsFromReceipts(receipts, this.cfg.deposit_contract_address, info.hash).map(
+          encodeDepositTx,
+        );
+      } catch (err) {
+        if (err instanceof DecodeError) throw new CriticalError("BAD_DEPOSIT_LOG", err.message, {}, err);
+        throw err;
+      }
+      sys = applySystemConfigReceipts(
+        sys,
+        receipts,
+        this.cfg.l1_system_config_address,
+        isForkActive(this.cfg, "ecotone", info.timestamp),
+      ).config;
+      seq = 0;
+    } else {
+      if (parent.l1origin.hash !== epoch.hash) {
+        throw new ResetError("L1_ORIGIN_MISMATCH", "parent's L1 origin differs from the epoch", {
+          epoch: epoch.number,
+        });
+      }
+      info = await this.l1.infoByHash(epoch.hash);
+      seq = parent.sequenceNumber + 1;
+    }
+    const attributes = buildPayloadAttributes({
+      cfg: this.cfg,
+      sysConfig: sys,
+      l2Parent: parent,
+      l1Origin: l1OriginInfo(this.cfg, this.l1cfg, info),
+      depositTxs: deposits,
+      seqNumber: seq,
+    });
+    // The block built on `parent` will have this SystemConfig.
+    const nextNumber = parent.number + 1;
+    this.sysCache.set(this.key(parent.hash, { hash: info.hash, number: info.number }, nextNumber), {
+      ...sys,
+    });
+    if (this.sysCache.size > 4096) {
+      const first = this.sysCache.keys().next().value;
+      if (first !== undefined) this.sysCache.delete(first);
+    }
+    return {
+      attributes,
+      l1origin: { hash: info.hash, number: info.number, parentHash: info.parentHash, timestamp: info.timestamp },
+      sequenceNumber: seq,
+    };
+  }
+}
