@@ -125,7 +125,17 @@ export function buildProgram(argv: readonly string[], io: CliIo, setExit: (code:
     .allowUnknownOption()
     .allowExcessArguments()
     .helpOption(false)
-    .action(() => setExit(printConfig(after("config"), io)));
+    .action(() => {
+      const args = after("config");
+      if (args.includes("--help") || args.includes("-h")) {
+        io.stdout.write(
+          `Usage: supernode config [options]\n\nPrints the effective configuration (every chain, every resolved option) as JSON with secrets\nredacted, after the same expansion and validation as a run. Takes the same options as \`supernode\`.\n\n${renderMainHelp(version, COMMANDS)}`,
+        );
+        setExit(0);
+        return;
+      }
+      setExit(printConfig(args, io));
+    });
   program
     .command("chain-options")
     .description("list every per-chain option with its env name")
