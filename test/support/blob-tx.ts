@@ -38,9 +38,11 @@ export async function sendBlobTx(rpcUrl: string, chainId: number, payload: Hex):
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
-  const client = createWalletClient({ account: privateKeyToAccount(DEV_KEY), chain, transport: http(rpcUrl) }).extend(
-    publicActions,
-  );
+  const client = createWalletClient({
+    account: privateKeyToAccount(DEV_KEY),
+    chain,
+    transport: http(rpcUrl, { timeout: 60_000 }),
+  }).extend(publicActions);
   const blobs = toBlobs({ data: payload });
   const txHash = await client.sendTransaction({
     blobs,
