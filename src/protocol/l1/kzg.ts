@@ -19,6 +19,14 @@ export function kzgToVersionedHash(commitment: Uint8Array | Hex): Hash {
 
 let setupLoaded = false;
 
+/**
+ * Loads the KZG trusted setup (mainnet, bundled with c-kzg). Takes several seconds once per process;
+ * call it at startup to keep the first blob verification off the hot path.
+ */
+export function loadKzgSetup(): void {
+  ensureSetup();
+}
+
 function ensureSetup(): void {
   if (setupLoaded) return;
   try {

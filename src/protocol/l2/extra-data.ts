@@ -57,7 +57,12 @@ export function decodeExtraData(extraData: Hex | Uint8Array): ExtraDataParams {
  * non-zero denominator.
  */
 export function extraDataRejection(cfg: RollupConfig, timestamp: number, extraData: Hex | Uint8Array): string | null {
-  const b = typeof extraData === "string" ? hexToBytes(extraData) : extraData;
+  let b: Uint8Array;
+  try {
+    b = typeof extraData === "string" ? hexToBytes(extraData) : extraData;
+  } catch {
+    return "extraData is not valid hex";
+  }
   const jovian = isForkActive(cfg, "jovian", timestamp);
   const holocene = isForkActive(cfg, "holocene", timestamp);
   if (!holocene) return b.length <= 32 ? null : "extraData longer than 32 bytes";
