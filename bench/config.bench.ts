@@ -76,7 +76,11 @@ const bench: Bench = {
           level: "info",
           format,
           color: false,
-          destination: { write: (s: string) => void (bytes += s.length) },
+          destination: {
+            write: (s: string) => {
+              bytes += s.length;
+            },
+          },
         }).child({ chain: "10" });
         const n = 50_000;
         const t0 = performance.now();
