@@ -2,12 +2,24 @@ import { rollupConfigToJson } from "../protocol/rollup-config-json.js";
 import { REDACTED, isSecretKey } from "../observability/log-redact.js";
 import type { ChainConfig, SupernodeConfig } from "./types.js";
 
+/** Hides a password in a URL's user-info (`https://user:pass@host` → `https://user:[redacted]@host`). */
+export function redactUrl(s: string): string {
+  try {
+    const u = new URL(s);
+    if (u.password === "") return s;
+    u.password = "redacted";
+    return u.toString().replace(":redacted@", `:${REDACTED}@`);
+  } catch {
+    return s;
+  }
+}
+
 function redactOptions(options: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(options)) {
     if (v === undefined) continue;
     const secretValue = (isSecretKey(k) && k !== "l2.jwt-secret") || k === "p2p.sequencer.key" || k === "p2p.priv.raw";
-    out[k] = secretValue && v !== "" ? REDACTED : v;
+    out[k] = secretValue && v !== "" ? REDACTED : typeof v === "string" ? redactUrl(v) : v;
   }
   return out;
 }
@@ -18,7 +30,7 @@ function chainJson(c: ChainConfig): Record<string, unknown> {
     chainId: c.chainId.toString(10),
     ...(c.network !== undefined ? { network: c.network } : {}),
     ...(c.rollupConfigPath !== undefined ? { rollupConfigPath: c.rollupConfigPath } : {}),
-    l2: c.l2,
+    l2: redactUrl(c.l2),
     jwtSecret: REDACTED,
     jwtSecretPath: c.jwtSecretPath,
     engineKind: c.engineKind,
@@ -49,9 +61,9 @@ export function effectiveConfigJson(config: SupernodeConfig): Record<string, unk
   return {
     chains: config.chains.map((c) => c.toString(10)),
     dataDir: config.dataDir,
-    l1: config.l1,
-    ...(config.l1Beacon !== undefined ? { l1Beacon: config.l1Beacon } : {}),
-    l1BeaconFallbacks: config.l1BeaconFallbacks,
+    l1: redactUrl(config.l1),
+    ...(config.l1Beacon !== undefined ? { l1Beacon: redactUrl(config.l1Beacon) } : {}),
+    l1BeaconFallbacks: config.l1BeaconFallbacks.map(redactUrl),
     l1HttpPollIntervalMs: config.l1HttpPollIntervalMs,
     disableP2p: config.disableP2p,
     interopActivationTimestamp: config.interopActivationTimestamp ?? null,

@@ -140,3 +140,14 @@ describe("supernode config", () => {
     expect(t.out()).toBe("");
   });
 });
+
+describe("supernode config: credentials in URLs", () => {
+  it("hides URL passwords", async () => {
+    const args = baseArgs(f, [10]);
+    args[args.indexOf("--l1") + 1] = "https://user:s3cret@127.0.0.1:8545/key";
+    const t = io();
+    expect(await runCli(["config", ...args], t.value)).toBe(0);
+    expect(t.out()).not.toContain("s3cret");
+    expect(JSON.parse(t.out()).l1).toBe("https://user:[redacted]@127.0.0.1:8545/key");
+  });
+});
