@@ -19,9 +19,23 @@ const EMPTY_ACCOUNT: Account = { balance: 0n, nonce: 0n };
 /** keccak256 of empty code. */
 export const EMPTY_CODE_HASH: Hash = "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470";
 
+/** keccak256(address) (the secure-trie key), cached: the devnet has few accounts and they recur every block. */
+const hashedAddress = new Map<string, Uint8Array>();
+function secureKey(addr: string): Uint8Array {
+  let k = hashedAddress.get(addr);
+  if (k === undefined) {
+    k = keccak(hexToBytes(addr as Address));
+    if (hashedAddress.size > 100_000) hashedAddress.clear();
+    hashedAddress.set(addr, k);
+  }
+  return k;
+}
+
+/** Storage roots by storage map identity (maps are copied on write, so an unchanged map keeps its root). */
+const storageRootOf = new WeakMap<ReadonlyMap<string, bigint>, Hash>();
+
 export class LedgerState {
   #stateRoot: Hash | undefined;
-  readonly #storageRoots = new Map<string, Hash>();
 
   constructor(
     /** Keyed by lowercase address. */
@@ -44,19 +58,16 @@ export class LedgerState {
 
   /** The Merkle-Patricia storage root of an account (secure trie: keccak(slot) → rlp(value)). */
   storageRoot(addr: Address): Hash {
-    const key = addr.toLowerCase();
-    const cached = this.#storageRoots.get(key);
+    const slots = this.storage.get(addr.toLowerCase());
+    if (slots === undefined || slots.size === 0) return EMPTY_TRIE_ROOT;
+    const cached = storageRootOf.get(slots);
     if (cached !== undefined) return cached;
-    const slots = this.storage.get(key);
-    let root: Hash = EMPTY_TRIE_ROOT;
-    if (slots !== undefined && slots.size > 0) {
-      const pairs = [...slots].map(([slot, value]) => ({
-        key: keccak(hexToBytes(slot as Hash)),
-        value: rlpEncodeBytes(uintToBytes(value)),
-      }));
-      root = bytesToHex(trieRootBytes(pairs));
-    }
-    this.#storageRoots.set(key, root);
+    const pairs = [...slots].map(([slot, value]) => ({
+      key: keccak(hexToBytes(slot as Hash)),
+      value: rlpEncodeBytes(uintToBytes(value)),
+    }));
+    const root = bytesToHex(trieRootBytes(pairs));
+    storageRootOf.set(slots, root);
     return root;
   }
 
@@ -71,7 +82,7 @@ export class LedgerState {
     for (const a of addrs) {
       const acc = this.accounts.get(a) ?? EMPTY_ACCOUNT;
       pairs.push({
-        key: keccak(hexToBytes(a as Address)),
+        key: secureKey(a),
         value: rlpEncodeListRaw([
           rlpEncodeBytes(uintToBytes(acc.nonce)),
           rlpEncodeBytes(uintToBytes(acc.balance)),

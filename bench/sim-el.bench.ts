@@ -1,0 +1,222 @@
+import { toQuantity } from "../src/core/codec/quantity.js";
+import { silentLogger } from "../src/core/logger.js";
+import { systemClock } from "../src/core/time/clock.js";
+import type { Address, Hash, Hex } from "../src/core/types/primitives.js";
+import { keccakHex } from "../src/protocol/block/keccak.js";
+import { encodeDepositTxHex } from "../src/protocol/l2/deposit-tx.js";
+import { DEFAULT_EIP1559, buildBlock, executePayload, makeGenesis } from "../src/devnet/el/block-builder.js";
+import { type ElForks, SimulatedExecutionClient, mintEngineJwt } from "../src/devnet/el/index.js";
+import { decodeDeposit } from "../src/devnet/el/tx-decode.js";
+import type { SimBlock } from "../src/devnet/el/types.js";
+import { hexToBytes } from "../src/core/codec/hex.js";
+import { type Bench, note } from "./harness.js";
+
+/**
+ * The simulated execution client under the load a derivation run puts on it: per block one fcU with attributes
+ * (an L1-info deposit plus one user deposit), getPayload, newPayload and a head fcU, over the JWT-authenticated
+ * Engine API on loopback (sequential, like one virtual node). Figure `engine_blocks_per_s`. A second instance
+ * imports the same payloads (newPayload + fcU only): `import_blocks_per_s`. Without HTTP, the block builder and
+ * the re-execution of `newPayload` alone: `inproc_build_blocks_per_s`, `inproc_import_blocks_per_s`.
+ */
+const BLOCKS = 500;
+const SECRET = new Uint8Array(32).fill(3);
+const FORKS: ElForks = {
+  regolith: 0,
+  canyon: 0,
+  delta: 0,
+  ecotone: 0,
+  fjord: 0,
+  granite: 0,
+  holocene: 0,
+  isthmus: 0,
+  jovian: 0,
+};
+
+let id = 0;
+async function engine(url: string, method: string, params: unknown[]): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${mintEngineJwt(SECRET, Math.floor(Date.now() / 1000))}`,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+  });
+  const body = (await res.json()) as { result?: Record<string, unknown>; error?: { message: string } };
+  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
+  return body.result!;
+}
+
+function deposit(from: Address, to: Address, data: Hex, tag: string, mint: bigint): Hex {
+  return encodeDepositTxHex({
+    sourceHash: keccakHex(new TextEncoder().encode(tag)),
+    from,
+    to,
+    mint,
+    value: 0n,
+    gas: 1_000_000n,
+    isSystemTx: false,
+    data,
+  });
+}
+
+const start = (variant: "a" | "b") =>
+  SimulatedExecutionClient.start(
+    {
+      variant,
+      chainId: 901n,
+      genesis: { timestamp: 1_700_000_000, gasLimit: 30_000_000n, forks: FORKS },
+      http: { port: 0 },
+      authrpc: { port: 0, jwtSecret: SECRET },
+    },
+    { logger: silentLogger, clock: systemClock },
+  );
+
+function inProcess(report: Parameters<Bench["run"]>[0]): void {
+  const p = { chainId: 901n, forks: FORKS, eip1559: DEFAULT_EIP1559 };
+  const genesis = makeGenesis(p, { timestamp: 1_700_000_000, gasLimit: 30_000_000n });
+  const blocks: SimBlock[] = [];
+  let parent = genesis;
+  const info = `0x3db6be2b${"00".repeat(174)}` as Hex;
+  const t0 = performance.now();
+  for (let n = 1; n <= BLOCKS * 2; n++) {
+    const txs = [
+      decodeDeposit(
+        hexToBytes(
+          deposit(
+            "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001",
+            "0x4200000000000000000000000000000000000015",
+            info,
+            `i${n}`,
+            0n,
+          ),
+        ),
+      ),
+      decodeDeposit(
+        hexToBytes(
+          deposit(
+            "0x00000000000000000000000000000000000000d0",
+            "0x00000000000000000000000000000000000000b0",
+            "0x",
+            `u${n}`,
+            1n,
+          ),
+        ),
+      ),
+    ];
+    parent = buildBlock(
+      p,
+      parent,
+      {
+        timestamp: 1_700_000_000 + 2 * n,
+        prevRandao: `0x${"ab".repeat(32)}`,
+        suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+        withdrawals: [],
+        parentBeaconBlockRoot: `0x${"cd".repeat(32)}`,
+        transactions: txs,
+        noTxPool: true,
+        gasLimit: 30_000_000n,
+        eip1559Params: "0x0000000000000000",
+        minBaseFee: 0n,
+      },
+      [],
+    );
+    blocks.push(parent);
+  }
+  const buildS = (performance.now() - t0) / 1000;
+  report({ figure: "inproc_build_blocks_per_s", value: Math.round((BLOCKS * 2) / buildS), unit: "blocks/s" });
+  const t1 = performance.now();
+  let prev = genesis;
+  for (const b of blocks) {
+    const h = b.header;
+    const r = executePayload(p, prev, {
+      timestamp: h.timestamp,
+      prevRandao: h.mixHash,
+      feeRecipient: h.miner,
+      gasLimit: h.gasLimit,
+      extraData: h.extraData,
+      baseFeePerGas: h.baseFeePerGas!,
+      parentBeaconBlockRoot: h.parentBeaconBlockRoot!,
+      transactions: b.txs,
+    });
+    if (typeof r === "string" || r.hash !== b.hash) throw new Error("re-execution mismatch");
+    prev = r;
+  }
+  report({
+    figure: "inproc_import_blocks_per_s",
+    value: Math.round((BLOCKS * 2) / ((performance.now() - t1) / 1000)),
+    unit: "blocks/s",
+  });
+}
+
+const bench: Bench = {
+  name: "sim-el",
+  async run(report) {
+    inProcess(report);
+    const a = await start("a");
+    const b = await start("b");
+    try {
+      const payloads: Record<string, unknown>[] = [];
+      const pbr = `0x${"cd".repeat(32)}`;
+      let head: Hash = a.genesisHash;
+      const t0 = performance.now();
+      for (let n = 1; n <= BLOCKS; n++) {
+        const ts = 1_700_000_000 + 2 * n;
+        const info = `0x3db6be2b${"00".repeat(174)}` as Hex;
+        const attrs = {
+          timestamp: toQuantity(ts),
+          prevRandao: `0x${"ab".repeat(32)}`,
+          suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+          withdrawals: [],
+          parentBeaconBlockRoot: pbr,
+          transactions: [
+            deposit(
+              "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001",
+              "0x4200000000000000000000000000000000000015",
+              info,
+              `i${n}`,
+              0n,
+            ),
+            deposit(
+              "0x00000000000000000000000000000000000000d0",
+              "0x00000000000000000000000000000000000000b0",
+              "0x",
+              `u${n}`,
+              1n,
+            ),
+          ],
+          noTxPool: true,
+          gasLimit: toQuantity(30_000_000n),
+          eip1559Params: "0x0000000000000000",
+          minBaseFee: 0,
+        };
+        const fcs = { headBlockHash: head, safeBlockHash: head, finalizedBlockHash: a.genesisHash };
+        const r = await engine(a.authUrl, "engine_forkchoiceUpdatedV3", [fcs, attrs]);
+        const env = await engine(a.authUrl, "engine_getPayloadV4", [r.payloadId]);
+        const payload = env.executionPayload as Record<string, unknown>;
+        await engine(a.authUrl, "engine_newPayloadV4", [payload, [], pbr, []]);
+        head = payload.blockHash as Hash;
+        await engine(a.authUrl, "engine_forkchoiceUpdatedV3", [{ ...fcs, headBlockHash: head }, null]);
+        payloads.push(payload);
+      }
+      const buildS = (performance.now() - t0) / 1000;
+      report({ figure: "engine_blocks_per_s", value: Math.round(BLOCKS / buildS), unit: "blocks/s" });
+      note(`built ${BLOCKS} blocks in ${buildS.toFixed(2)} s`);
+      const t1 = performance.now();
+      for (const p of payloads) {
+        const st = await engine(b.authUrl, "engine_newPayloadV4", [p, [], pbr, []]);
+        if (st.status !== "VALID") throw new Error(`import: ${JSON.stringify(st)}`);
+        await engine(b.authUrl, "engine_forkchoiceUpdatedV3", [
+          { headBlockHash: p.blockHash, safeBlockHash: p.blockHash, finalizedBlockHash: b.genesisHash },
+          null,
+        ]);
+      }
+      const importS = (performance.now() - t1) / 1000;
+      report({ figure: "import_blocks_per_s", value: Math.round(BLOCKS / importS), unit: "blocks/s" });
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  },
+};
+export default bench;
