@@ -85,7 +85,7 @@ export class Batcher {
   constructor(private readonly opts: BatcherOptions) {
     this.cfg = opts.rollupConfig;
     this.log = (opts.logger ?? silentLogger).child({ component: "batcher", chain: Number(this.cfg.l2_chain_id) });
-    this.reader = new L2Reader(opts.l2RpcUrl);
+    this.reader = new L2Reader(opts.l2RpcUrl, this.cfg);
     this.confirmed = this.cfg.genesis.l2.number;
     this.finalThrough = this.cfg.genesis.l2.number;
   }

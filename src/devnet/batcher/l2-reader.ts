@@ -1,14 +1,15 @@
 /**
  * Reads unsafe L2 blocks from a chain's execution client (`eth_getBlockByNumber` with full transactions) and turns
- * each into what a batch needs: parent hash, timestamp, L1 origin (from the L1-info deposit, tx 0) and the
- * EIP-2718 bytes of every non-deposit transaction.
+ * each into what a batch needs: parent hash, timestamp, L1 origin and sequence number (the protocol layer's
+ * L2 block → reference, which decodes the L1-info deposit) and the EIP-2718 bytes of every non-deposit transaction.
  */
 import { quantityToNumber } from "../../core/codec/quantity.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
 import { encodeRpcTransaction } from "../../protocol/block/rpc-transaction.js";
 import type { SingularBatch } from "../../protocol/derive/batch-singular.js";
+import { l2BlockFactsFromRpc, l2BlockToBlockRef } from "../../protocol/l2/block-ref.js";
+import type { RollupConfig } from "../../protocol/rollup-config.js";
 import { JsonRpcHttpClient } from "../l1/json-rpc.js";
-import { type L1InfoOrigin, l1OriginFromL1InfoInput } from "./l1-info-origin.js";
 
 /** One L2 block as the batcher keeps it. */
 export interface BatchBlock {
@@ -25,14 +26,9 @@ export interface BatchBlock {
 
 interface RpcTx {
   readonly type?: Hex;
-  readonly input?: Hex;
 }
 
 interface RpcBlock {
-  readonly number: Hex;
-  readonly hash: Hash;
-  readonly parentHash: Hash;
-  readonly timestamp: Hex;
   readonly transactions: readonly RpcTx[];
 }
 
@@ -41,7 +37,7 @@ export class L2Reader {
 
   constructor(
     readonly url: string,
-    private readonly decodeOrigin: (input: Hex) => L1InfoOrigin = l1OriginFromL1InfoInput,
+    private readonly cfg: RollupConfig,
   ) {
     this.rpc = new JsonRpcHttpClient(url);
   }
@@ -54,27 +50,23 @@ export class L2Reader {
   async block(number: number): Promise<BatchBlock | undefined> {
     const b = await this.rpc.call<RpcBlock | null>("eth_getBlockByNumber", [`0x${number.toString(16)}`, true]);
     if (b === null) return undefined;
-    return toBatchBlock(b, this.decodeOrigin);
+    return toBatchBlock(this.cfg, b);
   }
 }
 
 /** Converts an RPC block object (full transactions) into a `BatchBlock`. */
-export function toBatchBlock(b: RpcBlock, decodeOrigin: (input: Hex) => L1InfoOrigin): BatchBlock {
-  const first = b.transactions[0];
-  if (first === undefined || first.type !== "0x7e" || first.input === undefined) {
-    throw new Error(`L2 block ${b.hash} does not start with an L1-info deposit`);
-  }
-  const origin = decodeOrigin(first.input);
+export function toBatchBlock(cfg: RollupConfig, b: RpcBlock): BatchBlock {
+  const ref = l2BlockToBlockRef(cfg, l2BlockFactsFromRpc(b));
   const transactions = b.transactions
     .filter((tx) => tx.type !== "0x7e")
     .map((tx) => encodeRpcTransaction(tx as unknown as Record<string, unknown>));
   return {
-    number: quantityToNumber(b.number),
-    hash: b.hash,
-    parentHash: b.parentHash,
-    timestamp: quantityToNumber(b.timestamp),
-    l1Origin: { number: origin.number, hash: origin.hash },
-    sequenceNumber: origin.sequenceNumber,
+    number: ref.number,
+    hash: ref.hash,
+    parentHash: ref.parentHash,
+    timestamp: ref.timestamp,
+    l1Origin: { number: ref.l1origin.number, hash: ref.l1origin.hash },
+    sequenceNumber: ref.sequenceNumber,
     transactions,
   };
 }
