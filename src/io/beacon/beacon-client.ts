@@ -147,7 +147,13 @@ export class BeaconClient {
       for (const item of data) {
         const blob = parseBlob(item);
         if (blob === undefined) continue;
-        const vh = blobVersionedHash(blob);
+        let vh: Hash;
+        try {
+          vh = blobVersionedHash(blob);
+        } catch {
+          this.deps.logger.warn({ endpoint: e }, "beacon returned a malformed blob");
+          continue;
+        }
         if (wanted.has(vh)) this.accept(vh, blob, found);
         else this.deps.logger.warn({ endpoint: e, hash: vh }, "beacon returned a blob that matches no requested hash");
       }
