@@ -1,3 +1,4 @@
+import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { RollupConfig } from "../rollup-config.js";
 
 /** Blob parameters of one L1 fork (EIP-7840 `blobSchedule` entry). */
@@ -136,4 +137,44 @@ export function l1OriginBlobBaseFee(
     return calcBlobBaseFee(excessBlobGas, CANCUN_BLOB_PARAMS.baseFeeUpdateFraction);
   const params = blobParamsAt(l1, l1Time) ?? CANCUN_BLOB_PARAMS;
   return calcBlobBaseFee(excessBlobGas, params.baseFeeUpdateFraction);
+}
+
+function num(v: unknown, what: string): number {
+  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return v;
+  if (typeof v === "string" && /^(0x[0-9a-fA-F]+|\d+)$/.test(v)) {
+    const n = Number(BigInt(v));
+    if (Number.isSafeInteger(n)) return n;
+  }
+  throw new DecodeError(`L1 chain config: ${what} is not a non-negative integer`);
+}
+
+/**
+ * Parses an L1 chain config (geth `params.ChainConfig` JSON, or a genesis file with a `config` key) as
+ * given to `--rollup.l1-chain-config`. Missing schedule entries fall back to the protocol defaults.
+ */
+export function parseL1ChainConfig(json: unknown): L1ChainConfig {
+  if (typeof json !== "object" || json === null) throw new DecodeError("L1 chain config: not an object");
+  let o = json as Record<string, unknown>;
+  if (typeof o.config === "object" && o.config !== null) o = o.config as Record<string, unknown>;
+  if (o.chainId === undefined) throw new DecodeError("L1 chain config: missing chainId");
+  const times: Record<string, number> = {};
+  for (const f of L1_BLOB_FORKS) {
+    const v = o[`${f}Time`];
+    if (v !== undefined && v !== null) times[`${f}Time`] = num(v, `${f}Time`);
+  }
+  const schedule: Partial<Record<L1BlobFork, BlobScheduleEntry>> = { ...DEFAULT_SCHEDULE };
+  const bs = o.blobSchedule;
+  if (typeof bs === "object" && bs !== null) {
+    for (const f of L1_BLOB_FORKS) {
+      const e = (bs as Record<string, unknown>)[f];
+      if (typeof e !== "object" || e === null) continue;
+      const r = e as Record<string, unknown>;
+      schedule[f] = {
+        target: num(r.target, `${f}.target`),
+        max: num(r.max, `${f}.max`),
+        baseFeeUpdateFraction: num(r.baseFeeUpdateFraction, `${f}.baseFeeUpdateFraction`),
+      };
+    }
+  }
+  return { chainId: BigInt(num(o.chainId, "chainId")), ...times, blobSchedule: schedule };
 }
