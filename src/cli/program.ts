@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, Help } from "commander";
-import { runSupernode } from "../app/run.js";
 import { effectiveConfigJson } from "../config/effective.js";
 import { renderChainOptionsHelp, renderMainHelp } from "../config/help.js";
 import { type ConfigWarning, formatIssues } from "../config/issues.js";
@@ -78,7 +77,9 @@ async function runNode(args: readonly string[], io: CliIo): Promise<number> {
   // Keep the event loop alive until the node returns, whatever handles it holds.
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
-    await (io.run ?? runSupernode)(config, { logger, signal: controller.signal });
+    // Loaded lazily so that --help, `config` and configuration errors do not pay for the whole node.
+    const run = io.run ?? (await import("../app/run.js")).runSupernode;
+    await run(config, { logger, signal: controller.signal });
     return 0;
   } catch (err) {
     logger.crit({ err }, "supernode failed");
