@@ -3,7 +3,7 @@ import { quantityToBigint, quantityToNumber, toQuantity } from "../../core/codec
 import { type Address, type Hash, type Hex, ZERO_HASH } from "../../core/types/primitives.js";
 import { type BlockHeader, headerHash } from "../../protocol/block/header.js";
 import { keccak } from "../../protocol/block/keccak.js";
-import { EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, orderedTrieRoot } from "../../protocol/block/trie.js";
+import { type ExecutionPayload, executionPayloadHeader } from "../../protocol/block/payload-hash.js";
 import { type BuildAttributes, BuildError, buildBlock, executePayload, forkActive } from "./block-builder.js";
 import type { ElCore } from "./el-core.js";
 import { INVALID_PARAMS, RpcError, type RpcHandler } from "./json-rpc.js";
@@ -234,40 +234,34 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
       throw new RpcError(UNSUPPORTED_FORK, "Unsupported fork");
     const txsJson = pl.transactions;
     if (!Array.isArray(txsJson) || !txsJson.every(isHex)) throw new RpcError(INVALID_PARAMS, "invalid transactions");
-    const txRaw = txsJson.map((t) => hexToBytes(t as Hex));
 
     // 1. The block hash must match the payload's own fields.
     const isthmus = forkActive(p, "isthmus", timestamp);
     const ecotone = forkActive(p, "ecotone", timestamp);
     let header: BlockHeader;
     try {
-      header = {
+      const payload: ExecutionPayload = {
         parentHash,
-        sha3Uncles: "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347",
-        miner: hexOf(pl, "feeRecipient", 20),
+        feeRecipient: hexOf(pl, "feeRecipient", 20) as Address,
         stateRoot: hexOf(pl, "stateRoot", 32),
-        transactionsRoot: orderedTrieRoot(txRaw),
         receiptsRoot: hexOf(pl, "receiptsRoot", 32),
         logsBloom: hexOf(pl, "logsBloom", 256),
-        difficulty: 0n,
-        number: num(pl, "blockNumber"),
+        prevRandao: hexOf(pl, "prevRandao", 32),
+        blockNumber: num(pl, "blockNumber"),
         gasLimit: qty(pl, "gasLimit"),
         gasUsed: qty(pl, "gasUsed"),
         timestamp,
         extraData: hexOf(pl, "extraData"),
-        mixHash: hexOf(pl, "prevRandao", 32),
-        nonce: "0x0000000000000000",
         baseFeePerGas: qty(pl, "baseFeePerGas"),
-        ...(hasW ? { withdrawalsRoot: isthmus ? hexOf(pl, "withdrawalsRoot", 32) : EMPTY_TRIE_ROOT } : {}),
-        ...(ecotone
-          ? {
-              blobGasUsed: qty(pl, "blobGasUsed"),
-              excessBlobGas: qty(pl, "excessBlobGas"),
-              parentBeaconBlockRoot: parentBeaconBlockRoot ?? ZERO_HASH,
-            }
-          : {}),
-        ...(isthmus ? { requestsHash: EMPTY_REQUESTS_HASH } : {}),
+        blockHash,
+        transactions: txsJson as Hex[],
+        ...(hasW ? { withdrawals: [] } : {}),
+        ...(ecotone ? { blobGasUsed: qty(pl, "blobGasUsed"), excessBlobGas: qty(pl, "excessBlobGas") } : {}),
+        ...(isthmus ? { withdrawalsRoot: hexOf(pl, "withdrawalsRoot", 32) } : {}),
       };
+      if (hasW && (pl.withdrawals as unknown[]).length > 0)
+        throw new RpcError(INVALID_PARAMS, "withdrawals must be empty");
+      header = executionPayloadHeader(payload, ecotone ? (parentBeaconBlockRoot ?? ZERO_HASH) : undefined);
     } catch (e) {
       if (e instanceof RpcError) throw e;
       throw new RpcError(INVALID_PARAMS, (e as Error).message);
@@ -341,5 +335,14 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
       commit: "0x00000000",
     },
   ]);
+  // Engine calls change the chain: run them one at a time, in arrival order.
+  let tail: Promise<unknown> = Promise.resolve();
+  for (const [name, h] of m) {
+    m.set(name, (ps) => {
+      const r = tail.then(() => h(ps));
+      tail = r.catch(() => {});
+      return r;
+    });
+  }
   return m;
 }
