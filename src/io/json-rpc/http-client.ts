@@ -8,7 +8,6 @@ export class RpcError extends SupernodeError {
   readonly data: unknown;
 
   constructor(rpcCode: number, message: string, data: unknown, method: string) {
-    // Server-side errors are not retried blindly: the caller decides (a rate-limit code is temporary).
     super("RPC_ERROR", `${method}: ${message} (code ${rpcCode})`, {
       severity: isTransientRpcCode(rpcCode) ? "temporary" : "critical",
       meta: { rpcCode, method },
@@ -18,9 +17,20 @@ export class RpcError extends SupernodeError {
   }
 }
 
-/** -32005 (limit exceeded) and -32603 (internal) are commonly transient on public providers. */
+/**
+ * Malformed requests (-32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params)
+ * will fail again: critical. Every other server error (e.g. -32000 "header not found", -32005 limit exceeded,
+ * -32603 internal) is worth retrying: temporary. Engine-specific codes (-38001..-38005) are read by callers from
+ * `rpcCode`.
+ */
 function isTransientRpcCode(code: number): boolean {
-  return code === -32005 || code === 429;
+  return !(
+    code === -32700 ||
+    code === -32600 ||
+    code === -32601 ||
+    code === -32602 ||
+    (code <= -38001 && code >= -38005)
+  );
 }
 
 /** Method-not-found: used to detect optional methods (e.g. `rpc_modules`, `eth_getBlockReceipts`). */
