@@ -1,16 +1,23 @@
-import type { Logger } from "../core/logger.js";
 import type { SupernodeConfig } from "../config/types.js";
+import type { Logger } from "../core/logger.js";
+import { buildChainRuntimes } from "./chain-factory.js";
+import { protocolHashing } from "./hashing.js";
+import { Supernode } from "./supernode.js";
 
 /**
- * Runs the supernode until `deps.signal` aborts: builds the chain containers, the RPC server, metrics and pprof
- * servers, and shuts them down in order. (Thin first version; the full composition follows.)
+ * Runs the supernode until `deps.signal` aborts (the CLI aborts it on SIGINT/SIGTERM and forces the exit on a
+ * second signal), then shuts it down in order. Rejects if it cannot start (e.g. a port is taken).
  */
 export async function runSupernode(
   config: SupernodeConfig,
   deps: { logger: Logger; signal: AbortSignal },
 ): Promise<void> {
-  deps.logger.info({ chains: Object.keys(config).length }, "supernode starting");
   if (deps.signal.aborted) return;
+  const node = await Supernode.start(config, {
+    logger: deps.logger,
+    buildChains: buildChainRuntimes,
+    hashing: protocolHashing,
+  });
   await new Promise<void>((resolve) => deps.signal.addEventListener("abort", () => resolve(), { once: true }));
-  deps.logger.info({}, "supernode stopped");
+  await node.stop();
 }

@@ -1,4 +1,174 @@
-import type { Command } from "commander";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { LOG_LEVELS, type LogLevel } from "../../config/types.js";
+import { createLogger } from "../../observability/logger.js";
+import { installSignalHandlers } from "../signals.js";
+import { registerDevnetElCommand } from "./devnet-el.js";
+import { DEMO_DEPOSIT_RECIPIENT, type DevnetSupernode, startDevnetSupernode } from "./devnet-supernode.js";
 
-/** Registers the `supernode devnet …` commands. (Placeholder: the devnet engineers own this file.) */
-export function registerDevnetCommands(_program: Command): void {}
+interface DevnetArgs {
+  dir?: string;
+  rpcPort: number;
+  metricsPort: number;
+  l1BlockTime: number;
+  l2BlockTime: number;
+  dataMode: "calldata" | "blobs";
+  logLevel: LogLevel;
+  keep?: boolean;
+}
+
+function intArg(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new InvalidArgumentError("expected an integer 0..65535");
+  return n;
+}
+
+const DEPOSIT_WEI = 10n ** 18n;
+
+/** Registers `supernode devnet` (the whole local devnet with the supernode; `npm start`) and `supernode devnet el`. */
+export function registerDevnetCommands(program: Command): void {
+  const devnet = program
+    .command("devnet")
+    .description("run a local devnet: anvil L1, chains 901 (variant A) and 902 (variant B), the supernode, batchers")
+    .option("--dir <dir>", "directory for configs and state (default: a fresh temporary directory, removed on exit)")
+    .option("--rpc.port <port>", "supernode JSON-RPC port on 127.0.0.1", intArg, 8545)
+    .option("--metrics.port <port>", "metrics port on 127.0.0.1", intArg, 7300)
+    .option("--l1-block-time <s>", "L1 block time in seconds", intArg, 2)
+    .option("--l2-block-time <s>", "L2 block time in seconds", intArg, 2)
+    .addOption(
+      new Option("--data-mode <mode>", "how batchers post data").choices(["calldata", "blobs"]).default("calldata"),
+    )
+    .addOption(new Option("--log.level <level>", "supernode log level").choices([...LOG_LEVELS]).default("warn"))
+    .option("--keep", "keep the temporary directory on exit")
+    .action(async (raw: Record<string, unknown>) => {
+      const args: DevnetArgs = {
+        ...(typeof raw.dir === "string" ? { dir: raw.dir } : {}),
+        rpcPort: raw["rpc.port"] as number,
+        metricsPort: raw["metrics.port"] as number,
+        l1BlockTime: raw.l1BlockTime as number,
+        l2BlockTime: raw.l2BlockTime as number,
+        dataMode: raw.dataMode as "calldata" | "blobs",
+        logLevel: raw["log.level"] as LogLevel,
+        ...(raw.keep === true ? { keep: true } : {}),
+      };
+      await runDevnetCommand(args);
+    });
+  registerDevnetElCommand(devnet);
+}
+
+async function runDevnetCommand(args: DevnetArgs): Promise<void> {
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  const dir = args.dir ?? mkdtempSync(join(tmpdir(), "supernode-devnet-"));
+  const logger = createLogger({ level: args.logLevel, format: "text", color: false, destination: process.stderr });
+  const controller = new AbortController();
+  const uninstall = installSignalHandlers(controller, {
+    onFirst: () => out("\nstopping (Ctrl-C again to force)…"),
+  });
+  out(`starting devnet in ${dir} …`);
+  let sn: DevnetSupernode | undefined;
+  try {
+    sn = await startDevnetSupernode(
+      {
+        dir,
+        chains: [
+          { chainId: 901n, variant: "a" },
+          { chainId: 902n, variant: "b" },
+        ],
+        rpcPort: args.rpcPort,
+        metricsPort: args.metricsPort,
+        l1BlockTimeSec: args.l1BlockTime,
+        l2BlockTimeSec: args.l2BlockTime,
+        dataMode: args.dataMode,
+        logLevel: args.logLevel,
+      },
+      { logger },
+    );
+    printEndpoints(sn, out);
+    if (!controller.signal.aborted) await live(sn, controller.signal, out);
+  } finally {
+    uninstall();
+    await sn?.stop();
+    if (args.dir === undefined && args.keep !== true) rmSync(dir, { recursive: true, force: true });
+    out("devnet stopped");
+  }
+}
+
+function printEndpoints(sn: DevnetSupernode, out: (s: string) => void): void {
+  const rpc = sn.supernode.rpc.url;
+  out("");
+  out(`L1 (anvil)        ${sn.devnet.l1.rpcUrl}   beacon ${sn.devnet.l1.beaconUrl}`);
+  for (const c of sn.devnet.chains) {
+    out(`chain ${c.chainId} (variant ${c.variant}) rollup RPC ${rpc}/${c.chainId}/   execution client ${c.el.httpUrl}`);
+  }
+  out(`supernode RPC     ${rpc}/   (superroot_atTimestamp, supernode_syncStatus, heartbeat_check; admin enabled)`);
+  out(`metrics           ${sn.supernode.metricsServer?.url ?? "disabled"}`);
+  out(`health            ${rpc}/healthz   ${rpc}/readyz`);
+  out("");
+  out(
+    `try: curl -s -X POST -H 'content-type: application/json' --data '{"jsonrpc":"2.0","id":1,"method":"stack_syncStatus"}' ${rpc}/901/`,
+  );
+  out("");
+}
+
+async function l2Balance(url: string): Promise<bigint> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "eth_getBalance",
+      params: [DEMO_DEPOSIT_RECIPIENT, "latest"],
+    }),
+  });
+  const body = (await res.json()) as { result?: string };
+  return BigInt(body.result ?? "0x0");
+}
+
+/** Makes one deposit per chain, then prints a line per chain every L2 block time until `signal` aborts. */
+async function live(sn: DevnetSupernode, signal: AbortSignal, out: (s: string) => void): Promise<void> {
+  const arrived = new Map<bigint, boolean>();
+  for (const c of sn.devnet.chains) {
+    try {
+      const r = await sn.devnet.deposit(c.chainId, {
+        to: DEMO_DEPOSIT_RECIPIENT,
+        mint: DEPOSIT_WEI,
+        value: DEPOSIT_WEI,
+      });
+      out(`deposit of 1 ETH to ${DEMO_DEPOSIT_RECIPIENT} on chain ${c.chainId} sent on L1 (tx ${r.transactionHash})`);
+      arrived.set(c.chainId, false);
+    } catch (err) {
+      out(`deposit on chain ${c.chainId} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  while (!signal.aborted) {
+    for (const c of sn.devnet.chains) {
+      const sup = sn.supernode.supervisors.get(c.chainId.toString(10));
+      const st = (await sup?.syncStatus())?.status;
+      let deposit = "";
+      if (arrived.get(c.chainId) === false) {
+        const bal = await l2Balance(c.el.httpUrl).catch(() => 0n);
+        if (bal >= DEPOSIT_WEI) {
+          arrived.set(c.chainId, true);
+          deposit = "  deposit arrived on L2 ✓";
+        } else deposit = "  deposit pending";
+      }
+      out(
+        `chain ${c.chainId} [${sup?.state ?? "?"}] unsafe ${st?.unsafe_l2.number ?? "-"}  safe ${st?.safe_l2.number ?? "-"}  finalized ${st?.finalized_l2.number ?? "-"}  (L1 ${st?.current_l1.number ?? "-"})${deposit}`,
+      );
+    }
+    await new Promise<void>((resolve) => {
+      const onAbort = () => {
+        clearTimeout(t);
+        resolve();
+      };
+      const t = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, 2_000);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}

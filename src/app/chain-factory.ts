@@ -1,0 +1,221 @@
+import { join } from "node:path";
+import type { ChainBlockAt } from "../activities/ports.js";
+import type { ChainConfig, SupernodeConfig } from "../config/types.js";
+import type { BlockId } from "../core/types/block-ref.js";
+import { SafeDB } from "../io/db/safe-db.js";
+import { EngineClient } from "../io/engine/engine-client.js";
+import { L1Client } from "../io/l1/l1-client.js";
+import { createL1Metrics } from "../io/l1/metrics.js";
+import { BeaconClient } from "../io/beacon/beacon-client.js";
+import type { ChainNode } from "../node/chain-node.js";
+import { createChainNode } from "../node/create.js";
+import { createChainMetrics } from "../node/metrics.js";
+import type { BlobSource, L1Source } from "../node/ports.js";
+import { fileSequencerStateStore } from "../node/sequencer/state-file.js";
+import { InvalidParamsError } from "../rpc/errors.js";
+import { createChainRpcMethods } from "../rpc/namespaces/stack.js";
+import type { ChainService, ChainServiceFactory } from "./chain-service.js";
+import { builtinMethods } from "./root-methods.js";
+import type { ChainBuildContext, ChainRuntimes } from "./supernode.js";
+
+/**
+ * The real chain composition: one shared L1 client (and beacon client) for every chain; per chain, an Engine API
+ * client to its execution client and its SafeDB under `<data-dir>/chain-<id>/`, wired into a fresh `ChainNode`
+ * on every (re)start.
+ */
+export interface SharedResources {
+  readonly l1: L1Source;
+  readonly blobs: BlobSource | undefined;
+}
+
+export interface BuildChainsOptions {
+  /** Override the shared resources (tests); default: an L1Client on `config.l1`. */
+  readonly shared?: SharedResources;
+  /** Driver idle poll (ms); default the node's own. */
+  readonly idlePollMs?: number;
+}
+
+export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
+  return async (config: SupernodeConfig, ctx: ChainBuildContext): Promise<ChainRuntimes> => {
+    let l1Client: L1Client | undefined;
+    let shared = opts.shared;
+    if (shared === undefined) {
+      l1Client = L1Client.create(
+        { url: config.l1, pollIntervalMs: config.l1HttpPollIntervalMs, maxConcurrency: 10, cacheSize: 1000 },
+        {
+          clock: ctx.clock,
+          logger: ctx.logger.child({ module: "l1" }),
+          metrics: createL1Metrics(ctx.metrics.registry),
+        },
+      );
+      l1Client.start();
+      const blobs =
+        config.l1Beacon === undefined
+          ? undefined
+          : BeaconClient.create(
+              { url: config.l1Beacon, fallbacks: config.l1BeaconFallbacks },
+              { clock: ctx.clock, logger: ctx.logger.child({ module: "beacon" }) },
+            );
+      if (blobs === undefined)
+        ctx.logger.info({}, "no beacon endpoint configured; blob-carried batches cannot be read");
+      shared = { l1: l1Client, blobs };
+    }
+    const factories = new Map<bigint, ChainServiceFactory>();
+    for (const chain of config.chainConfigs) {
+      factories.set(
+        chain.chainId,
+        chainServiceFactory(chain, shared, {
+          ...ctx,
+          enableAdmin: config.rpc.enableAdmin,
+          idlePollMs: opts.idlePollMs,
+        }),
+      );
+    }
+    return {
+      factories,
+      close: async () => {
+        await l1Client?.stop();
+      },
+    };
+  };
+}
+
+/** The production builder. */
+export const buildChainRuntimes = buildChainRuntimesWith();
+
+interface ChainCtx extends ChainBuildContext {
+  readonly enableAdmin: boolean;
+  readonly idlePollMs: number | undefined;
+}
+
+function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: ChainCtx): ChainServiceFactory {
+  const id = chain.chainId.toString(10);
+  const logger = ctx.logger.child({ chain: id });
+  const metrics = createChainMetrics(ctx.metrics.registry, chain.chainId);
+  return async (attempt) => {
+    const engine = EngineClient.create(
+      {
+        url: chain.l2,
+        jwtSecret: chain.jwtSecret,
+        kind: chain.engineKind,
+        timeoutMs: chain.l2EngineRpcTimeoutMs,
+        rollupConfig: chain.rollup,
+      },
+      { clock: ctx.clock, logger: logger.child({ module: "engine" }) },
+    );
+    const safeDb = await SafeDB.open(chain.safedbPath, { logger });
+    try {
+      const node = await createChainNode(
+        {
+          rollup: chain.rollup,
+          engineKind: chain.engineKind,
+          syncMode: chain.syncMode,
+          sequencer: chain.sequencer,
+          verifierL1Confs: chain.verifierL1Confs,
+          finalityLookback: chain.finalityLookback,
+          ...(ctx.idlePollMs === undefined ? {} : { idlePollMs: ctx.idlePollMs }),
+        },
+        {
+          l1: shared.l1,
+          blobs: shared.blobs,
+          engine,
+          safeDb,
+          sequencerStore: fileSequencerStateStore(join(chain.dataDir, "sequencer.json")),
+          clock: ctx.clock,
+          logger,
+          metrics,
+        },
+      );
+      logger.debug({ attempt }, "virtual node created");
+      return nodeService(node, safeDb, chain, ctx);
+    } catch (err) {
+      await safeDb.close();
+      throw err;
+    }
+  };
+}
+
+function nodeService(node: ChainNode, safeDb: SafeDB, chain: ChainConfig, ctx: ChainCtx): ChainService {
+  let exited: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
+  const methods = builtinMethods(createChainRpcMethods(node, { version: ctx.version }), {
+    version: "",
+    enableAdmin: ctx.enableAdmin,
+  });
+  return {
+    methods,
+    get exited() {
+      exited ??= node.done();
+      return exited;
+    },
+    async start(signal) {
+      await node.start(signal);
+    },
+    stop() {
+      stopped ??= (async () => {
+        try {
+          await node.stop();
+        } finally {
+          await safeDb.close();
+        }
+      })();
+      return stopped;
+    },
+    async syncStatus() {
+      return node.syncStatus();
+    },
+    async blockAtTimestamp(ts) {
+      return blockAt(node, safeDb, chain, ts);
+    },
+  };
+}
+
+/**
+ * The local-safe block at `ts` with its output and the earliest L1 block at which it was safe (binary search over
+ * the SafeDB, whose safe heads are monotone in L1). Undefined while it is not local-safe or not yet recorded.
+ */
+async function blockAt(
+  node: ChainNode,
+  safeDb: SafeDB,
+  chain: ChainConfig,
+  ts: number,
+): Promise<ChainBlockAt | undefined> {
+  const g = chain.rollup.genesis;
+  if (ts < g.l2_time) {
+    throw new InvalidParamsError(`timestamp ${ts} is before the genesis time ${g.l2_time} of chain ${chain.chainId}`);
+  }
+  const status = node.syncStatus();
+  const n = g.l2.number + Math.floor((ts - g.l2_time) / chain.rollup.block_time);
+  if (n > status.local_safe_l2.number) return undefined;
+  const out = await node.outputAtBlock(n);
+  let requiredL1: BlockId | undefined;
+  if (n === g.l2.number) {
+    requiredL1 = { hash: g.l1.hash, number: g.l1.number };
+  } else {
+    let lo = g.l1.number;
+    let hi =
+      status.safe_l1.number > 0 ? Math.max(status.safe_l1.number, status.current_l1.number) : status.current_l1.number;
+    const top = await safeDb.safeHeadAtL1Block(hi);
+    if (top === undefined || top.safeHead.number < n) return undefined;
+    requiredL1 = top.l1Block;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const e = await safeDb.safeHeadAtL1Block(mid);
+      if (e !== undefined && e.safeHead.number >= n) {
+        requiredL1 = e.l1Block;
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+  }
+  return {
+    l2: { hash: out.blockRef.hash, number: out.blockRef.number },
+    output: {
+      stateRoot: out.stateRoot,
+      messagePasserStorageRoot: out.withdrawalStorageRoot,
+      blockHash: out.blockRef.hash,
+    },
+    requiredL1,
+  };
+}

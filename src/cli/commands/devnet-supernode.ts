@@ -1,0 +1,125 @@
+import { join } from "node:path";
+import { buildChainRuntimes } from "../../app/chain-factory.js";
+import { protocolHashing } from "../../app/hashing.js";
+import { Supernode } from "../../app/supernode.js";
+import { formatIssues } from "../../config/issues.js";
+import { loadConfig } from "../../config/load.js";
+import type { LogLevel } from "../../config/types.js";
+import type { Logger } from "../../core/logger.js";
+import type { Address } from "../../core/types/primitives.js";
+import { type Devnet, startDevnet } from "../../devnet/devnet.js";
+
+/**
+ * `supernode devnet` composition: the embedded devnet (anvil L1, one simulated execution client per chain, one
+ * batcher per chain) plus a supernode sequencing every chain, configured exactly as an operator would (through the
+ * same option loader), with admin RPC and metrics on loopback.
+ */
+export interface DevnetSupernodeOptions {
+  readonly dir: string;
+  readonly chains: ReadonlyArray<{ readonly chainId: bigint; readonly variant: "a" | "b" }>;
+  readonly rpcPort: number;
+  readonly metricsPort: number;
+  readonly l1BlockTimeSec?: number;
+  readonly l2BlockTimeSec?: number;
+  readonly dataMode?: "calldata" | "blobs";
+  readonly logLevel?: LogLevel;
+  /** Extra supernode arguments appended to the generated ones (e.g. `--pprof.enabled`). */
+  readonly extraArgs?: readonly string[];
+}
+
+export interface DevnetSupernode {
+  readonly devnet: Devnet;
+  readonly supernode: Supernode;
+  /** The supernode arguments used (no secrets: the JWT is a file path). */
+  readonly args: readonly string[];
+  stop(): Promise<void>;
+}
+
+/** A recipient on L2 for the demo deposit. */
+export const DEMO_DEPOSIT_RECIPIENT: Address = "0x00000000000000000000000000000000000d3b05";
+
+export function supernodeArgsFor(devnet: Devnet, opts: DevnetSupernodeOptions): string[] {
+  const args = [
+    "--chains",
+    devnet.chains.map((c) => c.chainId.toString(10)).join(","),
+    "--l1",
+    devnet.l1.rpcUrl,
+    "--l1.beacon",
+    devnet.l1.beaconUrl,
+    "--l1.http-poll-interval",
+    "1s",
+    "--data-dir",
+    join(opts.dir, "supernode"),
+    "--disable-p2p",
+    "--rpc.addr",
+    "127.0.0.1",
+    "--rpc.port",
+    String(opts.rpcPort),
+    "--rpc.enable-admin",
+    "--metrics.enabled",
+    "--metrics.addr",
+    "127.0.0.1",
+    "--metrics.port",
+    String(opts.metricsPort),
+    "--log.level",
+    opts.logLevel ?? "warn",
+    "--vn.all.sequencer.enabled",
+  ];
+  for (const c of devnet.chains) {
+    const id = c.chainId.toString(10);
+    args.push(
+      `--vn.${id}.l2`,
+      c.el.authUrl,
+      `--vn.${id}.l2.jwt-secret`,
+      c.jwtSecretPath,
+      `--vn.${id}.rollup.config`,
+      c.rollupConfigPath,
+      `--vn.${id}.l2.enginekind`,
+      c.variant === "a" ? "variant_a" : "variant_b",
+    );
+  }
+  return [...args, ...(opts.extraArgs ?? [])];
+}
+
+export async function startDevnetSupernode(
+  opts: DevnetSupernodeOptions,
+  deps: { logger: Logger; devnetLogger?: Logger },
+): Promise<DevnetSupernode> {
+  const devnet = await startDevnet(
+    {
+      dir: opts.dir,
+      chains: opts.chains.map((c) => ({ chainId: c.chainId, variant: c.variant })),
+      l1BlockTimeSec: opts.l1BlockTimeSec ?? 2,
+      l2BlockTimeSec: opts.l2BlockTimeSec ?? 2,
+      ...(opts.dataMode === undefined ? {} : { dataMode: opts.dataMode }),
+    },
+    { logger: deps.devnetLogger ?? deps.logger },
+  );
+  try {
+    const args = supernodeArgsFor(devnet, opts);
+    const res = loadConfig(args, {});
+    if (!res.ok) throw new Error(`devnet supernode configuration: ${formatIssues(res.issues)}`);
+    const supernode = await Supernode.start(res.config, {
+      logger: deps.logger,
+      buildChains: buildChainRuntimes,
+      hashing: protocolHashing,
+    });
+    devnet.startBatchers();
+    let stopping: Promise<void> | undefined;
+    return {
+      devnet,
+      supernode,
+      args,
+      stop() {
+        stopping ??= (async () => {
+          await supernode.stop();
+          await devnet.stop();
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await devnet.stop().catch(() => {});
+    throw err;
+  }
+}
