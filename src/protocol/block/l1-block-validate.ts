@@ -110,7 +110,8 @@ export function validateRpcBlock(json: unknown, receiptsJson?: readonly unknown[
         claimed: header.withdrawalsRoot,
         computed: root,
       });
-  } else if (header.withdrawalsRoot !== undefined && transactions !== undefined) {
+  } else if (header.withdrawalsRoot !== undefined && transactions !== undefined && transactions.length > 0) {
+    // Only a full-transaction response is known to be a full block (an empty list is ambiguous).
     throw new BlockValidationError("missing-withdrawals", "header has a withdrawalsRoot but the block no withdrawals");
   }
 
