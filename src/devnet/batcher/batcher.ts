@@ -208,13 +208,21 @@ export class Batcher {
     });
     const hashes: Hash[] = [];
     for (const g of groups) {
-      const hash =
-        mode === "blobs"
-          ? await this.opts.l1.send(this.opts.accountIndex, {
-              to,
-              blobs: g.items.map((d) => bytesToHex(encodeBlob(d))),
-            })
-          : await this.opts.l1.send(this.opts.accountIndex, { to, data: bytesToHex(g.items[0] as Uint8Array) });
+      let hash: Hash;
+      try {
+        hash =
+          mode === "blobs"
+            ? await this.opts.l1.send(this.opts.accountIndex, {
+                to,
+                blobs: g.items.map((d) => bytesToHex(encodeBlob(d))),
+              })
+            : await this.opts.l1.send(this.opts.accountIndex, { to, data: bytesToHex(g.items[0] as Uint8Array) });
+      } catch (err) {
+        // A channel with missing frames never completes: forget it and queue its blocks again.
+        this.inflight = this.inflight.filter((c) => c !== inflight);
+        this.queue = [...blocks, ...this.queue];
+        throw err;
+      }
       const rec: SubmittedTx = {
         hash,
         channelId: channel.id,

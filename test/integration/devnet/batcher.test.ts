@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hex } from "../../../src/core/types/primitives.js";
+import { Batcher } from "../../../src/devnet/batcher/batcher.js";
 import { type Devnet, type DevnetChain, startDevnet } from "../../../src/devnet/devnet.js";
+import type { L1Client } from "../../../src/devnet/l1/l1-client.js";
 import { blocksFromBatches, type BuiltBlock, L2BlockBuilder, readBatchesFromL1 } from "./batcher-support.js";
 
 const BOB: Address = "0x00000000000000000000000000000000000000b0";
@@ -105,5 +107,38 @@ describe("batcher on anvil with simulated execution clients", () => {
     const newHead = await devnet.l1Node.anvil.blockNumber();
     const batches = await readBatchesFromL1(devnet.l1Node, chain.rollupConfig, devnet.l1.genesis.number, newHead);
     expectDecodedEqualsBuilt(blocksFromBatches(batches), [...builder.blocks]);
+  });
+
+  it("re-queues a channel whose transaction could not be sent and posts it on the next step", async () => {
+    const chain = devnet.chain(901);
+    const builder = builders.get(chain.chainId) as L2BlockBuilder;
+    await buildSome(chain, devnet, builder, 2);
+    const real = devnet.l1Node.client;
+    let failures = 1;
+    const flaky = new Proxy(real, {
+      get(target, prop, receiver) {
+        if (prop === "send") {
+          return async (...args: Parameters<L1Client["send"]>) => {
+            if (failures-- > 0) throw new Error("injected send failure");
+            return target.send(...args);
+          };
+        }
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    // A second batcher for the same chain that starts from genesis: it posts every block again.
+    const second = new Batcher({
+      rollupConfig: chain.rollupConfig,
+      l2RpcUrl: chain.el.httpUrl,
+      l1: flaky,
+      accountIndex: 1,
+      mode: "calldata",
+    });
+    await expect(second.flush()).rejects.toThrow(/injected/);
+    expect(second.stats().queued).toBe(builder.blocks.length);
+    expect(second.submitted).toHaveLength(0);
+    const stats = await second.flush();
+    expect(stats.confirmedThrough).toBe(builder.blocks.at(-1)?.number);
+    expect(second.submitted.length).toBeGreaterThan(0);
   });
 });
