@@ -77,7 +77,7 @@ export function applyConfigUpdateLog(cfg: SystemConfig, log: Log, ecotoneActive:
       return cfg;
     case 4n: {
       expect(32);
-      if (!zeroPrefix(payload, 24)) throw new DecodeError("config update: eip1559 params not left-padded");
+      // Like op-node: the whole word is read, only its last 8 bytes are used (no padding check).
       const p = payload.subarray(24);
       const denominator = new DataView(p.buffer, p.byteOffset, 8).getUint32(0);
       const elasticity = new DataView(p.buffer, p.byteOffset, 8).getUint32(4);
@@ -86,7 +86,7 @@ export function applyConfigUpdateLog(cfg: SystemConfig, log: Log, ecotoneActive:
     }
     case 5n: {
       expect(32);
-      if (!zeroPrefix(payload, 20)) throw new DecodeError("config update: operator fee params not left-padded");
+      // Stored as the whole word (op-node reads no padding); scalar [20,24), constant [24,32).
       return { ...cfg, operatorFeeParams: bytesToHex(payload) };
     }
     case 6n: {
