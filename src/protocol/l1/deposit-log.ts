@@ -87,7 +87,7 @@ export function depositFromLog(log: Log, l1BlockHash: Hash, logIndex: number): D
   if (len > BigInt(body)) throw new DecodeError("deposit log: opaque length exceeds data");
   const l = Number(len);
   if (l + 32 <= body) throw new DecodeError("deposit log: excess padding");
-  for (let i = 64 + l; i < data.length; i++) if (data[i] !== 0) throw new DecodeError("deposit log: non-zero padding");
+  // Like op-node, the padding bytes themselves are not inspected.
   const op = decodeOpaqueDepositData(data.subarray(64, 64 + l));
   return {
     sourceHash: userDepositSourceHash(l1BlockHash, logIndex),
