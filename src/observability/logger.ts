@@ -99,6 +99,11 @@ function wrap(p: PinoLike): AppLogger {
   };
 }
 
+/** The child logger for one chain: every line it prints carries `chain=<decimal id>`. */
+export function chainLogger<L extends Logger>(logger: L, chainId: bigint | number | string): L {
+  return logger.child({ chain: String(chainId) }) as L;
+}
+
 /** Parses a log level name (case-insensitive); undefined when unknown. */
 export function parseLogLevel(s: string): LogLevel | undefined {
   const l = s.trim().toLowerCase();

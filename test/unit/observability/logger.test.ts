@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LogFormat } from "../../../src/config/types.js";
-import { createLogger, parseLogLevel } from "../../../src/observability/logger.js";
+import { chainLogger, createLogger, parseLogLevel } from "../../../src/observability/logger.js";
 
 const T0 = Date.UTC(2026, 10, 21, 12, 45, 1, 123); // 2026-11-21T12:45:01.123Z
 
@@ -158,5 +158,13 @@ describe("createLogger levels and secrets", () => {
   it("parseLogLevel", () => {
     expect(parseLogLevel("CRIT")).toBe("crit");
     expect(parseLogLevel("loud")).toBeUndefined();
+  });
+});
+
+describe("chainLogger", () => {
+  it("binds the decimal chain ID", () => {
+    const { logger, lines } = capture("logfmt");
+    chainLogger(logger, 8453n).info("x");
+    expect(parseLogfmt(lines[0] as string).chain).toBe("8453");
   });
 });
