@@ -163,7 +163,7 @@ export function decodeL1InfoData(data: Uint8Array, format?: L1InfoFormat): L1Blo
     };
   }
   const batcher = at(132, 32);
-  for (let i = 0; i < 12; i++) if (batcher[i] !== 0) throw new DecodeError("l1 info: batcher hash not an address");
+  // The 12 padding bytes before the batcher address are skipped unchecked (as op-node does for packed formats).
   const ext = f === "isthmus" || f === "jovian";
   return {
     format: f,
