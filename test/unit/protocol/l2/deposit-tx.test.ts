@@ -5,6 +5,8 @@ import { DecodeError } from "../../../../src/core/errors/supernode-error.js";
 import type { Address, Hash } from "../../../../src/core/types/primitives.js";
 import { keccakHex } from "../../../../src/protocol/block/keccak.js";
 import { validateRpcBlock } from "../../../../src/protocol/block/l1-block-validate.js";
+import { parseRpcReceipt } from "../../../../src/protocol/block/receipt.js";
+import { l2BlockFactsFromRpc } from "../../../../src/protocol/l2/block-ref.js";
 import { decodeSignedTx } from "../../../../src/protocol/l1/signed-tx.js";
 import {
   type DepositTx,
@@ -65,13 +67,15 @@ describe("deposit transaction (0x7E)", () => {
     );
   });
 
-  it("L1 block validation throws only DecodeError on arbitrary JSON", () => {
+  it("JSON parsers (block, receipt, L2 block facts) throw only DecodeError on arbitrary JSON", () => {
     fc.assert(
       fc.property(fc.jsonValue(), (j) => {
-        try {
-          validateRpcBlock(j);
-        } catch (e) {
-          expect(e).toBeInstanceOf(DecodeError);
+        for (const parse of [validateRpcBlock, parseRpcReceipt, l2BlockFactsFromRpc]) {
+          try {
+            parse(j);
+          } catch (e) {
+            expect(e).toBeInstanceOf(DecodeError);
+          }
         }
       }),
       { numRuns: 300 },
