@@ -67,6 +67,7 @@ export function resolveAnvilBinary(): string {
 export class Anvil {
   readonly rpc: JsonRpcHttpClient;
   private exited = false;
+  private readonly killOnExit: () => void;
   private readonly exitPromise: Promise<void>;
 
   private constructor(
@@ -77,6 +78,11 @@ export class Anvil {
     readonly slotsInAnEpoch: number,
   ) {
     this.rpc = new JsonRpcHttpClient(this.rpcUrl);
+    // Never let anvil outlive this process, even when it exits without calling stop().
+    this.killOnExit = () => {
+      if (!this.exited) this.child.kill("SIGKILL");
+    };
+    process.once("exit", this.killOnExit);
     this.exitPromise = new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) {
         this.exited = true;
@@ -162,13 +168,17 @@ export class Anvil {
 
   /** Kills the process (SIGTERM, then SIGKILL after 3 s) and waits for it to exit. Idempotent. */
   async stop(): Promise<void> {
-    if (this.exited) return;
+    if (this.exited) {
+      process.off("exit", this.killOnExit);
+      return;
+    }
     this.child.kill("SIGTERM");
     const timer = setTimeout(() => {
       if (!this.exited) this.child.kill("SIGKILL");
     }, 3000);
     await this.exitPromise;
     clearTimeout(timer);
+    process.off("exit", this.killOnExit);
   }
 
   async blockNumber(): Promise<number> {
