@@ -28,13 +28,14 @@ export class TcpProxy {
         return;
       }
       const upstream = connect(Number(target.port), target.hostname);
-      self.#sockets.add(client);
-      self.#sockets.add(upstream);
+      const sockets = self.#sockets;
+      sockets.add(client);
+      sockets.add(upstream);
       const drop = () => {
         client.destroy();
         upstream.destroy();
-        self?.#sockets.delete(client);
-        self?.#sockets.delete(upstream);
+        sockets.delete(client);
+        sockets.delete(upstream);
       };
       client.on("error", drop).on("close", drop);
       upstream.on("error", drop).on("close", drop);
