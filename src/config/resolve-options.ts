@@ -44,6 +44,9 @@ function indexSpecs(specs: readonly OptionSpec[]): Map<string, OptionSpec> {
 export const GLOBAL_INDEX = indexSpecs(GLOBAL_OPTIONS);
 export const CHAIN_INDEX = indexSpecs(CHAIN_OPTIONS);
 
+/** Sub-commands of the CLI, for suggestions on stray arguments. */
+const COMMAND_NAMES = ["config", "chain-options", "devnet"];
+
 const VN_RE = /^vn\.([^.]+)\.(.+)$/;
 
 /** Splits a `vn.<scope>.<flag>` name. */
@@ -134,7 +137,12 @@ export function resolveOptions(argv: readonly string[], env: Env): ResolvedOptio
   };
 
   const { flags, positionals } = tokenizeArgv(argv, arityOf);
-  for (const p of positionals) issues.push({ message: `unexpected argument "${p}"` });
+  for (const p of positionals) {
+    const cmd = nearest(p, COMMAND_NAMES);
+    issues.push({
+      message: `unexpected argument "${p}"${cmd ? `; did you mean the command \`supernode ${cmd}\` (commands come first)?` : ""}`,
+    });
+  }
 
   // Chains first: the per-chain flag set depends on them (flag wins over env).
   const chainFlags = flags.filter((f) => f.name === "chains");

@@ -557,6 +557,7 @@ describe("loadConfig: validation reports every problem at once", () => {
     expect(list.length).toBeGreaterThanOrEqual(9);
   });
   it("unexpected positional arguments", () => {
-    hasIssue(issues([...baseArgs(f, [10]), "stray"]), /^$/, 'unexpected argument "stray"');
+    hasIssue(issues([...baseArgs(f, [10]), "stray"]), /^$/, /^unexpected argument "stray"$/);
+    hasIssue(issues(["confg", ...baseArgs(f, [10])]), /^$/, "did you mean the command `supernode config`");
   });
 });
