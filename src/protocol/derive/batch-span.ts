@@ -17,18 +17,8 @@ import type { Hash } from "../../core/types/primitives.js";
 import { MAX_SPAN_BATCH_ELEMENT_COUNT } from "./chain-spec.js";
 import { bitlistSize, Cursor, getBit, popcount, readBitlist, setBit, uvarintSize, writeUvarint } from "./byte-codec.js";
 import type { SingularBatch } from "./batch-singular.js";
-import { readItem } from "./rlp.js";
-import {
-  buildFullTx,
-  makeVTable,
-  parseSpanTxData,
-  splitFullTx,
-  TX_TYPE_ACCESS_LIST,
-  TX_TYPE_DYNAMIC_FEE,
-  TX_TYPE_LEGACY,
-  TX_TYPE_SET_CODE,
-  type VTable,
-} from "./span-batch-tx.js";
+import { splitFullTx, TX_TYPE_LEGACY } from "./span-batch-tx.js";
+import { rebuildSpanTxs } from "./span-tx-rebuild.js";
 
 /** Raised (as a DecodeError) when a span batch exceeds the element limits. */
 export const ERR_TOO_BIG_SPAN_BATCH = "span batch size limit reached";
@@ -57,9 +47,12 @@ export interface SpanBatchTxs {
   readonly sigs: Uint8Array;
   /** 20 bytes per non-creation tx. */
   readonly tos: Uint8Array;
-  /** Per tx: type byte (if typed) ‖ RLP list. */
-  readonly txDatas: readonly Uint8Array[];
-  readonly txTypes: readonly number[];
+  /** All tx datas, contiguous as encoded; per tx: type byte (if typed) ‖ RLP list. */
+  readonly txData: Uint8Array;
+  /** Tx i's data is `txData[txDataOffsets[i] .. txDataOffsets[i + 1])` (length `totalTxCount + 1`). */
+  readonly txDataOffsets: Uint32Array;
+  /** EIP-2718 type of each tx (0 = legacy). */
+  readonly txTypes: Uint8Array;
   readonly nonces: readonly (number | bigint)[];
   readonly gases: readonly (number | bigint)[];
   readonly legacyTxCount: number;
@@ -89,23 +82,55 @@ function sumCounts(counts: readonly number[]): number {
 }
 
 /**
- * Reads one span tx data item: an optional type byte (≤ 0x7f) followed by one RLP list, whose size must not
- * exceed the element limit. Returns a view.
+ * Reads the `total` span tx data items starting at the cursor (each: an optional type byte ≤ 0x7f, then one RLP
+ * list whose payload must not exceed the element limit). Returns the contiguous region, offsets and types.
  */
-function readTxData(c: Cursor): { data: Uint8Array; type: number } {
-  const start = c.pos;
-  const b = c.byte("tx data");
-  let type = TX_TYPE_LEGACY;
-  let rlpStart = start;
-  if (b <= 0x7f) {
-    type = b;
-    rlpStart = c.pos;
+function readTxDatas(
+  c: Cursor,
+  total: number,
+): { region: Uint8Array; offsets: Uint32Array; types: Uint8Array; legacy: number } {
+  const buf = c.buf;
+  const end = c.end;
+  const regionStart = c.pos;
+  const offsets = new Uint32Array(total + 1);
+  const types = new Uint8Array(total);
+  let legacy = 0;
+  let p = c.pos;
+  for (let i = 0; i < total; i++) {
+    offsets[i] = p - regionStart;
+    if (p >= end) throw new DecodeError("unexpected end of input reading tx data");
+    let b = buf[p]!;
+    let type = TX_TYPE_LEGACY;
+    if (b <= 0x7f) {
+      type = b;
+      p++;
+      if (p >= end) throw new DecodeError("unexpected end of input reading tx data");
+      b = buf[p]!;
+    }
+    if (b < 0xc0) throw new DecodeError("tx RLP prefix type must be list");
+    let len: number;
+    let hdr: number;
+    if (b < 0xf8) {
+      len = b - 0xc0;
+      hdr = 1;
+    } else {
+      const lenOfLen = b - 0xf7;
+      if (p + 1 + lenOfLen > end) throw new DecodeError("unexpected end of input reading tx data size");
+      if (buf[p + 1] === 0) throw new DecodeError("rlp: non-canonical size information");
+      len = 0;
+      for (let k = 0; k < lenOfLen; k++) len = len * 256 + buf[p + 1 + k]!;
+      if (len < 56) throw new DecodeError("rlp: non-canonical size information");
+      hdr = 1 + lenOfLen;
+    }
+    if (len > MAX_SPAN_BATCH_ELEMENT_COUNT) throw tooBig();
+    p += hdr + len;
+    if (p > end) throw new DecodeError("unexpected end of input reading tx data");
+    types[i] = type;
+    if (type === TX_TYPE_LEGACY) legacy++;
   }
-  const item = readItem(c.buf, rlpStart, c.end);
-  if (item.end - item.start > MAX_SPAN_BATCH_ELEMENT_COUNT) throw tooBig();
-  if (!item.isList) throw new DecodeError("tx RLP prefix type must be list");
-  c.pos = item.next;
-  return { data: c.buf.subarray(start, item.next), type };
+  offsets[total] = p - regionStart;
+  c.pos = p;
+  return { region: buf.subarray(regionStart, p), offsets, types, legacy };
 }
 
 /** Decodes a span batch body (without the type byte). Trailing bytes are ignored, as in op-node. */
@@ -129,15 +154,7 @@ export function decodeRawSpanBatch(body: Uint8Array): RawSpanBatch {
   const sigs = c.take(total * 64, "tx sigs");
   const creations = popcount(contractCreationBits, total);
   const tos = c.take((total - creations) * 20, "tx tos");
-  const txDatas: Uint8Array[] = new Array(total);
-  const txTypes: number[] = new Array(total);
-  let legacyTxCount = 0;
-  for (let i = 0; i < total; i++) {
-    const { data, type } = readTxData(c);
-    txDatas[i] = data;
-    txTypes[i] = type;
-    if (type === TX_TYPE_LEGACY) legacyTxCount++;
-  }
+  const { region, offsets, types, legacy: legacyTxCount } = readTxDatas(c, total);
   const nonces: (number | bigint)[] = new Array(total);
   for (let i = 0; i < total; i++) nonces[i] = c.uvarint("tx nonce");
   const gases: (number | bigint)[] = new Array(total);
@@ -157,8 +174,9 @@ export function decodeRawSpanBatch(body: Uint8Array): RawSpanBatch {
       yParityBits,
       sigs,
       tos,
-      txDatas,
-      txTypes,
+      txData: region,
+      txDataOffsets: offsets,
+      txTypes: types,
       nonces,
       gases,
       legacyTxCount,
@@ -175,7 +193,7 @@ export function encodeRawSpanBatch(b: RawSpanBatch): Uint8Array {
   size += bitlistSize(b.blockCount);
   for (const n of b.blockTxCounts) size += uvarintSize(n);
   size += 2 * bitlistSize(t.totalTxCount) + t.sigs.length + t.tos.length;
-  for (const d of t.txDatas) size += d.length;
+  size += t.txData.length;
   for (const n of t.nonces) size += uvarintSize(n);
   for (const g of t.gases) size += uvarintSize(g);
   size += bitlistSize(t.legacyTxCount);
@@ -195,10 +213,8 @@ export function encodeRawSpanBatch(b: RawSpanBatch): Uint8Array {
   pos += t.sigs.length;
   out.set(t.tos, pos);
   pos += t.tos.length;
-  for (const d of t.txDatas) {
-    out.set(d, pos);
-    pos += d.length;
-  }
+  out.set(t.txData, pos);
+  pos += t.txData.length;
   for (const n of t.nonces) pos = writeUvarint(out, pos, n);
   for (const g of t.gases) pos = writeUvarint(out, pos, g);
   putBits(out, pos, t.protectedBits, t.legacyTxCount);
@@ -210,17 +226,6 @@ function putBits(out: Uint8Array, pos: number, bits: Uint8Array, n: number): num
   if (bits.length !== size) throw new RangeError("bitlist has the wrong size");
   out.set(bits, pos);
   return pos + size;
-}
-
-const vTables = new Map<bigint, VTable>();
-function vTable(chainId: bigint): VTable {
-  let t = vTables.get(chainId);
-  if (t === undefined) {
-    t = makeVTable(chainId);
-    if (vTables.size > 64) vTables.clear();
-    vTables.set(chainId, t);
-  }
-  return t;
 }
 
 function toSafeNumber(v: number | bigint): number {
@@ -237,43 +242,7 @@ export function deriveSpanBatch(
   genesisL2Time: number,
   chainId: bigint,
 ): SpanBatch {
-  const t = raw.txs;
-  const vt = vTable(chainId);
-  const txs: Uint8Array[] = new Array(t.totalTxCount);
-  let toIdx = 0;
-  let legacyIdx = 0;
-  for (let i = 0; i < t.totalTxCount; i++) {
-    const data = t.txDatas[i]!;
-    const type = t.txTypes[i]!;
-    const y = getBit(t.yParityBits, i);
-    let v: Uint8Array;
-    if (type === TX_TYPE_LEGACY) {
-      v = getBit(t.protectedBits, legacyIdx++) ? vt.protected[y]! : vt.unprotected[y]!;
-    } else if (type === TX_TYPE_ACCESS_LIST || type === TX_TYPE_DYNAMIC_FEE || type === TX_TYPE_SET_CODE) {
-      v = vt.typed[y]!;
-    } else {
-      throw new DecodeError("invalid tx type", { type });
-    }
-    const parsed = parseSpanTxData(data);
-    let to: Uint8Array | undefined;
-    if (getBit(t.contractCreationBits, i) === 0) {
-      to = t.tos.subarray(toIdx * 20, toIdx * 20 + 20);
-      toIdx++;
-    }
-    txs[i] = buildFullTx(
-      data,
-      parsed,
-      {
-        nonce: t.nonces[i]!,
-        gas: t.gases[i]!,
-        to,
-        v,
-        r: t.sigs.subarray(i * 64, i * 64 + 32),
-        s: t.sigs.subarray(i * 64 + 32, i * 64 + 64),
-      },
-      vt.chainId,
-    );
-  }
+  const txs = rebuildSpanTxs(raw.txs, chainId);
   const n = raw.blockCount;
   const originNums: number[] = new Array(n);
   let origin = toSafeNumber(raw.l1OriginNum);
@@ -355,14 +324,33 @@ export function spanBatchFromSingularBatches(
       yParityBits,
       sigs,
       tos,
-      txDatas: parts.map((p) => p.txData),
-      txTypes: parts.map((p) => p.type),
+      ...concatTxData(parts.map((p) => p.txData)),
+      txTypes: Uint8Array.from(parts.map((p) => p.type)),
       nonces: parts.map((p) => p.nonce),
       gases: parts.map((p) => p.gas),
       legacyTxCount: legacy,
       protectedBits,
     },
   };
+}
+
+/** Concatenates per-tx span tx datas into the contiguous region form. */
+export function concatTxData(datas: readonly Uint8Array[]): { txData: Uint8Array; txDataOffsets: Uint32Array } {
+  const offsets = new Uint32Array(datas.length + 1);
+  let len = 0;
+  for (let i = 0; i < datas.length; i++) {
+    offsets[i] = len;
+    len += datas[i]!.length;
+  }
+  offsets[datas.length] = len;
+  const txData = new Uint8Array(len);
+  for (let i = 0; i < datas.length; i++) txData.set(datas[i]!, offsets[i]!);
+  return { txData, txDataOffsets: offsets };
+}
+
+/** The span tx data of tx `i` (a view). */
+export function spanTxData(t: SpanBatchTxs, i: number): Uint8Array {
+  return t.txData.subarray(t.txDataOffsets[i]!, t.txDataOffsets[i + 1]!);
 }
 
 /** Convenience: singular batches → span batch body bytes. */

@@ -9,8 +9,8 @@ export * from "./channel-bank.js";
 export * from "./channel-out.js";
 export * from "./channel-reader.js";
 export * from "./frame.js";
+export { rebuildSpanTxs } from "./span-tx-rebuild.js";
 export {
-  buildFullTx,
   parseSpanTxData,
   splitFullTx,
   TX_TYPE_ACCESS_LIST,

@@ -131,7 +131,15 @@ describe("span batch", () => {
       txs: { ...raw.txs, contractCreationBits: new Uint8Array([1]), tos: new Uint8Array(0) },
     };
     expect(() => deriveSpanBatch(asCreation, 2, 1_000_000, CHAIN_ID)).toThrow(/required/);
-    const badType = { ...raw, txs: { ...raw.txs, txTypes: [9], txDatas: [new Uint8Array([9, 0xc0])] } };
+    const badType = {
+      ...raw,
+      txs: {
+        ...raw.txs,
+        txTypes: Uint8Array.of(9),
+        txData: Uint8Array.of(9, 0xc0),
+        txDataOffsets: Uint32Array.of(0, 2),
+      },
+    };
     expect(() => deriveSpanBatch(badType, 2, 1_000_000, CHAIN_ID)).toThrow(DecodeError);
   });
 

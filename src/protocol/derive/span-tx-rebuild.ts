@@ -1,0 +1,391 @@
+/**
+ * Fast reconstruction of full EIP-2718 transactions from span-batch columns (the hot path of span-batch decoding).
+ *
+ * The span tx data is validated with the same rules as go-ethereum's RLP struct decoding (canonical sizes and
+ * integers, exact field counts, 20-byte addresses, 32-byte storage keys, ≤ 32-byte uint256 fields for set-code
+ * txs) by a non-allocating scanner; validated RLP items re-encode to themselves, so they are copied verbatim into
+ * the output. All transactions of a span batch are written into one buffer and returned as views of it.
+ */
+import { DecodeError } from "../../core/errors/supernode-error.js";
+import { getBit } from "./byte-codec.js";
+import { uintBytes } from "./rlp.js";
+import { TX_TYPE_ACCESS_LIST, TX_TYPE_DYNAMIC_FEE, TX_TYPE_LEGACY, TX_TYPE_SET_CODE } from "./span-batch-tx.js";
+
+/** The columns `rebuildSpanTxs` reads (a subset of `SpanBatchTxs`). */
+export interface SpanTxColumnsIn {
+  readonly totalTxCount: number;
+  readonly contractCreationBits: Uint8Array;
+  readonly yParityBits: Uint8Array;
+  readonly sigs: Uint8Array;
+  readonly tos: Uint8Array;
+  readonly txData: Uint8Array;
+  readonly txDataOffsets: Uint32Array;
+  readonly txTypes: Uint8Array;
+  readonly nonces: readonly (number | bigint)[];
+  readonly gases: readonly (number | bigint)[];
+  readonly protectedBits: Uint8Array;
+}
+
+// ----- non-allocating RLP scanner (state in module variables) ---------------------------------------------------
+let sStart = 0;
+let sEnd = 0;
+let sList = false;
+
+function fail(msg: string): never {
+  throw new DecodeError(`span tx: ${msg}`);
+}
+
+/** Scans the item at `off` (must end by `limit`); sets sStart/sEnd/sList; returns the offset after it. */
+function scan(buf: Uint8Array, off: number, limit: number): number {
+  if (off >= limit) fail("unexpected end of input");
+  const b = buf[off]!;
+  if (b < 0x80) {
+    sStart = off;
+    sEnd = off + 1;
+    sList = false;
+    return sEnd;
+  }
+  if (b < 0xb8 || (b >= 0xc0 && b < 0xf8)) {
+    sList = b >= 0xc0;
+    const len = b - (sList ? 0xc0 : 0x80);
+    sStart = off + 1;
+    sEnd = sStart + len;
+    if (sEnd > limit) fail("value size exceeds available input");
+    if (!sList && len === 1 && buf[sStart]! < 0x80) fail("non-canonical size");
+    return sEnd;
+  }
+  sList = b >= 0xf8;
+  const lenOfLen = b - (sList ? 0xf7 : 0xb7);
+  if (off + 1 + lenOfLen > limit) fail("unexpected end of input in size");
+  if (buf[off + 1] === 0) fail("non-canonical size (leading zero)");
+  let len = 0;
+  for (let i = 0; i < lenOfLen; i++) len = len * 256 + buf[off + 1 + i]!;
+  if (len < 56) fail("non-canonical size (long form)");
+  sStart = off + 1 + lenOfLen;
+  sEnd = sStart + len;
+  if (sEnd > limit) fail("value size exceeds available input");
+  return sEnd;
+}
+
+function uintField(buf: Uint8Array, off: number, limit: number, maxBytes: number): number {
+  const next = scan(buf, off, limit);
+  if (sList) fail("expected integer");
+  const len = sEnd - sStart;
+  if (len > maxBytes) fail("integer too large");
+  if (len > 0 && buf[sStart] === 0) fail("non-canonical integer");
+  return next;
+}
+
+function stringField(buf: Uint8Array, off: number, limit: number): number {
+  const next = scan(buf, off, limit);
+  if (sList) fail("expected string");
+  return next;
+}
+
+function fixedField(buf: Uint8Array, off: number, limit: number, size: number): number {
+  const next = scan(buf, off, limit);
+  if (sList || sEnd - sStart !== size) fail(`expected ${size}-byte string`);
+  return next;
+}
+
+function accessListField(buf: Uint8Array, off: number, limit: number): number {
+  const next = scan(buf, off, limit);
+  if (!sList) fail("access list must be a list");
+  const end = sEnd;
+  let p = sStart;
+  while (p < end) {
+    const tupleNext = scan(buf, p, end);
+    if (!sList) fail("access tuple must be a list");
+    const te = sEnd;
+    const a = fixedField(buf, sStart, te, 20);
+    const k = scan(buf, a, te);
+    if (!sList) fail("storage keys must be a list");
+    if (k !== te) fail("access tuple has too many elements");
+    const ke = sEnd;
+    let q = sStart;
+    while (q < ke) q = fixedField(buf, q, ke, 32);
+    p = tupleNext;
+  }
+  return next;
+}
+
+function authListField(buf: Uint8Array, off: number, limit: number): number {
+  const next = scan(buf, off, limit);
+  if (!sList) fail("authorization list must be a list");
+  const end = sEnd;
+  let p = sStart;
+  while (p < end) {
+    const authNext = scan(buf, p, end);
+    if (!sList) fail("authorization must be a list");
+    const ae = sEnd;
+    let q = uintField(buf, sStart, ae, 32);
+    q = fixedField(buf, q, ae, 20);
+    q = uintField(buf, q, ae, 8);
+    q = uintField(buf, q, ae, 1);
+    q = uintField(buf, q, ae, 32);
+    q = uintField(buf, q, ae, 32);
+    if (q !== ae) fail("authorization has too many elements");
+    p = authNext;
+  }
+  return next;
+}
+
+// Field boundaries of the last scanned tx data: F[i] = offset of field i, F[i + 1] = its end.
+const F = new Int32Array(8);
+const BIG = Number.MAX_SAFE_INTEGER;
+const SLAB = 64 * 1024;
+
+/**
+ * Validates the span tx data `data[from..n)`; fills `F` with the field boundaries (absolute offsets); returns the
+ * number of fields.
+ */
+function scanTxData(data: Uint8Array, from: number, n: number, type: number): number {
+  const listStart = type === TX_TYPE_LEGACY ? from : from + 1;
+  if (type !== TX_TYPE_LEGACY && n - from <= 1) fail("typed tx too short");
+  if (scan(data, listStart, n) !== n) fail("trailing bytes");
+  if (!sList) fail("tx data must be a list");
+  const end = sEnd;
+  let p = sStart;
+  F[0] = p;
+  switch (type) {
+    case TX_TYPE_LEGACY:
+      F[1] = p = uintField(data, p, end, BIG);
+      F[2] = p = uintField(data, p, end, BIG);
+      F[3] = p = stringField(data, p, end);
+      if (p !== end) fail("too many fields");
+      return 3;
+    case TX_TYPE_ACCESS_LIST:
+      F[1] = p = uintField(data, p, end, BIG);
+      F[2] = p = uintField(data, p, end, BIG);
+      F[3] = p = stringField(data, p, end);
+      F[4] = p = accessListField(data, p, end);
+      if (p !== end) fail("too many fields");
+      return 4;
+    case TX_TYPE_DYNAMIC_FEE:
+    case TX_TYPE_SET_CODE: {
+      const max = type === TX_TYPE_SET_CODE ? 32 : BIG;
+      F[1] = p = uintField(data, p, end, max);
+      F[2] = p = uintField(data, p, end, max);
+      F[3] = p = uintField(data, p, end, max);
+      F[4] = p = stringField(data, p, end);
+      F[5] = p = accessListField(data, p, end);
+      if (type === TX_TYPE_SET_CODE) {
+        F[6] = p = authListField(data, p, end);
+        if (p !== end) fail("too many fields");
+        return 6;
+      }
+      if (p !== end) fail("too many fields");
+      return 5;
+    }
+    default:
+      return fail(`invalid tx type ${type}`);
+  }
+}
+
+// ----- writing -----------------------------------------------------------------------------------------------------
+
+function copy(out: Uint8Array, pos: number, src: Uint8Array, from: number, to: number): number {
+  const n = to - from;
+  // Short runs: a byte loop; longer runs: one native copy (the view allocation pays off from ~48 bytes).
+  if (n < 48) for (let i = 0; i < n; i++) out[pos + i] = src[from + i]!;
+  else out.set(src.subarray(from, to), pos);
+  return pos + n;
+}
+
+function numLen(v: number): number {
+  if (v < 0x100) return v === 0 ? 0 : 1;
+  if (v < 0x10000) return 2;
+  if (v < 0x1000000) return 3;
+  if (v < 0x100000000) return 4;
+  let n = 4;
+  for (let x = Math.floor(v / 0x100000000); x > 0; x = Math.floor(x / 256)) n++;
+  return n;
+}
+
+function uintSize(v: number | bigint): number {
+  if (typeof v === "number") return v < 0x80 ? 1 : 1 + numLen(v);
+  const b = uintBytes(v);
+  return b.length === 1 && b[0]! < 0x80 ? 1 : 1 + b.length;
+}
+
+function writeUint(out: Uint8Array, pos: number, v: number | bigint): number {
+  if (typeof v === "number") {
+    if (v === 0) {
+      out[pos] = 0x80;
+      return pos + 1;
+    }
+    if (v < 0x80) {
+      out[pos] = v;
+      return pos + 1;
+    }
+    const n = numLen(v);
+    out[pos] = 0x80 + n;
+    for (let i = n; i >= 1; i--) {
+      out[pos + i] = v % 256;
+      v = Math.floor(v / 256);
+    }
+    return pos + 1 + n;
+  }
+  const b = uintBytes(v);
+  if (b.length === 1 && b[0]! < 0x80) {
+    out[pos] = b[0]!;
+    return pos + 1;
+  }
+  out[pos] = 0x80 + b.length;
+  out.set(b, pos + 1);
+  return pos + 1 + b.length;
+}
+
+/** Size of the RLP integer item of the 32-byte word at `sigs[off..off+32)`. */
+function wordSize(sigs: Uint8Array, off: number): number {
+  let i = off;
+  const end = off + 32;
+  while (i < end && sigs[i] === 0) i++;
+  const len = end - i;
+  if (len === 0 || (len === 1 && sigs[i]! < 0x80)) return 1;
+  return 1 + len;
+}
+
+function writeWord(out: Uint8Array, pos: number, sigs: Uint8Array, off: number): number {
+  let i = off;
+  const end = off + 32;
+  while (i < end && sigs[i] === 0) i++;
+  const len = end - i;
+  if (len === 0) {
+    out[pos] = 0x80;
+    return pos + 1;
+  }
+  if (len === 1 && sigs[i]! < 0x80) {
+    out[pos] = sigs[i]!;
+    return pos + 1;
+  }
+  out[pos] = 0x80 + len;
+  return copy(out, pos + 1, sigs, i, end);
+}
+
+function listHeaderSize(len: number): number {
+  if (len < 56) return 1;
+  return len < 0x100 ? 2 : len < 0x10000 ? 3 : len < 0x1000000 ? 4 : 5;
+}
+
+function writeListHeader(out: Uint8Array, pos: number, len: number): number {
+  if (len < 56) {
+    out[pos] = 0xc0 + len;
+    return pos + 1;
+  }
+  const n = listHeaderSize(len) - 1;
+  out[pos] = 0xf7 + n;
+  for (let i = n; i >= 1; i--) {
+    out[pos + i] = len & 0xff;
+    len = Math.floor(len / 256);
+  }
+  return pos + 1 + n;
+}
+
+interface VTable {
+  readonly typed: readonly [Uint8Array, Uint8Array];
+  readonly unprotected: readonly [Uint8Array, Uint8Array];
+  readonly protected: readonly [Uint8Array, Uint8Array];
+  readonly chainId: Uint8Array;
+}
+
+function item(v: bigint): Uint8Array {
+  // Backed by an off-heap buffer like every other copy source, so `copy` stays monomorphic.
+  const out = new Uint8Array(new ArrayBuffer(256), 0, uintSize(v));
+  writeUint(out, 0, v);
+  return out;
+}
+
+const vTables = new Map<bigint, VTable>();
+function vTable(chainId: bigint): VTable {
+  let t = vTables.get(chainId);
+  if (t === undefined) {
+    t = {
+      typed: [item(0n), item(1n)],
+      unprotected: [item(27n), item(28n)],
+      protected: [item(chainId * 2n + 35n), item(chainId * 2n + 36n)],
+      chainId: item(chainId),
+    };
+    if (vTables.size > 64) vTables.clear();
+    vTables.set(chainId, t);
+  }
+  return t;
+}
+
+/**
+ * Rebuilds every transaction of a span batch (v recovered from y-parity, the protected bit and `chainId`).
+ * Throws `DecodeError` for an invalid tx type, malformed tx data or a set-code tx without recipient.
+ */
+export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[] {
+  const vt = vTable(chainId);
+  const chainItem = vt.chainId;
+  const total = t.totalTxCount;
+  // Transactions are written into 64 KiB slabs (small enough to come from the allocator's reusable heap) and
+  // returned as views; a tx never spans two slabs.
+  const extra = 130 + 2 * chainItem.length;
+  let out = new Uint8Array(SLAB);
+  const txs: Uint8Array[] = new Array(total);
+  let pos = 0;
+  let toIdx = 0;
+  let legacyIdx = 0;
+  const sigs = t.sigs;
+  const data = t.txData;
+  const offsets = t.txDataOffsets;
+  for (let i = 0; i < total; i++) {
+    const dFrom = offsets[i]!;
+    const dTo = offsets[i + 1]!;
+    const type = t.txTypes[i]!;
+    const y = getBit(t.yParityBits, i);
+    let v: Uint8Array;
+    if (type === TX_TYPE_LEGACY) v = getBit(t.protectedBits, legacyIdx++) ? vt.protected[y]! : vt.unprotected[y]!;
+    else if (type === TX_TYPE_ACCESS_LIST || type === TX_TYPE_DYNAMIC_FEE || type === TX_TYPE_SET_CODE)
+      v = vt.typed[y]!;
+    else fail(`invalid tx type ${type}`);
+    const nf = scanTxData(data, dFrom, dTo, type);
+    let toOff = -1;
+    if (getBit(t.contractCreationBits, i) === 0) {
+      toOff = toIdx * 20;
+      toIdx++;
+    } else if (type === TX_TYPE_SET_CODE) {
+      fail("to address is required for a set-code tx");
+    }
+    const txBound = dTo - dFrom + extra;
+    if (pos + txBound > out.length) {
+      out = new Uint8Array(Math.max(SLAB, txBound));
+      pos = 0;
+    }
+    const nonce = t.nonces[i]!;
+    const gas = t.gases[i]!;
+    const sigOff = i * 64;
+    const payload =
+      (type === TX_TYPE_LEGACY ? 0 : chainItem.length) +
+      uintSize(nonce) +
+      uintSize(gas) +
+      (toOff < 0 ? 1 : 21) +
+      (F[nf]! - F[0]!) +
+      v.length +
+      wordSize(sigs, sigOff) +
+      wordSize(sigs, sigOff + 32);
+    const start = pos;
+    if (type !== TX_TYPE_LEGACY) out[pos++] = type;
+    pos = writeListHeader(out, pos, payload);
+    if (type !== TX_TYPE_LEGACY) pos = copy(out, pos, chainItem, 0, chainItem.length);
+    pos = writeUint(out, pos, nonce);
+    // span order: legacy/2930 [value, gasPrice, data, (al)]; 1559/7702 [value, tip, feeCap, data, al, (auth)]
+    const feeEnd = type === TX_TYPE_LEGACY || type === TX_TYPE_ACCESS_LIST ? F[2]! : F[3]!;
+    pos = copy(out, pos, data, F[1]!, feeEnd);
+    pos = writeUint(out, pos, gas);
+    if (toOff < 0) out[pos++] = 0x80;
+    else {
+      out[pos++] = 0x94;
+      pos = copy(out, pos, t.tos, toOff, toOff + 20);
+    }
+    pos = copy(out, pos, data, F[0]!, F[1]!);
+    pos = copy(out, pos, data, feeEnd, F[nf]!);
+    pos = copy(out, pos, v, 0, v.length);
+    pos = writeWord(out, pos, sigs, sigOff);
+    pos = writeWord(out, pos, sigs, sigOff + 32);
+    txs[i] = out.subarray(start, pos);
+  }
+  return txs;
+}
