@@ -324,7 +324,7 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
   // returned as views; a tx never spans two slabs.
   const extra = 130 + 2 * chainItem.length;
   let out = new Uint8Array(SLAB);
-  const txs: Uint8Array[] = new Array(total);
+  const txs: Uint8Array[] = [];
   let pos = 0;
   let toIdx = 0;
   let legacyIdx = 0;
@@ -357,6 +357,8 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
     const nonce = t.nonces[i]!;
     const gas = t.gases[i]!;
     const sigOff = i * 64;
+    // Common case: r and s both use all 32 bytes.
+    const fullWords = sigs[sigOff] !== 0 && sigs[sigOff + 32] !== 0;
     const payload =
       (type === TX_TYPE_LEGACY ? 0 : chainItem.length) +
       uintSize(nonce) +
@@ -364,8 +366,7 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
       (toOff < 0 ? 1 : 21) +
       (F[nf]! - F[0]!) +
       v.length +
-      wordSize(sigs, sigOff) +
-      wordSize(sigs, sigOff + 32);
+      (fullWords ? 66 : wordSize(sigs, sigOff) + wordSize(sigs, sigOff + 32));
     const start = pos;
     if (type !== TX_TYPE_LEGACY) out[pos++] = type;
     pos = writeListHeader(out, pos, payload);
@@ -383,9 +384,18 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
     pos = copy(out, pos, data, F[0]!, F[1]!);
     pos = copy(out, pos, data, feeEnd, F[nf]!);
     pos = copy(out, pos, v, 0, v.length);
-    pos = writeWord(out, pos, sigs, sigOff);
-    pos = writeWord(out, pos, sigs, sigOff + 32);
-    txs[i] = out.subarray(start, pos);
+    if (fullWords) {
+      // One native copy of r‖s, then shift s right by one byte (in place) to make room for its header.
+      out.set(sigs.subarray(sigOff, sigOff + 64), pos + 1);
+      out.copyWithin(pos + 34, pos + 33, pos + 65);
+      out[pos] = 0xa0;
+      out[pos + 33] = 0xa0;
+      pos += 66;
+    } else {
+      pos = writeWord(out, pos, sigs, sigOff);
+      pos = writeWord(out, pos, sigs, sigOff + 32);
+    }
+    txs.push(out.subarray(start, pos));
   }
   return txs;
 }

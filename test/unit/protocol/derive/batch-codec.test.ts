@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bytesToHex } from "../../../../src/core/codec/hex.js";
+import { serializeTransaction } from "viem";
+import { bytesToHex, hexToBytes } from "../../../../src/core/codec/hex.js";
 import { DecodeError } from "../../../../src/core/errors/supernode-error.js";
 import {
   decodeBatch,
@@ -109,6 +110,26 @@ describe("span batch", () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it("reconstructs signatures whose r or s have leading zero bytes", () => {
+    const sig = { r: "0x01", s: `0x00${"ff".repeat(31)}`, yParity: 1 } as const;
+    const to = `0x${"12".repeat(20)}` as const;
+    const txs = [
+      serializeTransaction({ type: "eip1559", chainId: 901, nonce: 0, maxFeePerGas: 1n, gas: 21000n, to }, sig),
+      serializeTransaction(
+        { type: "legacy", chainId: 901, nonce: 300, gasPrice: 1n, gas: 21000n, to },
+        { r: `0x${"80".repeat(32)}`, s: "0x7f", v: 901n * 2n + 35n },
+      ),
+      serializeTransaction(
+        { type: "eip2930", chainId: 901, nonce: 1, gasPrice: 0n, gas: 0n, to },
+        { ...sig, r: "0x00" },
+      ),
+    ].map((h) => hexToBytes(h));
+    const block = { ...blocks([[]])[0]!, transactions: txs };
+    const body = encodeSpanBatch([block], { genesisL2Time: 1_000_000, chainId: CHAIN_ID, firstSequenceNumber: 0 });
+    const span = deriveSpanBatch(decodeRawSpanBatch(body), 2, 1_000_000, CHAIN_ID);
+    expect(span.elements[0]!.transactions.map(hex)).toEqual(txs.map(hex));
   });
 
   it("refuses txs the format cannot carry", () => {
