@@ -126,8 +126,14 @@ describe("BeaconClient against anvil's beacon API (blobs by EL block id)", () =>
       { clock: systemClock, logger: silentLogger },
     );
     const ref = await l1.l1BlockRefByHash(sent.blockHash as Hash);
-    const { txs } = await l1.infoAndTxsByHash(ref.hash);
-    const tx = txs.find((t) => t.type === 3);
+    // the L1 client validates the block (anvil commits blob txs in network form) and reads the versioned hashes
+    const { info, txs } = await l1.infoAndTxsByHash(ref.hash);
+    expect(info.blobGasUsed).toBe(131072n);
+    const tx = txs.find((t) => t.hash === sent.txHash);
+    expect(tx?.type).toBe(3);
+    expect(tx?.blobVersionedHashes).toEqual(sent.versionedHashes);
+    const { receipts } = await l1.fetchReceipts(ref.hash);
+    expect(receipts.some((r) => r.transactionHash === sent.txHash)).toBe(true);
     const beacon = BeaconClient.create({ url: a.beaconUrl }, { clock: systemClock, logger: silentLogger });
     expect((await beacon.getTiming()).mode).toBe("el");
     const blobs = await beacon.getBlobs(
