@@ -106,8 +106,11 @@ export class SimChain {
   /** Whether `descendant` has `ancestor` on its parent chain (or is it). */
   isAncestor(ancestor: SimBlock, descendant: SimBlock): boolean {
     let cur: SimBlock | undefined = descendant;
-    while (cur !== undefined && cur.header.number > ancestor.header.number)
+    // Walk only the non-canonical part; on the canonical chain ancestry is a number comparison.
+    while (cur !== undefined && cur.header.number > ancestor.header.number && !this.isCanonical(cur))
       cur = this.#blocks.get(cur.header.parentHash);
-    return cur === ancestor;
+    if (cur === undefined || cur.header.number < ancestor.header.number) return false;
+    if (cur === ancestor) return true;
+    return this.isCanonical(cur) && this.isCanonical(ancestor);
   }
 }

@@ -1,8 +1,8 @@
+import { createHash } from "node:crypto";
 import { bytesToHex, hexToBytes, isHex } from "../../core/codec/hex.js";
 import { quantityToBigint, quantityToNumber, toQuantity } from "../../core/codec/quantity.js";
 import { type Address, type Hash, type Hex, ZERO_HASH } from "../../core/types/primitives.js";
 import { type BlockHeader, headerHash } from "../../protocol/block/header.js";
-import { keccak } from "../../protocol/block/keccak.js";
 import { type ExecutionPayload, executionPayloadHeader } from "../../protocol/block/payload-hash.js";
 import { type BuildAttributes, BuildError, buildBlock, executePayload, forkActive } from "./block-builder.js";
 import type { ElCore } from "./el-core.js";
@@ -93,6 +93,24 @@ function blockValue(b: SimBlock): bigint {
   return v;
 }
 
+/** Whether a payload's fields are exactly those of a block the client holds (so its hash is right too). */
+function sameAsBlock(pl: Record<string, unknown>, txs: readonly Hex[], pbr: Hash | undefined, b: SimBlock): boolean {
+  const want = payloadJson(b);
+  for (const k of Object.keys(want)) {
+    if (k === "transactions" || k === "withdrawals") continue;
+    const v = pl[k];
+    if (typeof v !== "string" || v.toLowerCase() !== want[k]) return false;
+  }
+  if ((pl.withdrawals === undefined || pl.withdrawals === null) !== (b.withdrawals === undefined)) return false;
+  if (
+    (pbr ?? ZERO_HASH) !== (b.header.parentBeaconBlockRoot ?? ZERO_HASH) &&
+    b.header.parentBeaconBlockRoot !== undefined
+  )
+    return false;
+  const wantTxs = want.transactions as Hex[];
+  return txs.length === wantTxs.length && txs.every((t, i) => t.toLowerCase() === wantTxs[i]);
+}
+
 /** The Engine API methods of one simulated client (served behind the JWT on the auth port). */
 export function engineMethods(core: ElCore): Map<string, RpcHandler> {
   const p = core.params;
@@ -168,9 +186,10 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
     let payloadId: Hex | null = null;
     if (attrsJson !== undefined) {
       const attrs = await parseAttrs(attrsJson, version);
-      payloadId = bytesToHex(
-        keccak(new TextEncoder().encode(`${head.hash}|${JSON.stringify(attrsJson)}`)).subarray(0, 8),
-      );
+      payloadId = `0x${createHash("sha256")
+        .update(`${head.hash}|${JSON.stringify(attrsJson)}`)
+        .digest("hex")
+        .slice(0, 16)}`;
       if (!core.payloads.has(payloadId)) {
         let block: SimBlock;
         try {
@@ -235,6 +254,10 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
     const txsJson = pl.transactions;
     if (!Array.isArray(txsJson) || !txsJson.every(isHex)) throw new RpcError(INVALID_PARAMS, "invalid transactions");
 
+    // 0. Fast path: a block this client already holds (e.g. the one it just built), field for field.
+    const known = core.chain.byHash(blockHash);
+    if (known !== undefined && sameAsBlock(pl, txsJson as Hex[], parentBeaconBlockRoot, known))
+      return status("VALID", blockHash);
     // 1. The block hash must match the payload's own fields.
     const isthmus = forkActive(p, "isthmus", timestamp);
     const ecotone = forkActive(p, "ecotone", timestamp);

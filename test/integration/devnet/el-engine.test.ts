@@ -200,6 +200,16 @@ describe("simulated execution client: Engine API", () => {
         null,
       ]);
       expect(fcu.payloadStatus.status).toBe("INVALID");
+      // a client that holds the block still checks the fields against the hash
+      const r4 = await engine<{ status: string; latestValidHash: unknown }>(
+        a,
+        "engine_newPayloadV4",
+        newPayloadParams({ ...good, stateRoot: `0x${"77".repeat(32)}` }, 4),
+      );
+      expect(r4).toMatchObject({ status: "INVALID", latestValidHash: null });
+      expect((await engine<{ status: string }>(a, "engine_newPayloadV4", newPayloadParams(good, 4))).status).toBe(
+        "VALID",
+      );
       // the untouched payload is VALID
       const r3 = await engine<{ status: string }>(c, "engine_newPayloadV4", newPayloadParams(good, 4));
       expect(r3.status).toBe("VALID");
