@@ -33,3 +33,23 @@ export function describeDefault(spec: OptionSpec): string {
   if (Array.isArray(d)) return d.join(",");
   return String(d);
 }
+
+export type Extra = Partial<Pick<OptionSpec, "aliases" | "choices" | "hidden">>;
+
+/** Builds an option spec (helper for the catalogues). */
+export function opt(
+  name: string,
+  type: OptionType,
+  def: OptionSpec["default"],
+  env: string | readonly string[],
+  group: string,
+  help: string,
+  extra: Extra = {},
+): OptionSpec {
+  const spec: OptionSpec = { name, type, env: typeof env === "string" ? [env] : env, group, help, ...extra };
+  return def === undefined ? spec : { ...spec, default: def };
+}
+
+export const S = 1000;
+export const M = 60 * S;
+export const H = 60 * M;
