@@ -5,6 +5,7 @@
  * an L1 reorg drops one, puts the blocks of that channel (and of every later channel) back in the queue and posts
  * them again.
  */
+import { SerialQueue } from "../../core/async/serial-queue.js";
 import { bytesToHex } from "../../core/codec/hex.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
@@ -81,6 +82,7 @@ export class Batcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
+  private readonly serial = new SerialQueue();
 
   constructor(private readonly opts: BatcherOptions) {
     this.cfg = opts.rollupConfig;
@@ -131,7 +133,12 @@ export class Batcher {
   }
 
   /** One iteration: check L1 inclusion, load new L2 blocks, and post a channel when one is due. */
-  async step(opts: { readonly flush?: boolean } = {}): Promise<void> {
+  step(opts: { readonly flush?: boolean } = {}): Promise<void> {
+    // the poll loop and explicit flush() calls never interleave
+    return this.serial.run(() => this.stepNow(opts));
+  }
+
+  private async stepNow(opts: { readonly flush?: boolean }): Promise<void> {
     await this.checkL1();
     await this.loadL2();
     const head = await this.opts.l1.public.getBlock({ blockTag: "latest" });
@@ -148,7 +155,7 @@ export class Batcher {
   /** Loads and posts everything up to the current L2 head, then waits until it is included on L1. */
   async flush(): Promise<BatcherStats> {
     await this.step({ flush: true });
-    await this.checkL1();
+    await this.serial.run(() => this.checkL1());
     return this.stats();
   }
 
