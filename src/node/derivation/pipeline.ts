@@ -196,6 +196,7 @@ export class L1DerivationPipeline implements DerivationPipeline {
       }
     }
     this.items = out;
+    if (out.length > 0) this.d.logger.debug({ origin: origin.number, items: out.length }, "batcher data");
   }
 
   // ------------------------------------------------------------------------------------------------------------
@@ -277,6 +278,12 @@ export class L1DerivationPipeline implements DerivationPipeline {
       return { kind: "progress" };
     }
     const r = this.stage.nextBatch(pendingSafe, this.source, this.lookup());
+    if (r.kind !== "eof" || r.missingL2.length > 0) {
+      this.d.logger.trace(
+        { kind: r.kind, missing: r.missingL2?.length ?? 0, origin: this.originRef.number, parent: pendingSafe.number },
+        "batch stage",
+      );
+    }
     if (r.kind === "batch") {
       const b = r.batch;
       const prepared = await this.d.builder.prepare(pendingSafe, { hash: b.epochHash, number: b.epochNum });

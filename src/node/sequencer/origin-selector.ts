@@ -1,12 +1,8 @@
 /** L1 origin selection for the next sequenced block (op-node §5.4). */
 import { ResetError, TemporaryError, severityOf } from "../../core/errors/supernode-error.js";
 import type { L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
-import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
-
-// TODO(switch to protocol/derive/chain-spec maxSequencerDrift once committed)
-function maxSequencerDrift(cfg: RollupConfig, l1OriginTime: number): number {
-  return isForkActive(cfg, "fjord", l1OriginTime) ? 1800 : cfg.max_sequencer_drift;
-}
+import { maxSequencerDrift } from "../../protocol/derive/chain-spec.js";
+import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { L1Source } from "../ports.js";
 
 /**

@@ -10,7 +10,7 @@ import { EngineClient } from "../../../src/io/engine/engine-client.js";
 import { L1Client } from "../../../src/io/l1/l1-client.js";
 import type { ChainNode, ChainNodeConfig } from "../../../src/node/chain-node.js";
 import { createChainNode } from "../../../src/node/create.js";
-import type { BlobSource, EngineApi } from "../../../src/node/ports.js";
+import type { BlobSource } from "../../../src/node/ports.js";
 import { fileSequencerStateStore } from "../../../src/node/sequencer/state-file.js";
 
 export function sharedL1(devnet: Devnet, logger: Logger = silentLogger): L1Client {
@@ -79,7 +79,7 @@ export async function startNode(opts: {
   const node = await createChainNode(cfg, {
     l1: opts.l1,
     blobs: opts.blobs,
-    engine: engine as unknown as EngineApi,
+    engine,
     safeDb,
     sequencerStore: fileSequencerStateStore(join(opts.dataDir, "sequencer.json")),
     clock: systemClock,

@@ -1,0 +1,192 @@
+/**
+ * Devnet end to end with span batches: an L1 reorg (`anvil_reorg`) that drops batcher transactions rolls
+ * the verifier's safe head back and it re-derives; a restarted verifier resumes from its SafeDB and EL without
+ * re-deriving from genesis.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Logger } from "../../../src/core/logger.js";
+import { systemClock } from "../../../src/core/time/clock.js";
+import type { Devnet } from "../../../src/devnet/devnet.js";
+import { startDevnet } from "../../../src/devnet/devnet.js";
+import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
+import { BeaconClient } from "../../../src/io/beacon/beacon-client.js";
+import type { L1Client } from "../../../src/io/l1/l1-client.js";
+import { sharedL1, startNode, startVerifierEl, type TestNode } from "./node-support.js";
+
+async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function recordingLogger(lines: { msg: string; obj: Record<string, unknown>; t?: number }[]): Logger {
+  const t0 = Date.now();
+  const mk = (): Logger => {
+    const fn = (a: object | string, b?: string) => {
+      if (typeof a === "string") lines.push({ msg: a, obj: {}, t: Date.now() - t0 });
+      else lines.push({ msg: b ?? "", obj: a as Record<string, unknown>, t: Date.now() - t0 });
+    };
+    return { trace: fn, debug: fn, info: fn, warn: fn, error: fn, child: () => mk() };
+  };
+  return mk();
+}
+
+describe("span batches (calldata): L1 reorg and restart", () => {
+  let dir: string;
+  let devnet: Devnet;
+  let l1: L1Client;
+  let verifierEl: SimulatedExecutionClient;
+  let seq: TestNode;
+  let ver: TestNode;
+  const logs: { msg: string; obj: Record<string, unknown>; t?: number }[] = [];
+  let beacon: BeaconClient;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "supernode-node-reorg-"));
+    devnet = await startDevnet({
+      dir,
+      l1BlockTimeSec: 1,
+      l2BlockTimeSec: 1,
+      batcherPollIntervalMs: 200,
+      chains: [{ chainId: 902, variant: "b", dataMode: "calldata", batchType: "span" }],
+    });
+    const chain = devnet.chain(902);
+    l1 = sharedL1(devnet);
+    beacon = BeaconClient.create(
+      { url: devnet.l1.beaconUrl, blockIdMode: "el" },
+      { clock: systemClock, logger: recordingLogger([]) },
+    );
+    verifierEl = await startVerifierEl(devnet, chain);
+    seq = await startNode({
+      chain,
+      l1,
+      blobs: beacon,
+      authUrl: chain.el.authUrl,
+      dataDir: join(dir, "seq"),
+      sequencer: true,
+    });
+    ver = await startNode({
+      chain,
+      l1,
+      blobs: beacon,
+      authUrl: verifierEl.authUrl,
+      dataDir: join(dir, "ver"),
+      sequencer: false,
+      logger: recordingLogger(logs),
+    });
+    devnet.startBatchers();
+  }, 60_000);
+
+  afterAll(async () => {
+    await seq?.close();
+    await ver?.close();
+    await verifierEl?.stop();
+    await l1?.stop();
+    await devnet?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function sameAsSequencer(n: number): Promise<boolean> {
+    const a = await ver.engine.l2BlockRefByNumber(n);
+    const b = await seq.engine.l2BlockRefByNumber(n);
+    return a !== undefined && a.hash === b?.hash;
+  }
+
+  it("derives the sequencer's chain from span batches", async () => {
+    try {
+      await waitFor(() => ver.node.syncStatus().safe_l2.number >= 4, 40_000);
+    } catch (err) {
+      if (process.env.NODE_TEST_DEBUG) {
+        const s = ver.node.syncStatus();
+        console.error(
+          JSON.stringify({
+            safe: s.safe_l2.number,
+            pending: s.pending_safe_l2.number,
+            unsafe: s.unsafe_l2.number,
+            l1: s.current_l1.number,
+            head: s.head_l1.number,
+          }),
+        );
+        for (const l of logs.slice(-60))
+          console.error(
+            l.msg,
+            JSON.stringify(l.obj, (_k, v) => (typeof v === "bigint" ? v.toString() : v)),
+          );
+      }
+      throw err;
+    }
+    const safe = ver.node.syncStatus().safe_l2;
+    expect(await sameAsSequencer(safe.number)).toBe(true);
+  }, 60_000);
+
+  it("an L1 reorg rolls the safe head back, re-derives and truncates the SafeDB", async () => {
+    const before = ver.node.syncStatus();
+    const entry = await ver.safeDb.safeHeadAtL1Block(before.current_l1.number);
+    expect(entry).toBeDefined();
+    const head = Number(BigInt((await devnet.l1Node.anvil.getBlock("latest")).number));
+    // Reorg out everything from the L1 block that made the current safe head safe.
+    const depth = head - entry!.l1Block.number + 1;
+    await devnet.l1Node.anvil.reorg(depth);
+    await waitFor(() => logs.some((l) => l.msg === "reset: found L2 heads" && l.obj.reason === "L1_REORG"), 30_000);
+    // The batcher resubmits; the verifier catches up again past where it was, on the sequencer's chain.
+    try {
+      await waitFor(() => ver.node.syncStatus().safe_l2.number > before.safe_l2.number + 2, 90_000);
+    } catch (err) {
+      if (process.env.NODE_TEST_DEBUG) {
+        const s = ver.node.syncStatus();
+        console.error(
+          JSON.stringify({
+            before: before.safe_l2.number,
+            safe: s.safe_l2.number,
+            unsafe: s.unsafe_l2.number,
+            l1: s.current_l1.number,
+            head: s.head_l1.number,
+            seqSafe: seq.node.syncStatus().safe_l2.number,
+            seqUnsafe: seq.node.syncStatus().unsafe_l2.number,
+          }),
+        );
+        for (const l of logs.filter((x) => x.msg !== "batch stage" || x.obj.kind !== "not-enough-data").slice(-60))
+          console.error(
+            l.t,
+            l.msg,
+            JSON.stringify(l.obj, (_k, v) => (typeof v === "bigint" ? v.toString() : v)),
+          );
+      }
+      throw err;
+    }
+    const safe = ver.node.syncStatus().safe_l2;
+    expect(await sameAsSequencer(safe.number)).toBe(true);
+    const replaced = await ver.safeDb.safeHeadAtL1Block(entry!.l1Block.number);
+    if (replaced !== undefined && replaced.l1Block.number === entry!.l1Block.number) {
+      expect(replaced.l1Block.hash).not.toBe(entry!.l1Block.hash);
+    }
+  }, 150_000);
+
+  it("a restarted verifier resumes from its SafeDB and EL without re-deriving from genesis", async () => {
+    const chain = devnet.chain(902);
+    const before = ver.node.syncStatus().safe_l2;
+    await ver.close();
+    const restartLogs: { msg: string; obj: Record<string, unknown> }[] = [];
+    ver = await startNode({
+      chain,
+      l1,
+      blobs: beacon,
+      authUrl: verifierEl.authUrl,
+      dataDir: join(dir, "ver"),
+      sequencer: false,
+      logger: recordingLogger(restartLogs),
+    });
+    await waitFor(() => restartLogs.some((l) => l.msg === "reset: found L2 heads"), 20_000);
+    const start = restartLogs.find((l) => l.msg === "reset: found L2 heads")!;
+    expect(start.obj.reason).toBe("startup");
+    expect(start.obj.safe as number).toBeGreaterThan(0);
+    expect(start.obj.safe as number).toBeLessThanOrEqual(before.number);
+    await waitFor(() => ver.node.syncStatus().safe_l2.number > before.number, 40_000);
+    expect(await sameAsSequencer(ver.node.syncStatus().safe_l2.number)).toBe(true);
+  }, 90_000);
+});
