@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { toQuantity } from "../../../src/core/codec/quantity.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
+import { encodeDepositTxHex } from "../../../src/protocol/l2/deposit-tx.js";
+import {
+  ecotoneUpgradeDeposits,
+  isthmusUpgradeDeposits,
+  jovianUpgradeDeposits,
+} from "../../../src/protocol/l2/upgrade-txs.js";
 import {
   ALICE,
   BOB,
@@ -205,6 +211,80 @@ describe("simulated execution client: fork-dependent behaviour", () => {
       );
       const reqs = await engine(b, "engine_newPayloadV4", [p2, [], `0x${"cd".repeat(32)}`, ["0x01"]]).catch((x) => x);
       expect(reqs.code).toBe(-32602);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
+  it("executes the network-upgrade deposits of the Ecotone, Isthmus and Jovian activation blocks", async () => {
+    const G = GENESIS_TIME;
+    const forks = {
+      regolith: 0,
+      canyon: 0,
+      delta: 0,
+      ecotone: G + 2,
+      fjord: G + 2,
+      granite: G + 2,
+      holocene: G + 4,
+      isthmus: G + 4,
+      jovian: G + 6,
+    };
+    const a = await startEl({ variant: "a", forks });
+    const b = await startEl({ variant: "b", forks });
+    try {
+      const z = "0x0000000000000000" as Hex;
+      const info = (n: number, t: number) => l1InfoDeposit(l1InfoBedrock({ number: n, time: t, seq: 0 }), n);
+      const ecoInfo = (n: number, t: number) => l1InfoDeposit(l1InfoEcotone({ number: n, time: t, seq: 0 }), n);
+      const up = (txs: ReturnType<typeof ecotoneUpgradeDeposits>) => txs.map(encodeDepositTxHex);
+      const p1 = await buildAndSeal(
+        a,
+        attrs(G + 2, [info(1, G + 2), ...up(ecotoneUpgradeDeposits())], { withdrawals: true, pbr: true }),
+        {
+          fcu: 3,
+          get: 3,
+          np: 3,
+        },
+      );
+      const p2 = await buildAndSeal(
+        a,
+        attrs(G + 4, [ecoInfo(2, G + 4), ...up(isthmusUpgradeDeposits())], {
+          withdrawals: true,
+          pbr: true,
+          eip1559: z,
+        }),
+        { fcu: 3, get: 4, np: 4 },
+      );
+      const p3 = await buildAndSeal(
+        a,
+        attrs(G + 6, [ecoInfo(3, G + 6), ...up(jovianUpgradeDeposits())], {
+          withdrawals: true,
+          pbr: true,
+          eip1559: z,
+          min: 0,
+        }),
+        { fcu: 3, get: 4, np: 4 },
+      );
+      expect((p1.transactions as Hex[]).length).toBe(7);
+      expect((p2.transactions as Hex[]).length).toBe(9);
+      expect((p3.transactions as Hex[]).length).toBe(6);
+      expect(p3.extraData).toMatch(/^0x01/);
+      for (const [p, v] of [
+        [p1, 3],
+        [p2, 4],
+        [p3, 4],
+      ] as const)
+        expect((await engine<{ status: string }>(b, `engine_newPayloadV${v}`, newPayloadParams(p, v))).status).toBe(
+          "VALID",
+        );
+      // deployments get contract addresses in their receipts
+      const blk = await call<{ transactions: Hash[] }>(a.httpUrl, "eth_getBlockByNumber", ["0x1", false]);
+      const deploy = await call<Record<string, unknown>>(a.httpUrl, "eth_getTransactionReceipt", [blk.transactions[1]]);
+      expect(deploy).toMatchObject({
+        status: "0x1",
+        to: null,
+        contractAddress: "0x07dbe8500fc591d1852b76fee44d5a05e13097ff",
+      });
     } finally {
       await a.stop();
       await b.stop();
