@@ -1,0 +1,85 @@
+import type { BlockId } from "../../core/types/block-ref.js";
+import type { Hash } from "../../core/types/primitives.js";
+
+/**
+ * The interop activity's pure round decision (op-supernode §5.5) and rewind planning (§8.19). The loop observes,
+ * calls `decideRound`, writes the transition to its WAL, then applies it; recovery replays the same transition.
+ */
+export interface InvalidHead extends BlockId {
+  readonly stateRoot: Hash;
+  readonly messagePasserStorageRoot: Hash;
+}
+
+/** Outcome of verifying every chain's block at one timestamp (read-only). */
+export interface VerificationResult {
+  readonly timestamp: number;
+  readonly l1Inclusion?: BlockId;
+  /** Chain ID (decimal) → the block at the timestamp. */
+  readonly l2Heads: Readonly<Record<string, BlockId>>;
+  /** Chain ID (decimal) → a block that failed verification. */
+  readonly invalidHeads: Readonly<Record<string, InvalidHead>>;
+}
+
+export interface RoundObservation {
+  /** Test/operator pause (the loop waits). */
+  readonly paused: boolean;
+  /** Every chain has a local-safe block at the next timestamp. */
+  readonly chainsReady: boolean;
+  /** Every accepted result's L1 inclusion is still canonical. */
+  readonly l1Consistent: boolean;
+}
+
+export type RoundDecision =
+  | { readonly kind: "wait"; readonly reason: "paused" | "chains-not-ready" | "empty-result" }
+  | { readonly kind: "rewind" }
+  | { readonly kind: "invalidate"; readonly result: VerificationResult }
+  | { readonly kind: "advance"; readonly result: VerificationResult };
+
+/** A result is empty when it has no L1 inclusion, no head and no invalid head (the timestamp alone does not count). */
+export function isEmptyResult(r: VerificationResult): boolean {
+  return r.l1Inclusion === undefined && Object.keys(r.l2Heads).length === 0 && Object.keys(r.invalidHeads).length === 0;
+}
+
+/**
+ * Decides one round. Conditions in order: paused → wait; chains not ready → wait; L1 inconsistent → rewind;
+ * then `verify()` (called only when needed, so a waiting round does no verification work): empty → wait;
+ * any invalid head → invalidate; otherwise advance.
+ */
+export async function decideRound(
+  obs: RoundObservation,
+  verify: () => Promise<VerificationResult>,
+): Promise<RoundDecision> {
+  if (obs.paused) return { kind: "wait", reason: "paused" };
+  if (!obs.chainsReady) return { kind: "wait", reason: "chains-not-ready" };
+  if (!obs.l1Consistent) return { kind: "rewind" };
+  const result = await verify();
+  if (isEmptyResult(result)) return { kind: "wait", reason: "empty-result" };
+  if (Object.keys(result.invalidHeads).length > 0) return { kind: "invalidate", result };
+  return { kind: "advance", result };
+}
+
+export type RewindPlan =
+  | { readonly kind: "none" }
+  /** Drop every accepted timestamp ≥ `rewindAtOrAfter`. */
+  | { readonly kind: "rewind"; readonly rewindAtOrAfter: number };
+
+/**
+ * Plans the rewind after an L1 inconsistency (§8.19): `accepted` are the accepted timestamps in ascending order
+ * with whether their L1 inclusion is still canonical (monotone: once one is not, no later one is). If the last one
+ * is canonical nothing needs rewinding (only a frontier L1 head was stale: wait). Otherwise binary-search the first
+ * non-canonical timestamp and rewind everything from it in one transition.
+ */
+export function planRewind(
+  accepted: ReadonlyArray<{ readonly timestamp: number; readonly l1Canonical: boolean }>,
+): RewindPlan {
+  const last = accepted.at(-1);
+  if (last === undefined || last.l1Canonical) return { kind: "none" };
+  let lo = 0;
+  let hi = accepted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (accepted[mid]!.l1Canonical) lo = mid + 1;
+    else hi = mid;
+  }
+  return { kind: "rewind", rewindAtOrAfter: accepted[lo]!.timestamp };
+}
