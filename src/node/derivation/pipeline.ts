@@ -278,11 +278,8 @@ export class L1DerivationPipeline implements DerivationPipeline {
       return { kind: "progress" };
     }
     const r = this.stage.nextBatch(pendingSafe, this.source, this.lookup());
-    if (r.kind !== "eof" || r.missingL2.length > 0) {
-      this.d.logger.trace(
-        { kind: r.kind, missing: r.missingL2?.length ?? 0, origin: this.originRef.number, parent: pendingSafe.number },
-        "batch stage",
-      );
+    if (r.kind === "batch") {
+      this.d.logger.trace({ origin: this.originRef.number, parent: pendingSafe.number }, "batch accepted");
     }
     if (r.kind === "batch") {
       const b = r.batch;
