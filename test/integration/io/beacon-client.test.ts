@@ -108,6 +108,14 @@ describe.skipIf(!present)("BeaconClient with the Goerli conformance responses (f
     expect(bytesToHex(blobs[0] as Uint8Array)).toBe(sidecars[1]?.blob);
     expect(good.hits).toContain("/eth/v1/beacon/blob_sidecars/7422094");
 
+    // a healthy blobs endpoint: blobs matched to their hashes by recomputed commitments, no sidecar request
+    const modern = await fakeBeacon({ sidecars, blobsEndpoint: "serve" });
+    servers.push(modern.app);
+    const mc = BeaconClient.create({ url: modern.url }, { clock: systemClock, logger: silentLogger });
+    const got = await mc.getBlobs(ref, [hashes[4], hashes[2]] as { index: number; hash: Hash }[]);
+    expect(got.map(bytesToHex)).toEqual([sidecars[4]?.blob, sidecars[2]?.blob]);
+    expect(modern.hits).not.toContain("/eth/v1/beacon/blob_sidecars/7422094");
+
     const onlyBad = BeaconClient.create({ url: bad.url }, { clock: systemClock, logger: silentLogger });
     await expect(onlyBad.getBlobs(ref, [hashes[2] as { index: number; hash: Hash }])).rejects.toMatchObject({
       code: "BLOB_NOT_FOUND",

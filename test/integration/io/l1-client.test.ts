@@ -1,3 +1,4 @@
+import Fastify from "fastify";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
@@ -110,5 +111,46 @@ describe("L1Client against anvil", () => {
     await new Promise((r) => setTimeout(r, 300));
     await client.stop();
     expect(client.getLabel("latest")?.number).toBe(n + 1);
+  });
+
+  it("falls back to per-transaction receipts when eth_getBlockReceipts is missing", async () => {
+    const a = anvil();
+    const to = "0x00000000000000000000000000000000000000cc";
+    await a.setAutomine(false);
+    await sendTransfer(a.rpcUrl, a.chainId, to, 1n);
+    await sendTransfer(a.rpcUrl, a.chainId, to, 2n);
+    await a.mine(1);
+    await a.setAutomine(true);
+    const n = await a.blockNumber();
+    // a proxy in front of anvil that lacks eth_getBlockReceipts
+    const seen: string[] = [];
+    const proxy = Fastify();
+    proxy.post("/", async (req) => {
+      const body = req.body as { id: number; method: string } | { id: number; method: string }[];
+      for (const c of Array.isArray(body) ? body : [body]) seen.push(c.method);
+      if (!Array.isArray(body) && body.method === "eth_getBlockReceipts") {
+        return { jsonrpc: "2.0", id: body.id, error: { code: -32601, message: "the method does not exist" } };
+      }
+      const res = await fetch(a.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return JSON.parse(await res.text());
+    });
+    await proxy.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const addr = proxy.server.address();
+      const client = makeClient(`http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`);
+      const ref = await client.l1BlockRefByNumber(n);
+      const { txs } = await client.infoAndTxsByHash(ref.hash);
+      expect(txs.length).toBe(2);
+      const { receipts } = await client.fetchReceipts(ref.hash);
+      expect(receipts.map((r) => r.transactionHash)).toEqual(txs.map((t) => t.hash));
+      expect(seen.filter((m) => m === "eth_getBlockReceipts").length).toBe(1);
+      expect(seen.filter((m) => m === "eth_getTransactionReceipt").length).toBe(2);
+    } finally {
+      await proxy.close();
+    }
   });
 });
