@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, Help } from "commander";
-import { effectiveConfigJson } from "../config/effective.js";
+import { effectiveConfigJson, redactUrl } from "../config/effective.js";
 import { renderChainOptionsHelp, renderMainHelp } from "../config/help.js";
 import { type ConfigWarning, formatIssues } from "../config/issues.js";
 import { loadConfig } from "../config/load.js";
@@ -57,6 +57,18 @@ async function runNode(args: readonly string[], io: CliIo): Promise<number> {
   const { config } = res;
   const logger = createLogger({ ...config.log, destination: io.logDestination ?? process.stdout });
   logWarnings(logger, res.warnings);
+  for (const c of config.chainConfigs) {
+    logger.child({ chain: c.chainId.toString(10) }).info(
+      {
+        source: c.network ?? c.rollupConfigPath,
+        l2: redactUrl(c.l2),
+        engineKind: c.engineKind,
+        sequencer: c.sequencer.enabled,
+        p2p: !c.p2p.disabled,
+      },
+      "chain configured",
+    );
+  }
   if (
     typeof config.options["interop.activation-timestamp"] === "number" &&
     config.options["interop.activation-timestamp"] > 0
