@@ -101,7 +101,11 @@ describe("supernode (run)", () => {
       .map((l) => JSON.parse(l));
     expect(logs.find((l) => l.msg === "hello from chain")?.chain).toBe("10");
     expect(logs.find((l) => l.lvl === "warn" && l.flag === "l1")?.chain).toBe("10");
-    expect(logs.find((l) => l.msg === "chain configured")).toMatchObject({ chain: "10", engineKind: "variant_b", l2: "http://127.0.0.1:9551" });
+    expect(logs.find((l) => l.msg === "chain configured")).toMatchObject({
+      chain: "10",
+      engineKind: "variant_b",
+      l2: "http://127.0.0.1:9551",
+    });
   });
 
   it("exits 1 and logs crit when the node fails", async () => {
