@@ -48,20 +48,19 @@ export class PprofServer {
       if (path !== "/debug/pprof/profile" && path !== "/debug/pprof/heap") {
         return void res.writeHead(404, { "content-type": "text/plain" }).end("404 page not found\n");
       }
+      const secondsParam = url.searchParams.get("seconds");
+      const seconds = secondsParam === null ? 30 : Number(secondsParam);
+      if (path.endsWith("/profile") && (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_PROFILE_SECONDS)) {
+        return void res
+          .writeHead(400, { "content-type": "text/plain" })
+          .end(`seconds must be in (0, ${MAX_PROFILE_SECONDS}]\n`);
+      }
       if (busy) return void res.writeHead(409, { "content-type": "text/plain" }).end("a profile is already running\n");
       busy = true;
       const done = () => {
         busy = false;
       };
       if (path === "/debug/pprof/heap") return serveHeap(res, done);
-      const secondsParam = url.searchParams.get("seconds");
-      const seconds = secondsParam === null ? 30 : Number(secondsParam);
-      if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_PROFILE_SECONDS) {
-        done();
-        return void res
-          .writeHead(400, { "content-type": "text/plain" })
-          .end(`seconds must be in (0, ${MAX_PROFILE_SECONDS}]\n`);
-      }
       serveCpuProfile(req, res, seconds).finally(done);
     });
     await new Promise<void>((resolve, reject) => {
