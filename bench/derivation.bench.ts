@@ -1,0 +1,298 @@
+/**
+ * Derivation catch-up speed of one virtual node from L1 data, with the simulated execution client over the real
+ * JWT-authenticated Engine API (EngineClient) on loopback.
+ *
+ * Setup: a sequencing node builds N L2 blocks on an in-memory L1 (origins every 12 s); their batches (singular,
+ * zlib channels, ≤120 kB frames, signed batcher transactions to the inbox) are appended to that L1. Then:
+ * - `build_blocks_per_s`: a verifying node with a fresh simulated EL derives all N blocks (attributes → build →
+ *   insert) from L1;
+ * - `consolidate_blocks_per_s`: a node on the sequencer's EL (which already has the blocks, unsafe) derives them
+ *   again, consolidating each against the existing block.
+ */
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { privateKeyToAccount } from "viem/accounts";
+import { bytesToHex, hexToBytes } from "../src/core/codec/hex.js";
+import { TemporaryError } from "../src/core/errors/supernode-error.js";
+import { silentLogger } from "../src/core/logger.js";
+import { systemClock, type Clock } from "../src/core/time/clock.js";
+import type { BlockId, L1BlockRef } from "../src/core/types/block-ref.js";
+import { type Hash, type Hex, ZERO_HASH } from "../src/core/types/primitives.js";
+import { forksFromRollupConfig, SimulatedExecutionClient } from "../src/devnet/el/index.js";
+import { EngineClient } from "../src/io/engine/engine-client.js";
+import type { ChainNode, ChainNodeConfig } from "../src/node/chain-node.js";
+import { createChainNode } from "../src/node/create.js";
+import type { BlockLabel, L1BlockInfo, L1Source, L1Transaction, SafeDbPort } from "../src/node/ports.js";
+import { SINGULAR_BATCH_TYPE } from "../src/protocol/derive/batch.js";
+import { encodeChannel, splitIntoFrames } from "../src/protocol/derive/channel-out.js";
+import { encodeFrames } from "../src/protocol/derive/frame.js";
+import type { RollupConfig } from "../src/protocol/rollup-config.js";
+import { type Bench, note } from "./harness.js";
+
+const N = 1200;
+const L1_BLOCK_TIME = 12;
+const SECRET = new Uint8Array(32).fill(7);
+const BATCHER = privateKeyToAccount(`0x${"ab".repeat(32)}`);
+const GENESIS_TIME = 1_700_000_000;
+
+const h = (s: string): Hash => bytesToHex(keccak_256(new TextEncoder().encode(s)));
+
+interface MemBlock {
+  ref: L1BlockRef;
+  txs: L1Transaction[];
+}
+
+class MemL1 implements L1Source {
+  readonly blocks: MemBlock[] = [];
+  private readonly byHash = new Map<Hash, MemBlock>();
+
+  constructor() {
+    this.push([]);
+  }
+
+  push(txs: L1Transaction[]): L1BlockRef {
+    const parent = this.blocks[this.blocks.length - 1];
+    const number = parent === undefined ? 0 : parent.ref.number + 1;
+    const ref: L1BlockRef = {
+      hash: h(`l1-${number}`),
+      number,
+      parentHash: parent?.ref.hash ?? ZERO_HASH,
+      timestamp: GENESIS_TIME + number * L1_BLOCK_TIME,
+    };
+    const b = { ref, txs };
+    this.blocks.push(b);
+    this.byHash.set(ref.hash, b);
+    return ref;
+  }
+
+  private info(b: MemBlock): L1BlockInfo {
+    return { ...b.ref, baseFeePerGas: 1_000_000_000n, mixHash: h(`mix-${b.ref.number}`), excessBlobGas: 0n };
+  }
+  private get(hash: Hash): MemBlock {
+    const b = this.byHash.get(hash);
+    if (b === undefined) throw new TemporaryError("NOT_FOUND", "no such L1 block");
+    return b;
+  }
+  getLabel(label: BlockLabel): L1BlockRef | undefined {
+    const head = this.blocks[this.blocks.length - 1]!.ref;
+    return label === "latest" ? head : this.blocks[0]!.ref;
+  }
+  async l1BlockRefByLabel(label: BlockLabel) {
+    return this.getLabel(label)!;
+  }
+  async l1BlockRefByNumber(n: number) {
+    const b = this.blocks[n];
+    if (b === undefined) throw new TemporaryError("NOT_FOUND", "no such L1 block");
+    return b.ref;
+  }
+  async l1BlockRefByHash(hash: Hash) {
+    return this.get(hash).ref;
+  }
+  async infoByHash(hash: Hash) {
+    return this.info(this.get(hash));
+  }
+  async infoAndTxsByHash(hash: Hash) {
+    const b = this.get(hash);
+    return { info: this.info(b), txs: b.txs };
+  }
+  async fetchReceipts(hash: Hash) {
+    return { info: this.info(this.get(hash)), receipts: [] };
+  }
+}
+
+class MemSafeDb implements SafeDbPort {
+  last: { l1Block: BlockId; safeHead: BlockId } | undefined;
+  async safeHeadUpdated(safeHead: BlockId, l1Block: BlockId) {
+    this.last = { safeHead, l1Block };
+  }
+  async safeHeadAtL1Block() {
+    return this.last;
+  }
+  async truncate() {}
+}
+
+function rollupConfig(genesisHash: Hash): RollupConfig {
+  return {
+    genesis: {
+      l1: { hash: h("l1-0"), number: 0 },
+      l2: { hash: genesisHash, number: 0 },
+      l2_time: GENESIS_TIME,
+      system_config: {
+        batcherAddr: BATCHER.address.toLowerCase() as Hex,
+        overhead: ZERO_HASH,
+        scalar: `0x01${"00".repeat(23)}0000000000000001`,
+        gasLimit: 30_000_000n,
+        eip1559Params: "0x0000000000000000",
+        operatorFeeParams: ZERO_HASH,
+        minBaseFee: 0n,
+        daFootprintGasScalar: 0,
+      },
+    },
+    block_time: 2,
+    max_sequencer_drift: 600,
+    seq_window_size: 3600,
+    channel_timeout: 300,
+    l1_chain_id: 900n,
+    l2_chain_id: 901n,
+    regolith_time: 0,
+    canyon_time: 0,
+    delta_time: 0,
+    ecotone_time: 0,
+    fjord_time: 0,
+    granite_time: 0,
+    holocene_time: 0,
+    isthmus_time: 0,
+    batch_inbox_address: "0xff00000000000000000000000000000000000901",
+    deposit_contract_address: "0x00000000000000000000000000000000000000d0",
+    l1_system_config_address: "0x00000000000000000000000000000000000000c0",
+    protocol_versions_address: "0x0000000000000000000000000000000000000000",
+    chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
+  };
+}
+
+async function startEl(cfg: RollupConfig | undefined): Promise<SimulatedExecutionClient> {
+  return SimulatedExecutionClient.start(
+    {
+      variant: "a",
+      chainId: 901n,
+      genesis: {
+        timestamp: GENESIS_TIME,
+        gasLimit: 30_000_000n,
+        forks: cfg === undefined ? forksFromRollupConfig(rollupConfig(ZERO_HASH)) : forksFromRollupConfig(cfg),
+      },
+      http: { port: 0, api: ["eth"] },
+      authrpc: { port: 0, jwtSecret: SECRET },
+    },
+    { logger: silentLogger, clock: systemClock },
+  );
+}
+
+function nodeConfig(cfg: RollupConfig, sequencer: boolean): ChainNodeConfig {
+  return {
+    rollup: cfg,
+    engineKind: "variant_a",
+    syncMode: "consensus-layer",
+    sequencer: { enabled: sequencer, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
+    verifierL1Confs: 0,
+    idlePollMs: 20,
+    maxStepsPerTick: 4096,
+  };
+}
+
+async function startNode(cfg: RollupConfig, l1: L1Source, el: SimulatedExecutionClient, sequencer: boolean, clock: Clock) {
+  const engine = EngineClient.create(
+    { url: el.authUrl, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg },
+    { clock: systemClock, logger: silentLogger },
+  );
+  const node = await createChainNode(nodeConfig(cfg, sequencer), {
+    l1,
+    engine,
+    safeDb: new MemSafeDb(),
+    clock,
+    logger: silentLogger,
+  });
+  await node.start();
+  return { node, engine };
+}
+
+async function until(cond: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("derivation bench: timed out");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function timeToSafe(node: ChainNode, n: number): Promise<number> {
+  const t0 = performance.now();
+  await until(() => node.syncStatus().safe_l2.number >= n, 300_000);
+  return (performance.now() - t0) / 1000;
+}
+
+const bench: Bench = {
+  name: "derivation",
+  async run(report) {
+    const probe = await startEl(undefined);
+    const cfg = rollupConfig(probe.genesisHash);
+    await probe.stop();
+    const l1 = new MemL1();
+    const epochs = Math.ceil((N * cfg.block_time) / L1_BLOCK_TIME) + 2;
+    for (let i = 0; i < epochs; i++) l1.push([]);
+
+    // 1. Sequence N blocks (the clock is far ahead, so every block is due at once).
+    const seqEl = await startEl(cfg);
+    const future: Clock = { nowMs: () => (GENESIS_TIME + 10 * N) * 1000, sleep: systemClock.sleep };
+    const seq = await startNode(cfg, l1, seqEl, true, future);
+    const tSeq = performance.now();
+    await until(() => seq.node.syncStatus().unsafe_l2.number >= N, 300_000);
+    await seq.node.stop();
+    note(`sequenced ${N} blocks in ${((performance.now() - tSeq) / 1000).toFixed(2)} s`);
+
+    // 2. Batches → channels → frames → signed batcher transactions in new L1 blocks.
+    const PER_CHANNEL = 200;
+    let nonce = 0;
+    for (let start = 1; start <= N; start += PER_CHANNEL) {
+      const batches = [];
+      for (let n = start; n < Math.min(N + 1, start + PER_CHANNEL); n++) {
+        const env = (await seq.engine.payloadByNumber(n))!;
+        const ref = (await seq.engine.l2BlockRefByNumber(n))!;
+        const p = env.executionPayload;
+        batches.push({
+          type: SINGULAR_BATCH_TYPE,
+          batch: {
+            parentHash: p.parentHash,
+            epochNum: ref.l1origin.number,
+            epochHash: ref.l1origin.hash,
+            timestamp: p.timestamp,
+            transactions: p.transactions.filter((t) => !t.startsWith("0x7e")).map((t) => hexToBytes(t)),
+          },
+        } as const);
+      }
+      const data = encodeChannel(batches, { compression: "zlib" });
+      const id = bytesToHex(keccak_256(new TextEncoder().encode(`ch-${start}`)).subarray(0, 16));
+      const txs: L1Transaction[] = [];
+      for (const frame of splitIntoFrames(id, data, 120_000)) {
+        const input = bytesToHex(encodeFrames([frame]));
+        const raw = await BATCHER.signTransaction({
+          chainId: 900,
+          type: "eip1559",
+          nonce: nonce++,
+          to: cfg.batch_inbox_address,
+          data: input,
+          gas: 1_000_000n,
+          maxFeePerGas: 2_000_000_000n,
+          maxPriorityFeePerGas: 1n,
+        });
+        txs.push({
+          hash: bytesToHex(keccak_256(hexToBytes(raw))),
+          type: 2,
+          from: BATCHER.address.toLowerCase() as Hex,
+          to: cfg.batch_inbox_address,
+          input,
+          raw,
+        });
+      }
+      l1.push(txs);
+    }
+    note(`L1: ${l1.blocks.length} blocks`);
+
+    // 3. Build path: a verifier with a fresh EL.
+    const verEl = await startEl(cfg);
+    const ver = await startNode(cfg, l1, verEl, false, systemClock);
+    const tBuild = await timeToSafe(ver.node, N);
+    const verHash = ver.node.syncStatus().safe_l2.hash;
+    await ver.node.stop();
+    await verEl.stop();
+    const seqHash = (await seq.engine.l2BlockRefByNumber(N))?.hash;
+    if (verHash !== seqHash) throw new Error("derivation bench: verifier derived a different chain");
+    report({ figure: "build_blocks_per_s", value: Math.round(N / tBuild), unit: "blocks/s" });
+
+    // 4. Consolidation path: re-derive on the sequencer's EL, which already has every block.
+    const con = await startNode(cfg, l1, seqEl, false, systemClock);
+    const tCon = await timeToSafe(con.node, N);
+    await con.node.stop();
+    await seqEl.stop();
+    report({ figure: "consolidate_blocks_per_s", value: Math.round(N / tCon), unit: "blocks/s" });
+  },
+};
+
+export default bench;
