@@ -238,20 +238,25 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
   m.set("eth_getProof", (ps) => {
     const addr = address(ps[0]);
     const keys = Array.isArray(ps[1]) ? (ps[1] as unknown[]) : [];
+    const slots = keys.map((k) => {
+      if (!isHex(k) || k.length > 66) throw new RpcError(INVALID_PARAMS, "invalid storage key");
+      return `0x${k.slice(2).padStart(64, "0")}`.toLowerCase() as Hash;
+    });
     const state = block(ps[2]).state;
     const acc = state.account(addr);
+    const proof = state.proof(addr, slots);
     return {
       address: addr,
-      accountProof: [],
+      accountProof: proof.accountProof,
       balance: q(acc.balance),
       codeHash: EMPTY_CODE_HASH,
       nonce: q(acc.nonce),
       storageHash: state.storageRoot(addr),
-      storageProof: keys.map((k) => {
-        if (!isHex(k)) throw new RpcError(INVALID_PARAMS, "invalid storage key");
-        const slot = `0x${k.slice(2).padStart(64, "0")}` as Hash;
-        return { key: k, value: q(state.storageAt(addr, slot)), proof: [] };
-      }),
+      storageProof: slots.map((slot, i) => ({
+        key: keys[i],
+        value: q(state.storageAt(addr, slot)),
+        proof: proof.storageProofs[i],
+      })),
     };
   });
   return m;

@@ -1,8 +1,9 @@
 import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
-import type { Address, Hash } from "../../core/types/primitives.js";
+import type { Address, Hash, Hex } from "../../core/types/primitives.js";
 import { keccak } from "../../protocol/block/keccak.js";
 import { rlpEncodeBytes, rlpEncodeListRaw, uintToBytes } from "../../protocol/block/rlp.js";
 import { EMPTY_TRIE_ROOT, trieRootBytes } from "../../protocol/block/trie.js";
+import { trieProof } from "./mpt-proof.js";
 
 /**
  * The simulated client's world state: balances and nonces per account, plus the storage of the few predeploys
@@ -62,21 +63,12 @@ export class LedgerState {
     if (slots === undefined || slots.size === 0) return EMPTY_TRIE_ROOT;
     const cached = storageRootOf.get(slots);
     if (cached !== undefined) return cached;
-    const pairs = [...slots].map(([slot, value]) => ({
-      key: keccak(hexToBytes(slot as Hash)),
-      value: rlpEncodeBytes(uintToBytes(value)),
-    }));
-    const root = bytesToHex(trieRootBytes(pairs));
+    const root = bytesToHex(trieRootBytes(this.#storagePairs(addr)));
     storageRootOf.set(slots, root);
     return root;
   }
 
-  /**
-   * The state root: the root of a secure Merkle-Patricia trie keccak(address) → rlp([nonce, balance, storageRoot,
-   * emptyCodeHash]) over every account the ledger knows (there is no code).
-   */
-  stateRoot(): Hash {
-    if (this.#stateRoot !== undefined) return this.#stateRoot;
+  #accountPairs(): { key: Uint8Array; value: Uint8Array }[] {
     const addrs = new Set<string>([...this.accounts.keys(), ...this.storage.keys()]);
     const pairs: { key: Uint8Array; value: Uint8Array }[] = [];
     for (const a of addrs) {
@@ -91,8 +83,37 @@ export class LedgerState {
         ]),
       });
     }
+    return pairs;
+  }
+
+  #storagePairs(addr: Address): { key: Uint8Array; value: Uint8Array }[] {
+    const slots = this.storage.get(addr.toLowerCase());
+    if (slots === undefined) return [];
+    return [...slots].map(([slot, value]) => ({
+      key: keccak(hexToBytes(slot as Hash)),
+      value: rlpEncodeBytes(uintToBytes(value)),
+    }));
+  }
+
+  /**
+   * The state root: the root of a secure Merkle-Patricia trie keccak(address) → rlp([nonce, balance, storageRoot,
+   * emptyCodeHash]) over every account the ledger knows (there is no code).
+   */
+  stateRoot(): Hash {
+    if (this.#stateRoot !== undefined) return this.#stateRoot;
+    const pairs = this.#accountPairs();
     this.#stateRoot = pairs.length === 0 ? EMPTY_TRIE_ROOT : bytesToHex(trieRootBytes(pairs));
     return this.#stateRoot;
+  }
+
+  /** EIP-1186 proofs: the account's path in the state trie and each slot's path in its storage trie. */
+  proof(addr: Address, slots: readonly Hash[]): { accountProof: Hex[]; storageProofs: Hex[][] } {
+    const account = trieProof(this.#accountPairs(), secureKey(addr.toLowerCase()));
+    const storage = this.#storagePairs(addr);
+    return {
+      accountProof: account.proof.map(bytesToHex),
+      storageProofs: slots.map((s) => trieProof(storage, keccak(hexToBytes(s))).proof.map(bytesToHex)),
+    };
   }
 }
 

@@ -238,6 +238,14 @@ describe("simulated execution client: JSON-RPC of both variants", () => {
     const blk = await call<Record<string, string>>(b.httpUrl, "eth_getBlockByNumber", ["latest", false]);
     const proof = await call<Record<string, string>>(b.httpUrl, "eth_getProof", [MESSAGE_PASSER, [], "latest"]);
     expect(proof.storageHash).toBe(blk.withdrawalsRoot);
+    expect((proof.accountProof as unknown as string[]).length).toBeGreaterThan(0);
+    const withSlot = await call<{ storageProof: { key: string; value: string; proof: string[] }[] }>(
+      b.httpUrl,
+      "eth_getProof",
+      [MESSAGE_PASSER, ["0x1"], { blockHash: blk.hash }],
+    );
+    expect(withSlot.storageProof[0]).toMatchObject({ key: "0x1", value: "0x1" });
+    expect(withSlot.storageProof[0]!.proof.length).toBeGreaterThan(0);
     expect(proof.storageHash).not.toBe("0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421");
     const genesisProof = await call<Record<string, string>>(b.httpUrl, "eth_getProof", [MESSAGE_PASSER, [], "0x0"]);
     expect(genesisProof.storageHash).toBe("0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421");
