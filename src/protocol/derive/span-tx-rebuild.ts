@@ -133,7 +133,6 @@ function authListField(buf: Uint8Array, off: number, limit: number): number {
 // Field boundaries of the last scanned tx data: F[i] = offset of field i, F[i + 1] = its end.
 const F = new Int32Array(8);
 const BIG = Number.MAX_SAFE_INTEGER;
-const SLAB = 64 * 1024;
 
 /**
  * Validates the span tx data `data[from..n)`; fills `F` with the field boundaries (absolute offsets); returns the
@@ -217,6 +216,24 @@ function writeUint(out: Uint8Array, pos: number, v: number | bigint): number {
     if (v < 0x80) {
       out[pos] = v;
       return pos + 1;
+    }
+    if (v < 0x100) {
+      out[pos] = 0x81;
+      out[pos + 1] = v;
+      return pos + 2;
+    }
+    if (v < 0x10000) {
+      out[pos] = 0x82;
+      out[pos + 1] = v >>> 8;
+      out[pos + 2] = v & 0xff;
+      return pos + 3;
+    }
+    if (v < 0x1000000) {
+      out[pos] = 0x83;
+      out[pos + 1] = v >>> 16;
+      out[pos + 2] = (v >>> 8) & 0xff;
+      out[pos + 3] = v & 0xff;
+      return pos + 4;
     }
     const n = numLen(v);
     out[pos] = 0x80 + n;
@@ -320,10 +337,21 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
   const vt = vTable(chainId);
   const chainItem = vt.chainId;
   const total = t.totalTxCount;
-  // Transactions are written into 64 KiB slabs (small enough to come from the allocator's reusable heap) and
-  // returned as views; a tx never spans two slabs.
+  // Transactions are written into one buffer sized by an upper bound and returned as views of it. The sigs, tos
+  // and tx-data columns are first copied behind that area so that every larger copy is an allocation-free
+  // `copyWithin` (much cheaper than `set(subarray(...))` per field).
   const extra = 130 + 2 * chainItem.length;
-  let out = new Uint8Array(SLAB);
+  const area = t.txData.length + total * extra;
+  const S_SIG = area;
+  const S_TO = S_SIG + t.sigs.length;
+  const S_DATA = S_TO + t.tos.length;
+  // Not zero-filled up front: the tx area is written sequentially and its unused tail is cleared at the end.
+  const size = S_DATA + t.txData.length;
+  const ab = Buffer.allocUnsafeSlow(size).buffer;
+  const out = new Uint8Array(ab, 0, size);
+  out.set(t.sigs, S_SIG);
+  out.set(t.tos, S_TO);
+  out.set(t.txData, S_DATA);
   const txs: Uint8Array[] = [];
   let pos = 0;
   let toIdx = 0;
@@ -348,11 +376,6 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
       toIdx++;
     } else if (type === TX_TYPE_SET_CODE) {
       fail("to address is required for a set-code tx");
-    }
-    const txBound = dTo - dFrom + extra;
-    if (pos + txBound > out.length) {
-      out = new Uint8Array(Math.max(SLAB, txBound));
-      pos = 0;
     }
     const nonce = t.nonces[i]!;
     const gas = t.gases[i]!;
@@ -379,23 +402,26 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
     if (toOff < 0) out[pos++] = 0x80;
     else {
       out[pos++] = 0x94;
-      pos = copy(out, pos, t.tos, toOff, toOff + 20);
+      out.copyWithin(pos, S_TO + toOff, S_TO + toOff + 20);
+      pos += 20;
     }
     pos = copy(out, pos, data, F[0]!, F[1]!);
-    pos = copy(out, pos, data, feeEnd, F[nf]!);
+    out.copyWithin(pos, S_DATA + feeEnd, S_DATA + F[nf]!);
+    pos += F[nf]! - feeEnd;
     pos = copy(out, pos, v, 0, v.length);
     if (fullWords) {
-      // One native copy of r‖s, then shift s right by one byte (in place) to make room for its header.
-      out.set(sigs.subarray(sigOff, sigOff + 64), pos + 1);
-      out.copyWithin(pos + 34, pos + 33, pos + 65);
       out[pos] = 0xa0;
+      out.copyWithin(pos + 1, S_SIG + sigOff, S_SIG + sigOff + 32);
+      out.copyWithin(pos + 34, S_SIG + sigOff + 32, S_SIG + sigOff + 64);
       out[pos + 33] = 0xa0;
       pos += 66;
     } else {
       pos = writeWord(out, pos, sigs, sigOff);
       pos = writeWord(out, pos, sigs, sigOff + 32);
     }
-    txs.push(out.subarray(start, pos));
+    txs.push(new Uint8Array(ab, start, pos - start));
   }
+  // Never expose uninitialised memory through `tx.buffer`: clear the unused tail of the tx area.
+  out.fill(0, pos, area);
   return txs;
 }
