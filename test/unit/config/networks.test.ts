@@ -1,6 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  networkFromRegistry,
+  type RegistryChain,
+  type RegistrySuperchain,
+} from "../../../src/config/network-convert.js";
 import { defaultNetworksDir, listNetworks, loadNetwork, resolveNetworkName } from "../../../src/config/networks.js";
 import { checkRollupConfig } from "../../../src/protocol/rollup-config-json.js";
 
@@ -74,6 +79,24 @@ describe("built-in networks", () => {
     it("one network file per registry chain, and no others", () => {
       expect(names.length).toBe(registryChains.length);
       for (const { c } of registryChains) expect(byChainId.has(c.l2_chain_id), c.Name).toBe(true);
+    });
+
+    it("the committed files are what scripts/gen-networks.ts produces from the snapshot", () => {
+      const list = JSON.parse(readFileSync(join(REGISTRY, "chainList.json"), "utf8")) as Array<{
+        chainId: number;
+        identifier: string;
+      }>;
+      const ids = new Map(list.map((c) => [c.chainId, c.identifier]));
+      for (const { sc, c } of registryChains) {
+        const net = networkFromRegistry(
+          sc.name,
+          sc.config as unknown as RegistrySuperchain,
+          c as unknown as RegistryChain,
+          ids.get(c.l2_chain_id),
+        );
+        const file = JSON.parse(readFileSync(join(defaultNetworksDir(), `${net.name}.json`), "utf8"));
+        expect(file, net.name).toEqual(JSON.parse(JSON.stringify(net)));
+      }
     });
 
     it("the well-known names map to the right chains", () => {
