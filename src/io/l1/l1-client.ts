@@ -7,6 +7,7 @@ import { retry, type BackoffOptions } from "../../core/async/retry.js";
 import { quantityToBigint } from "../../core/codec/quantity.js";
 import { toQuantity } from "../../core/codec/quantity.js";
 import { HttpRpcClient, isMethodNotFound, type RpcRequestEvent } from "../json-rpc/http-client.js";
+import { abortable } from "../common/abortable.js";
 import { LruCache } from "../common/lru.js";
 import { Semaphore } from "../common/semaphore.js";
 import type { L1Metrics } from "./metrics.js";
@@ -132,7 +133,11 @@ export class L1Client {
     for (let i = 0; i < labels.length; i++) {
       const label = labels[i] as L1Label;
       const r = results[i];
-      if (r === undefined || !r.ok || r.result === null) continue; // safe/finalized may not exist yet
+      if (r !== undefined && !r.ok) {
+        this.deps.logger.warn({ label, err: String(r.error) }, "L1 label poll failed");
+        continue;
+      }
+      if (r === undefined || r.result === null) continue; // safe/finalized may not exist yet
       const info = this.acceptHeader(r.result);
       const ref = toL1BlockRef(info);
       const prev = this.labels.get(label);
@@ -236,14 +241,18 @@ export class L1Client {
       return cached;
     }
     this.deps.metrics?.cache.inc({ kind: "txs", result: "miss" });
-    return this.coalesce(`txs:${key}`, async () => {
-      const raw = await this.fetch(`rawtxs:${key}`, "eth_getBlockByHash", [key, true], signal);
-      const block = this.decodeBody(raw);
-      this.checkHash(block.info.hash, key);
-      this.bodies.set(key, block);
-      this.headers.set(key, block.info);
-      return block;
-    });
+    return this.coalesce(
+      `txs:${key}`,
+      async () => {
+        const raw = await this.fetch(`rawtxs:${key}`, "eth_getBlockByHash", [key, true]);
+        const block = this.decodeBody(raw);
+        this.checkHash(block.info.hash, key);
+        this.bodies.set(key, block);
+        this.headers.set(key, block.info);
+        return block;
+      },
+      signal,
+    );
   }
 
   /** Blocks by number with transactions (convenience for tools; derivation goes number → ref → hash). */
@@ -261,20 +270,24 @@ export class L1Client {
       return cached;
     }
     this.deps.metrics?.cache.inc({ kind: "receipts", result: "miss" });
-    return this.coalesce(`rcpt:${key}`, async () => {
-      const info = await this.infoByHash(key, signal);
-      const list = await this.fetchReceiptList(key, signal);
-      const receipts = this.guard(() => checkedReceipts(info, list, this.opts.trustRpc ?? false));
-      const result = { info, receipts };
-      this.receipts.set(key, result);
-      return result;
-    });
+    return this.coalesce(
+      `rcpt:${key}`,
+      async () => {
+        const info = await this.infoByHash(key);
+        const list = await this.fetchReceiptList(key);
+        const receipts = this.guard(() => checkedReceipts(info, list, this.opts.trustRpc ?? false));
+        const result = { info, receipts };
+        this.receipts.set(key, result);
+        return result;
+      },
+      signal,
+    );
   }
 
-  private async fetchReceiptList(hash: Hash, signal?: AbortSignal): Promise<unknown[]> {
+  private async fetchReceiptList(hash: Hash): Promise<unknown[]> {
     if (this.receiptsMethod === "eth_getBlockReceipts") {
       try {
-        const raw = await this.fetch(`rawrcpt:${hash}`, "eth_getBlockReceipts", [hash], signal);
+        const raw = await this.fetch(`rawrcpt:${hash}`, "eth_getBlockReceipts", [hash]);
         if (!Array.isArray(raw)) throw new TemporaryError("L1_INVALID", "eth_getBlockReceipts did not return an array");
         return raw;
       } catch (err) {
@@ -283,17 +296,17 @@ export class L1Client {
         this.receiptsMethod = "per_tx";
       }
     }
-    const { txs } = await this.infoAndTxsByHash(hash, signal);
+    const { txs } = await this.infoAndTxsByHash(hash);
     const out: unknown[] = [];
     for (let i = 0; i < txs.length; i += 20) {
       const chunk = txs.slice(i, i + 20);
-      const results = await this.limited(
+      const results = await retry(
         () =>
-          this.rpc.batch(
-            chunk.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] })),
-            signal,
+          this.limited(() =>
+            this.rpc.batch(chunk.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] }))),
           ),
-        signal,
+        { clock: this.deps.clock },
+        this.backoff,
       );
       for (const r of results) {
         if (!r.ok) throw r.error;
@@ -353,27 +366,34 @@ export class L1Client {
     }
   }
 
-  /** One network call per key at a time: concurrent callers share the promise. */
-  private coalesce<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const existing = this.inflight.get(key);
-    if (existing !== undefined) {
+  /**
+   * One network call per key at a time: concurrent callers share the promise. The shared work is not tied to any
+   * caller's signal (one caller giving up must not fail the others); each caller stops waiting on its own signal.
+   */
+  private coalesce<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let p = this.inflight.get(key) as Promise<T> | undefined;
+    if (p !== undefined) {
       this.deps.metrics?.cache.inc({ kind: key.slice(0, key.indexOf(":")), result: "coalesced" });
-      return existing as Promise<T>;
+    } else {
+      p = fn().finally(() => this.inflight.delete(key));
+      this.inflight.set(key, p);
     }
-    const p = fn().finally(() => this.inflight.delete(key));
-    this.inflight.set(key, p);
-    return p;
+    return signal === undefined ? p : abortable(p, signal);
   }
 
   /** A coalesced, limited, retried call whose null result is a typed NOT_FOUND. */
   private fetch(key: string, method: string, params: readonly unknown[], signal?: AbortSignal): Promise<unknown> {
-    return this.coalesce(key, async () => {
+    return this.coalesce(key, () => this.fetchShared(method, params), signal);
+  }
+
+  private async fetchShared(method: string, params: readonly unknown[]): Promise<unknown> {
+    {
       const value = await retry(
         async () => {
-          const r = await this.limited(() => this.rpc.call(method, params, signal), signal);
+          const r = await this.limited(() => this.rpc.call(method, params));
           return r === null || r === undefined ? NOT_FOUND : r;
         },
-        signal === undefined ? { clock: this.deps.clock } : { clock: this.deps.clock, signal },
+        { clock: this.deps.clock },
         this.backoff,
       );
       if (value === NOT_FOUND) {
@@ -381,11 +401,11 @@ export class L1Client {
         throw new TemporaryError("NOT_FOUND", `L1 ${method} found nothing`, { params: params.map(String) });
       }
       return value;
-    });
+    }
   }
 
-  private limited<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return this.limiter.run(fn, signal);
+  private limited<T>(fn: () => Promise<T>): Promise<T> {
+    return this.limiter.run(fn);
   }
 
   private onRequest(e: RpcRequestEvent): void {

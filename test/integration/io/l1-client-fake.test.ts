@@ -208,4 +208,16 @@ describe("L1Client against a programmable fake L1", () => {
     expect(calls).toEqual([]);
     expect(await c.chainId()).toBe(900n);
   });
+
+  it("one caller giving up does not fail the others sharing the same request", async () => {
+    delayMs = 150;
+    const c = client();
+    const ctl = new AbortController();
+    const quitter = c.l1BlockRefByNumber(11, ctl.signal);
+    const patient = c.l1BlockRefByNumber(11);
+    setTimeout(() => ctl.abort(), 30);
+    await expect(quitter).rejects.toMatchObject({ code: "ABORTED" });
+    expect((await patient).hash).toBe(blocks[11]?.hash);
+    expect(calls.filter((m) => m === "eth_getBlockByNumber").length).toBe(1);
+  });
 });
