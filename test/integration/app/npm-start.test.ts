@@ -1,0 +1,56 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { describe, expect, it } from "vitest";
+
+/**
+ * `npm start` end to end: the real binary runs `supernode devnet` (ephemeral ports here), both chains sync, both
+ * deposits arrive on L2, and SIGINT stops everything cleanly (exit code 0, temporary directory removed).
+ */
+const BIN = join(import.meta.dirname, "..", "..", "..", "bin", "supernode.js");
+
+describe("supernode devnet (npm start)", () => {
+  it("shows two chains syncing, the deposits arriving, and stops cleanly on SIGINT", async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, "devnet", "--rpc.port", "0", "--metrics.port", "0", "--l1-block-time", "1", "--l2-block-time", "1"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const lines: string[] = [];
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const seen = new Set<string>();
+        const timer = setTimeout(
+          () => reject(new Error(`timed out; output:\n${lines.join("\n")}\n${stderr}`)),
+          100_000,
+        );
+        createInterface({ input: child.stdout }).on("line", (line) => {
+          lines.push(line);
+          const m = /^chain (90[12]) \[running\] unsafe (\d+)\s+safe (\d+).*deposit arrived on L2/.exec(line);
+          if (m !== null && Number(m[3]) > 0) seen.add(m[1]!);
+          if (seen.size === 2) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        void exited.then(() => reject(new Error(`exited early:\n${lines.join("\n")}\n${stderr}`)));
+      });
+      const dirLine = lines.find((l) => l.startsWith("starting devnet in "));
+      expect(lines.some((l) => /^supernode RPC\s+http:\/\/127\.0\.0\.1:\d+\//.test(l))).toBe(true);
+      expect(lines.some((l) => /^metrics\s+http:\/\/127\.0\.0\.1:\d+\/metrics/.test(l))).toBe(true);
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+      expect(lines.at(-1)).toBe("devnet stopped");
+      const dir = dirLine?.replace("starting devnet in ", "").replace(/ …$/, "");
+      expect(dir !== undefined && existsSync(dir)).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  }, 120_000);
+});
