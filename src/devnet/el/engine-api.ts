@@ -123,7 +123,7 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
     if (version === 1 && hasW) throw new RpcError(INVALID_PARAMS, "withdrawals not supported in V1");
     if (version < 3 && hasPbr) throw new RpcError(INVALID_PARAMS, "parentBeaconBlockRoot not supported before V3");
     if (version === 3 && !hasPbr) throw new RpcError(INVALID_PARAMS, "missing parentBeaconBlockRoot");
-    if (version >= 2 && forkActive(p, "ecotone", timestamp) && version < 3)
+    if (forkActive(p, "ecotone", timestamp) ? version < 3 : version >= 3)
       throw new RpcError(UNSUPPORTED_FORK, "Unsupported fork");
     const txsJson = a.transactions ?? [];
     if (!Array.isArray(txsJson)) throw new RpcError(INVALID_PARAMS, "transactions must be an array");

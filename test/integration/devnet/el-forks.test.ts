@@ -69,7 +69,12 @@ describe("simulated execution client: fork-dependent behaviour", () => {
       expect(rc).toMatchObject({ l1FeeScalar: "0.684", l1GasPrice: "0x3b9aca00" });
       expect(rc).not.toHaveProperty("l1BaseFeeScalar");
       expect(BigInt(rc.l1Fee as string)).toBeGreaterThan(0n);
-      // V3 methods refuse pre-Ecotone payloads
+      // V3 methods refuse pre-Ecotone payloads and attributes
+      const v3 = await engine(a, "engine_forkchoiceUpdatedV3", [
+        { headBlockHash: p1.blockHash, safeBlockHash: p1.blockHash, finalizedBlockHash: a.genesisHash },
+        { ...attrs(GENESIS_TIME + 4, [], { withdrawals: true }), parentBeaconBlockRoot: `0x${"cd".repeat(32)}` },
+      ]).catch((x) => x);
+      expect(v3.code).toBe(-38005);
       const e = await engine(a, "engine_newPayloadV3", newPayloadParams(p1, 3)).catch((x) => x);
       expect(e.code).toBe(-38005);
       expect((await engine<{ status: string }>(b, "engine_newPayloadV2", [p1])).status).toBe("VALID");
