@@ -183,3 +183,58 @@ describe("BatchStage (Holocene)", () => {
     expect(stage.bufferedL1Blocks).toEqual(q.bufferedL1Blocks);
   });
 });
+
+describe("BatchStage with span batches overlapping the safe chain", () => {
+  const cfg: RollupConfig = makeConfig({ holocene_time: 0 });
+
+  it("asks for the missing L2 parent, keeps the span, then accepts it", () => {
+    const b1 = single(safe0, genesisOrigin, [makeTx("eip1559", 1)]);
+    const r1 = child(safe0, b1);
+    const b2 = single(r1, genesisOrigin, [makeTx("eip1559", 2)]);
+    const r2 = child(r1, b2);
+    const b3 = single(r2, genesisOrigin, [makeTx("legacy", 3)]);
+    const body = encodeSpanBatch([b2, b3], {
+      genesisL2Time: cfg.genesis.l2_time,
+      chainId: CHAIN_ID,
+      firstSequenceNumber: 1,
+    });
+    const span = deriveSpanBatch(decodeRawSpanBatch(body), 2, cfg.genesis.l2_time, CHAIN_ID);
+    const src = new Script(l1(1), [{ kind: "span", batch: span }]);
+    const stage = new BatchStage(cfg, genesisOrigin);
+    const first = stage.nextBatch(r2, src, EMPTY_SAFE_BLOCK_LOOKUP);
+    expect(first).toEqual({ kind: "not-enough-data", missingL2: [r1.number] });
+    const lookup = {
+      l2BlockRefByNumber: (n: number) => (n === r1.number ? r1 : undefined),
+      safeBlockByNumber: () => undefined,
+    };
+    const second = stage.nextBatch(r2, src, lookup);
+    expect(second.kind).toBe("batch");
+    if (second.kind === "batch") {
+      expect(second.batch.timestamp).toBe(b3.timestamp);
+      expect(second.batch.parentHash).toBe(r2.hash);
+      expect(second.batch.transactions.map((t) => Buffer.from(t).toString("hex"))).toEqual(
+        b3.transactions.map((t) => Buffer.from(t).toString("hex")),
+      );
+    }
+    expect(src.flushes).toBe(0);
+  });
+
+  it("flushes the channel when the span's parent check fails", () => {
+    const b1 = single(safe0, genesisOrigin);
+    const bad = { ...b1, parentHash: hash(1234) };
+    const body = encodeSpanBatch([bad], {
+      genesisL2Time: cfg.genesis.l2_time,
+      chainId: CHAIN_ID,
+      firstSequenceNumber: 1,
+    });
+    const span = deriveSpanBatch(decodeRawSpanBatch(body), 2, cfg.genesis.l2_time, CHAIN_ID);
+    const src = new Script(l1(1), [
+      { kind: "span", batch: span },
+      { kind: "singular", batch: b1 },
+    ]);
+    const stage = new BatchStage(cfg, genesisOrigin);
+    expect(stage.nextBatch(safe0, src, EMPTY_SAFE_BLOCK_LOOKUP).kind).toBe("not-enough-data");
+    expect(src.flushes).toBe(1);
+    expect(src.items).toHaveLength(0);
+  });
+});
