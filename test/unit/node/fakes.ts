@@ -173,7 +173,10 @@ export class FakeEngine implements EngineApi {
   poison = new Set<Hex>();
   readonly refOf: (env: ExecutionPayloadEnvelope) => L2BlockRef;
 
-  constructor(readonly cfg: RollupConfig) {
+  constructor(
+    readonly cfg: RollupConfig,
+    refOf?: (env: ExecutionPayloadEnvelope) => L2BlockRef,
+  ) {
     const genesis: ExecutionPayloadEnvelope = {
       executionPayload: {
         parentHash: `0x${"00".repeat(32)}`,
@@ -191,7 +194,7 @@ export class FakeEngine implements EngineApi {
     this.byHash.set(genesis.executionPayload.blockHash, genesis);
     this.canonical = [genesis.executionPayload.blockHash];
     this.safe = this.finalized = genesis.executionPayload.blockHash;
-    this.refOf = fakeRefFromPayload(cfg);
+    this.refOf = refOf ?? fakeRefFromPayload(cfg);
   }
 
   private count(m: string) {
