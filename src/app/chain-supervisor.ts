@@ -155,7 +155,7 @@ export class ChainSupervisor {
     for (let attempt = 1; !signal.aborted; attempt++) {
       this.#setState("starting");
       let svc: ChainService | undefined;
-      let startedAt = 0;
+      let startedAt: number | undefined;
       try {
         svc = await this.#factory(attempt);
         this.#current = svc;
@@ -180,7 +180,8 @@ export class ChainSupervisor {
       if (svc !== undefined) await this.#stopInstance(svc);
       this.#current = undefined;
       if (signal.aborted) break;
-      failures = startedAt > 0 && this.#deps.clock.nowMs() - startedAt >= this.#opts.stableAfterMs ? 1 : failures + 1;
+      failures =
+        startedAt !== undefined && this.#deps.clock.nowMs() - startedAt >= this.#opts.stableAfterMs ? 1 : failures + 1;
       const delay = Math.min(this.#opts.maxBackoffMs, this.#opts.initialBackoffMs * 2 ** (failures - 1));
       this.#setState("backoff");
       this.#restarts++;
