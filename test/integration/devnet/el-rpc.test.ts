@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFunctionData, parseAbi } from "viem";
+import { bytesToHex } from "../../../src/core/codec/hex.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
+import { encodeRpcTransaction } from "../../../src/protocol/block/rpc-transaction.js";
 import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
 import {
   ALICE,
@@ -149,6 +151,13 @@ describe("simulated execution client: JSON-RPC of both variants", () => {
       value: "0x3039",
       type: "0x2",
     });
+  });
+
+  it("transaction objects of both variants re-encode to the block's exact transaction bytes", async () => {
+    for (const el of [a, b]) {
+      const full = await call<{ transactions: unknown[] }>(el.httpUrl, "eth_getBlockByNumber", ["0x1", true]);
+      expect(full.transactions.map((t) => bytesToHex(encodeRpcTransaction(t)))).toEqual(payload.transactions);
+    }
   });
 
   it("deposit transactions carry their extra fields and zero signature values", async () => {
