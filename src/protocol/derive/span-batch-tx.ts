@@ -21,7 +21,6 @@ import {
   readItem,
   readListExact,
   readListItems,
-  uintBytes,
   writeHeader,
 } from "./rlp.js";
 

@@ -52,12 +52,28 @@ describe("singular batch", () => {
     const b: SingularBatch = { parentHash: hash(1), epochNum: 5, epochHash: hash(2), timestamp: 9, transactions: [] };
     const enc = encodeSingularBatch(b);
     // 5 → 0x05; a non-canonical encoding 0x8105 is rejected.
-    const nonCanon = hex(enc).replace("a0" + hash(1).slice(2) + "05", "a0" + hash(1).slice(2) + "8105");
+    const nonCanon = hex(enc).replace(`a0${hash(1).slice(2)}05`, `a0${hash(1).slice(2)}8105`);
     expect(nonCanon).not.toBe(hex(enc));
     const bytes = Uint8Array.from(Buffer.from(nonCanon.slice(2), "hex"));
-    bytes[0]! += 1; // list length grew by one
-    expect(() => decodeSingularBatch(bytes)).toThrow(DecodeError);
+    expect(bytes[0]).toBe(0xf8); // long-form list header: the length byte follows
+    bytes[1]! += 1; // list length grew by one
+    expect(() => decodeSingularBatch(bytes)).toThrow(/non-canonical/);
     expect(() => decodeBatch(new Uint8Array([7, 0xc0]))).toThrow(/unrecognized batch type/);
+    // 31-byte parent hash
+    const shortHash = Uint8Array.from(
+      Buffer.from(
+        hex(enc)
+          .slice(2)
+          .replace(`a0${hash(1).slice(2)}`, `9f${hash(1).slice(4)}`),
+        "hex",
+      ),
+    );
+    shortHash[1]! -= 1;
+    expect(() => decodeSingularBatch(shortHash)).toThrow(/32-byte/);
+    // a sixth list element
+    const extra = Uint8Array.from([...enc, 0x80]);
+    extra[1]! += 1;
+    expect(() => decodeSingularBatch(extra)).toThrow(/expected 5/);
     expect(() => decodeBatch(new Uint8Array(0))).toThrow(DecodeError);
   });
 });
