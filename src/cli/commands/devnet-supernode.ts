@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildChainRuntimes } from "../../app/chain-factory.js";
 import { protocolHashing } from "../../app/hashing.js";
@@ -96,6 +97,8 @@ export async function startDevnetSupernode(
     { logger: deps.devnetLogger ?? deps.logger },
   );
   try {
+    // The devnet's L1 is new on every start, so state derived from an earlier devnet would not match it.
+    rmSync(join(opts.dir, "supernode"), { recursive: true, force: true });
     const args = supernodeArgsFor(devnet, opts);
     const res = loadConfig(args, {});
     if (!res.ok) throw new Error(`devnet supernode configuration: ${formatIssues(res.issues)}`);
