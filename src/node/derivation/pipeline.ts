@@ -13,6 +13,7 @@ import { BatchQueue } from "../../protocol/derive/batch-queue.js";
 import type { BatchSource, InputBatch } from "../../protocol/derive/batch-stage-base.js";
 import { BatchStage } from "../../protocol/derive/batch-stage.js";
 import type { SafeBlockLookup } from "../../protocol/derive/batch-validity.js";
+import { spanLastTimestamp, spanStartTimestamp } from "../../protocol/derive/batch-span.js";
 import { channelTimeout, isHoloceneDerivation } from "../../protocol/derive/chain-spec.js";
 import { ChannelAssembler } from "../../protocol/derive/channel-assembler.js";
 import { ChannelBank } from "../../protocol/derive/channel-bank.js";

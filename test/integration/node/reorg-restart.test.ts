@@ -135,7 +135,7 @@ describe("span batches (calldata): L1 reorg and restart", () => {
     await waitFor(() => logs.some((l) => l.msg === "reset: found L2 heads" && l.obj.reason === "L1_REORG"), 30_000);
     // The batcher resubmits; the verifier catches up again past where it was, on the sequencer's chain.
     try {
-      await waitFor(() => ver.node.syncStatus().safe_l2.number > before.safe_l2.number + 2, 90_000);
+      await waitFor(() => ver.node.syncStatus().safe_l2.number > before.safe_l2.number + 2, 120_000);
     } catch (err) {
       if (process.env.NODE_TEST_DEBUG) {
         const s = ver.node.syncStatus();
@@ -160,12 +160,16 @@ describe("span batches (calldata): L1 reorg and restart", () => {
       throw err;
     }
     const safe = ver.node.syncStatus().safe_l2;
+    if (process.env.NODE_TEST_DEBUG) {
+      for (const l of logs.filter((x) => x.msg !== "batcher data").slice(-50))
+        console.error(l.t, l.msg, JSON.stringify(l.obj));
+    }
     expect(await sameAsSequencer(safe.number)).toBe(true);
     const replaced = await ver.safeDb.safeHeadAtL1Block(entry!.l1Block.number);
     if (replaced !== undefined && replaced.l1Block.number === entry!.l1Block.number) {
       expect(replaced.l1Block.hash).not.toBe(entry!.l1Block.hash);
     }
-  }, 150_000);
+  }, 180_000);
 
   it("a restarted verifier resumes from its SafeDB and EL without re-deriving from genesis", async () => {
     const chain = devnet.chain(902);
