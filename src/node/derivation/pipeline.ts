@@ -209,6 +209,17 @@ export class L1DerivationPipeline implements DerivationPipeline {
       this.batchBuf.push(
         b.kind === "singular" ? { kind: "singular", batch: b.batch } : { kind: "span", batch: b.batch },
       );
+      this.d.logger.trace(
+        b.kind === "singular"
+          ? { kind: b.kind, first: b.batch.timestamp, last: b.batch.timestamp, origin: this.originRef.number }
+          : {
+              kind: b.kind,
+              first: spanStartTimestamp(b.batch),
+              last: spanLastTimestamp(b.batch),
+              origin: this.originRef.number,
+            },
+        "batch read",
+      );
     }
     if (res.error !== undefined) this.d.logger.debug({ err: res.error.message }, "channel read stopped early");
   }
