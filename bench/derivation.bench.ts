@@ -178,7 +178,13 @@ function nodeConfig(cfg: RollupConfig, sequencer: boolean): ChainNodeConfig {
   };
 }
 
-async function startNode(cfg: RollupConfig, l1: L1Source, el: SimulatedExecutionClient, sequencer: boolean, clock: Clock) {
+async function startNode(
+  cfg: RollupConfig,
+  l1: L1Source,
+  el: SimulatedExecutionClient,
+  sequencer: boolean,
+  clock: Clock,
+) {
   const engine = EngineClient.create(
     { url: el.authUrl, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg },
     { clock: systemClock, logger: silentLogger },
