@@ -9,6 +9,12 @@
  * - `consolidate_blocks_per_s`: a node on the sequencer's EL (which already has the blocks, unsafe) derives them
  *   again, consolidating each against the existing block.
  */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { bytesToHex, hexToBytes } from "../src/core/codec/hex.js";
@@ -166,6 +172,73 @@ async function startEl(cfg: RollupConfig | undefined): Promise<SimulatedExecutio
   );
 }
 
+interface ElHandle {
+  readonly authUrl: string;
+  readonly genesisHash: Hash;
+  stop(): Promise<void>;
+}
+
+const inProcess = (el: SimulatedExecutionClient): ElHandle => ({
+  authUrl: el.authUrl,
+  genesisHash: el.genesisHash,
+  stop: () => el.stop(),
+});
+
+/**
+ * The simulated EL as its own process (`supernode devnet el`), as an execution client runs in production: the
+ * node and the EL then use separate cores. Set DERIVATION_BENCH_INPROCESS=1 to run it in this process instead.
+ */
+async function startElProcess(): Promise<ElHandle> {
+  const dir = mkdtempSync(join(tmpdir(), "derivation-bench-"));
+  const secretPath = join(dir, "jwt.hex");
+  writeFileSync(secretPath, `0x${Buffer.from(SECRET).toString("hex")}\n`, { mode: 0o600 });
+  const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, "bin", "supernode.js"),
+      "devnet",
+      "el",
+      "--variant",
+      "a",
+      "--chain-id",
+      "901",
+      "--http.port",
+      "0",
+      "--authrpc.port",
+      "0",
+      "--authrpc.jwtsecret",
+      secretPath,
+      "--genesis.time",
+      String(GENESIS_TIME),
+      "--forks",
+      "regolith=0,canyon=0,delta=0,ecotone=0,fjord=0,granite=0,holocene=0,isthmus=0",
+    ],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`devnet el exited (${code})`)));
+  });
+  const info = JSON.parse(line) as { authrpc: string; genesis: { hash: Hash } };
+  return {
+    authUrl: info.authrpc,
+    genesisHash: info.genesis.hash,
+    async stop() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startEl2(cfg: RollupConfig | undefined): Promise<ElHandle> {
+  if (process.env.DERIVATION_BENCH_INPROCESS === "1") return inProcess(await startEl(cfg));
+  return startElProcess();
+}
+
 function nodeConfig(cfg: RollupConfig, sequencer: boolean): ChainNodeConfig {
   return {
     rollup: cfg,
@@ -178,13 +251,7 @@ function nodeConfig(cfg: RollupConfig, sequencer: boolean): ChainNodeConfig {
   };
 }
 
-async function startNode(
-  cfg: RollupConfig,
-  l1: L1Source,
-  el: SimulatedExecutionClient,
-  sequencer: boolean,
-  clock: Clock,
-) {
+async function startNode(cfg: RollupConfig, l1: L1Source, el: ElHandle, sequencer: boolean, clock: Clock) {
   const engine = EngineClient.create(
     { url: el.authUrl, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg },
     { clock: systemClock, logger: silentLogger },
@@ -217,7 +284,7 @@ async function timeToSafe(node: ChainNode, n: number): Promise<number> {
 const bench: Bench = {
   name: "derivation",
   async run(report) {
-    const probe = await startEl(undefined);
+    const probe = await startEl2(undefined);
     const cfg = rollupConfig(probe.genesisHash);
     await probe.stop();
     const l1 = new MemL1();
@@ -225,7 +292,7 @@ const bench: Bench = {
     for (let i = 0; i < epochs; i++) l1.push([]);
 
     // 1. Sequence N blocks (the clock is far ahead, so every block is due at once).
-    const seqEl = await startEl(cfg);
+    const seqEl = await startEl2(cfg);
     const future: Clock = { nowMs: () => (GENESIS_TIME + 10 * N) * 1000, sleep: systemClock.sleep };
     const seq = await startNode(cfg, l1, seqEl, true, future);
     const tSeq = performance.now();
@@ -282,7 +349,7 @@ const bench: Bench = {
     note(`L1: ${l1.blocks.length} blocks`);
 
     // 3. Build path: a verifier with a fresh EL.
-    const verEl = await startEl(cfg);
+    const verEl = await startEl2(cfg);
     const ver = await startNode(cfg, l1, verEl, false, systemClock);
     const tBuild = await timeToSafe(ver.node, N);
     const verHash = ver.node.syncStatus().safe_l2.hash;

@@ -61,6 +61,9 @@ export class EngineController {
   /** A forkchoice update is owed to the EL (derived promotions are batched). */
   private fcuDirty = false;
   private readonly d: EngineControllerDeps;
+  /** Blocks the EL already has, fetched ahead while consolidating a long run of them (catch-up). */
+  private prefetched = new Map<number, Promise<ExecutionPayloadEnvelope | undefined>>();
+  private static readonly PREFETCH_AHEAD = 8;
 
   constructor(deps: EngineControllerDeps) {
     this.d = deps;
@@ -81,8 +84,23 @@ export class EngineController {
   /** Replaces every head (after a reset found a consistent start point) and sends the forkchoice update. */
   async forceReset(unsafe: L2BlockRef, safe: L2BlockRef, finalized: L2BlockRef): Promise<void> {
     this.heads = { unsafe, crossUnsafe: unsafe, pendingSafe: safe, localSafe: safe, safe, finalized };
+    this.prefetched.clear();
     this.fcuDirty = true;
     await this.flushForkchoice();
+  }
+
+  /** The EL's block `n` (with up to PREFETCH_AHEAD following blocks requested concurrently). */
+  private existingBlock(n: number): Promise<ExecutionPayloadEnvelope | undefined> {
+    const p = this.prefetched.get(n) ?? this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(n));
+    this.prefetched.delete(n);
+    const last = Math.min(n + EngineController.PREFETCH_AHEAD, this.heads.unsafe.number);
+    for (let k = n + 1; k <= last; k++) {
+      if (this.prefetched.has(k)) continue;
+      const q = this.d.engine.payloadByNumber(k);
+      q.catch(() => {});
+      this.prefetched.set(k, q);
+    }
+    return p;
   }
 
   get forkchoicePending(): boolean {
@@ -149,7 +167,12 @@ export class EngineController {
       });
     }
     if (ps.number < this.heads.unsafe.number) {
-      const existing = await this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(ps.number + 1));
+      let existing = await this.existingBlock(ps.number + 1);
+      if (existing !== undefined && attributesMatchBlock(this.d.cfg, d.attributes, ps.hash, existing) !== undefined) {
+        // A prefetched block may be stale: decide on a fresh read.
+        this.prefetched.clear();
+        existing = await this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(ps.number + 1));
+      }
       if (existing !== undefined) {
         const mismatch = attributesMatchBlock(this.d.cfg, d.attributes, ps.hash, existing);
         if (mismatch === undefined) {
@@ -231,6 +254,7 @@ export class EngineController {
       throw new TemporaryError("ENGINE_BUILD_START", "build start failed", {}, err);
     }
     if (payloadId === null) throw new TemporaryError("ENGINE_NO_PAYLOAD_ID", "build start returned no payload id");
+    this.prefetched.clear();
     const id = payloadId;
     let envelope: ExecutionPayloadEnvelope;
     try {
@@ -292,6 +316,7 @@ export class EngineController {
     const u = this.heads.unsafe;
     if (p.blockNumber !== u.number + 1 || p.parentHash.toLowerCase() !== u.hash.toLowerCase()) return "ignored";
     if (!(await this.insertPayload(envelope))) return "invalid";
+    this.prefetched.clear();
     const ref = this.d.refFromPayload(envelope);
     this.heads.unsafe = ref;
     this.heads.crossUnsafe = ref;
