@@ -254,3 +254,37 @@ describe("ChainNode sequencer", () => {
     expect(node.syncStatus().unsafe_l2.number).toBe(4);
   });
 });
+
+describe("ChainNode metrics", () => {
+  it("publishes heads, derivation progress, engine latency and resets with a chain_id label", async () => {
+    const { Registry } = await import("prom-client");
+    const { createChainMetrics } = await import("../../../src/node/metrics.js");
+    const register = new Registry();
+    const metrics = createChainMetrics(register, 901n);
+    expect(createChainMetrics(register, 902n)).toBeDefined(); // a second chain shares the series
+    const l1 = new FakeL1(4);
+    const engine = new FakeEngine(cfg);
+    const builder = fakeAttributesBuilder(cfg, l1);
+    const node = await ChainNode.create(nodeConfig(), {
+      l1,
+      engine,
+      safeDb: new MemorySafeDb(),
+      clock: systemClock,
+      logger: silentLogger,
+      metrics,
+      createPipeline: () => new ToyPipeline(cfg, l1, builder),
+      attributesBuilder: builder,
+      refFromPayload: engine.refOf,
+    });
+    await node.start();
+    running.push(node);
+    await waitFor(() => node.syncStatus().safe_l2.number === 4);
+    await new Promise((r) => setTimeout(r, 20));
+    const text = await register.metrics();
+    expect(text).toContain('supernode_node_head_number{chain_id="901",head="safe"} 4');
+    expect(text).toContain('supernode_node_derivation_l1_origin{chain_id="901"} 4');
+    expect(text).toContain('supernode_node_derived_blocks_total{chain_id="901",path="build"} 4');
+    expect(text).toContain('supernode_node_resets_total{chain_id="901",reason="startup"} 1');
+    expect(text).toMatch(/supernode_node_engine_call_seconds_count\{chain_id="901",method="newPayload"\} 4/);
+  });
+});
