@@ -119,7 +119,7 @@ describe("span batches (calldata): L1 reorg and restart", () => {
     const left = await ver.safeDb.entries();
     expect(left.length).toBeGreaterThan(0);
     for (const e of left) {
-      const canon = await l1.l1BlockRefByNumber(e.l1Block.number);
+      const canon = await devnet.l1Node.anvil.getBlock(e.l1Block.number);
       expect(canon.hash).toBe(e.l1Block.hash);
     }
     // Re-derivation continues on the sequencer's chain (how soon depends on the batcher's resubmission).
