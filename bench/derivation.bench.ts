@@ -193,9 +193,12 @@ async function startElProcess(): Promise<ElHandle> {
   const secretPath = join(dir, "jwt.hex");
   writeFileSync(secretPath, `0x${Buffer.from(SECRET).toString("hex")}\n`, { mode: 0o600 });
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+  // DERIVATION_BENCH_EL_NODE_ARGS: extra node flags for the EL process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+  const nodeArgs = (process.env.DERIVATION_BENCH_EL_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
   const child = spawn(
     process.execPath,
     [
+      ...nodeArgs,
       join(root, "bin", "supernode.js"),
       "devnet",
       "el",

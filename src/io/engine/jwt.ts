@@ -1,5 +1,5 @@
+import { createHmac } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { SignJWT } from "jose";
 import { CriticalError } from "../../core/errors/supernode-error.js";
 import { nowSec, type Clock } from "../../core/time/clock.js";
 
@@ -25,13 +25,36 @@ export function parseJwtSecret(text: string, source = "JWT secret"): Uint8Array 
   return Uint8Array.from(Buffer.from(body, "hex"));
 }
 
-/** An HS256 token whose only claim is `iat` (the EL accepts ±60 s around its clock). */
-export function mintJwt(secret: Uint8Array, iatSec: number): Promise<string> {
-  return new SignJWT({ iat: iatSec }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(secret);
+const JWT_HEADER_B64 = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
+
+/** An HS256 token whose only claim is `iat`, signed synchronously (node:crypto HMAC, no WebCrypto round trip). */
+export function mintJwtSync(secret: Uint8Array, iatSec: number): string {
+  const payload = Buffer.from(JSON.stringify({ iat: iatSec })).toString("base64url");
+  const signingInput = `${JWT_HEADER_B64}.${payload}`;
+  return `${signingInput}.${createHmac("sha256", secret).update(signingInput).digest("base64url")}`;
 }
 
-/** A headers provider for HttpRpcClient: a fresh `Authorization: Bearer <jwt>` for every HTTP request. */
+/** An HS256 token whose only claim is `iat` (the EL accepts ±60 s around its clock). */
+export async function mintJwt(secret: Uint8Array, iatSec: number): Promise<string> {
+  return mintJwtSync(secret, iatSec);
+}
+
+/**
+ * A headers provider for HttpRpcClient: `Authorization: Bearer <jwt>` whose `iat` is the current second of the
+ * clock. The token is minted once per second and reused for the requests within that second (it is the same
+ * token a fresh mint would give), so every request still carries the current `iat`.
+ */
 export function jwtAuthHeaders(secret: Uint8Array, clock: Clock): () => Promise<Record<string, string>> {
   if (secret.length !== 32) throw new CriticalError("JWT_SECRET", "JWT secret must be 32 bytes");
-  return async () => ({ authorization: `Bearer ${await mintJwt(secret, nowSec(clock))}` });
+  const key = Uint8Array.from(secret);
+  let iat = Number.NaN;
+  let headers: Record<string, string> = {};
+  return async () => {
+    const now = nowSec(clock);
+    if (now !== iat) {
+      iat = now;
+      headers = { authorization: `Bearer ${mintJwtSync(key, now)}` };
+    }
+    return { ...headers };
+  };
 }
