@@ -103,6 +103,8 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
       },
       { clock: ctx.clock, logger: logger.child({ module: "engine" }) },
     );
+    // Logs the engine-kind mismatch and variant B end-of-support warnings; never throws.
+    await engine.identify();
     const safeDb = await SafeDB.open(chain.safedbPath, { logger });
     try {
       const node = await createChainNode(

@@ -327,7 +327,7 @@ export const CHAIN_OPTIONS: readonly OptionSpec[] = [
   opt("conductor.rpc", "string", "http://127.0.0.1:8547", "CONDUCTOR_RPC", G_SEQ, "Conductor RPC endpoint"),
   opt("conductor.rpc-timeout", "duration", 1 * S, "CONDUCTOR_RPC_TIMEOUT", G_SEQ, "Conductor RPC timeout"),
   // Operations
-  opt("safedb.path", "path", "", "SAFEDB_PATH", G_OPS, "Ignored: SafeDB always lives in <data-dir>/chain-<id>/safe_db"),
+  opt("safedb.path", "path", "", "SAFEDB_PATH", G_OPS, "Ignored: SafeDB always lives in <data-dir>/chain-<id>/safedb"),
   opt("rpc.addr", "string", "0.0.0.0", "RPC_ADDR", G_OPS, "Ignored: chains are served by the supernode's RPC server"),
   opt("rpc.port", "port", 9545, "RPC_PORT", G_OPS, "Ignored: chains are served by the supernode's RPC server"),
   opt("rpc.enable-admin", "bool", false, "RPC_ENABLE_ADMIN", G_OPS, "Ignored: use the supernode's --rpc.enable-admin"),

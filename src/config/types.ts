@@ -164,7 +164,7 @@ export interface ChainConfig {
   readonly metrics: ListenConfig;
   /** SafeDB is always on under the supernode. */
   readonly safedbEnabled: boolean;
-  /** `<data-dir>/chain-<id>/safe_db`. */
+  /** `<data-dir>/chain-<id>/safedb`. */
   readonly safedbPath: string;
   /** `interop.dependency-set` file, when configured. */
   readonly interopDependencySetPath?: string;

@@ -1,44 +1,40 @@
-import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
+import { hexToBytes } from "../../core/codec/hex.js";
+import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Hex } from "../../core/types/primitives.js";
+import { decodeEip1559Params, type Eip1559Params } from "../../protocol/l1/fee-scalars.js";
+import {
+  decodeExtraData as decodeProtocolExtraData,
+  encodeHoloceneExtraData,
+  encodeJovianExtraData,
+  type ExtraDataParams,
+} from "../../protocol/l2/extra-data.js";
+import { decodeL1InfoData, type L1InfoFormat } from "../../protocol/l2/l1-info.js";
 import type { Eip1559Constants, L1FeeFields } from "./types.js";
 
 /** EIP-1559 initial base fee (genesis). */
 export const INITIAL_BASE_FEE = 1_000_000_000n;
 
-/** EIP-1559 parameters encoded in a header's extraData (Holocene version 0, Jovian version 1). */
-export interface ExtraDataParams {
-  readonly denominator: number;
-  readonly elasticity: number;
-  readonly minBaseFee?: bigint;
-}
+export type { ExtraDataParams };
 
-function u32be(v: number): string {
-  return (v >>> 0).toString(16).padStart(8, "0");
-}
-
-/** Holocene: `0x00 ‖ denominator u32 ‖ elasticity u32`; Jovian: `0x01 ‖ … ‖ minBaseFee u64`. */
+/** Holocene: `0x00 ‖ denominator u32 ‖ elasticity u32`; Jovian: `0x01 ‖ … ‖ minBaseFee u64` (protocol encoders). */
 export function encodeExtraData(p: ExtraDataParams, jovian: boolean): Hex {
-  if (!jovian) return `0x00${u32be(p.denominator)}${u32be(p.elasticity)}`;
-  return `0x01${u32be(p.denominator)}${u32be(p.elasticity)}${(p.minBaseFee ?? 0n).toString(16).padStart(16, "0")}`;
+  return jovian
+    ? encodeJovianExtraData(p.denominator, p.elasticity, p.minBaseFee ?? 0n)
+    : encodeHoloceneExtraData(p.denominator, p.elasticity);
 }
 
-/** Decodes Holocene/Jovian extraData; undefined when it has neither shape. */
+/** Decodes Holocene/Jovian extraData with the protocol decoder; undefined when it has neither shape. */
 export function decodeExtraData(extra: Hex): ExtraDataParams | undefined {
-  const b = hexToBytes(extra);
-  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  if (b.length === 9 && b[0] === 0) return { denominator: dv.getUint32(1), elasticity: dv.getUint32(5) };
-  if (b.length === 17 && b[0] === 1)
-    return { denominator: dv.getUint32(1), elasticity: dv.getUint32(5), minBaseFee: dv.getBigUint64(9) };
-  return undefined;
+  try {
+    return decodeProtocolExtraData(extra);
+  } catch (e) {
+    if (e instanceof DecodeError) return undefined;
+    throw e;
+  }
 }
 
 /** Splits 8-byte `eip1559Params` (attributes) into denominator and elasticity. */
-export function splitEip1559Params(params: Hex): { denominator: number; elasticity: number } {
-  const b = hexToBytes(params);
-  if (b.length !== 8) throw new Error("eip1559Params must be 8 bytes");
-  const dv = new DataView(b.buffer, b.byteOffset, 8);
-  return { denominator: dv.getUint32(0), elasticity: dv.getUint32(4) };
-}
+export const splitEip1559Params: (params: Hex) => Eip1559Params = decodeEip1559Params;
 
 export interface ParentForBaseFee {
   readonly gasLimit: bigint;
@@ -89,7 +85,7 @@ export function nextBaseFee(
 
 /** The fee-relevant values of a block's L1-info deposit (any format). */
 export interface L1FeeParams {
-  readonly format: "bedrock" | "ecotone" | "isthmus" | "jovian";
+  readonly format: L1InfoFormat;
   readonly l1BaseFee: bigint;
   readonly overhead: bigint;
   readonly scalar: bigint;
@@ -101,45 +97,27 @@ export interface L1FeeParams {
   readonly daFootprintGasScalar: bigint;
 }
 
-function uint(b: Uint8Array, off: number, len: number): bigint {
-  let v = 0n;
-  for (let i = off; i < off + len; i++) v = (v << 8n) | BigInt(b[i] ?? 0);
-  return v;
-}
-
-/** Reads the fee fields of an L1-info calldata, selecting the format by selector and length; undefined if none. */
+/** Reads the fee fields of an L1-info calldata (format from its selector; protocol decoder); undefined if none. */
 export function parseL1FeeParams(input: Hex): L1FeeParams | undefined {
-  const b = hexToBytes(input);
-  const sel = bytesToHex(b.subarray(0, 4));
-  const zero = { operatorFeeScalar: 0n, operatorFeeConstant: 0n, daFootprintGasScalar: 0n };
-  if (sel === "0x015d8eb9" && b.length === 260) {
-    return {
-      format: "bedrock",
-      l1BaseFee: uint(b, 4 + 64, 32),
-      overhead: uint(b, 4 + 192, 32),
-      scalar: uint(b, 4 + 224, 32),
-      baseFeeScalar: 0n,
-      blobBaseFee: 0n,
-      blobBaseFeeScalar: 0n,
-      ...zero,
-    };
+  let i: ReturnType<typeof decodeL1InfoData>;
+  try {
+    i = decodeL1InfoData(hexToBytes(input));
+  } catch (e) {
+    if (e instanceof DecodeError) return undefined;
+    throw e;
   }
-  const packed = (format: L1FeeParams["format"]): L1FeeParams => ({
-    format,
-    l1BaseFee: uint(b, 36, 32),
-    overhead: 0n,
-    scalar: 0n,
-    baseFeeScalar: uint(b, 4, 4),
-    blobBaseFeeScalar: uint(b, 8, 4),
-    blobBaseFee: uint(b, 68, 32),
-    operatorFeeScalar: format === "ecotone" ? 0n : uint(b, 164, 4),
-    operatorFeeConstant: format === "ecotone" ? 0n : uint(b, 168, 8),
-    daFootprintGasScalar: format === "jovian" ? uint(b, 176, 2) : 0n,
-  });
-  if (sel === "0x440a5e20" && b.length === 164) return packed("ecotone");
-  if (sel === "0x098999be" && b.length === 176) return packed("isthmus");
-  if (sel === "0x3db6be2b" && b.length === 178) return packed("jovian");
-  return undefined;
+  return {
+    format: i.format,
+    l1BaseFee: i.baseFee,
+    overhead: BigInt(i.l1FeeOverhead),
+    scalar: BigInt(i.l1FeeScalar),
+    baseFeeScalar: BigInt(i.baseFeeScalar),
+    blobBaseFee: i.blobBaseFee,
+    blobBaseFeeScalar: BigInt(i.blobBaseFeeScalar),
+    operatorFeeScalar: BigInt(i.operatorFeeScalar),
+    operatorFeeConstant: i.operatorFeeConstant,
+    daFootprintGasScalar: BigInt(i.daFootprintGasScalar),
+  };
 }
 
 /**

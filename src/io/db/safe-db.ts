@@ -1,11 +1,10 @@
-import { join } from "node:path";
 import { Level } from "level";
 import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
 import { SerialQueue } from "../../core/async/serial-queue.js";
 import { CriticalError, TemporaryError } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
-import type { ChainId, Hash } from "../../core/types/primitives.js";
+import type { Hash } from "../../core/types/primitives.js";
 
 /** One SafeDB record: the safe L2 head after deriving from `l1Block`. */
 export interface SafeHeadEntry {
@@ -16,11 +15,6 @@ export interface SafeHeadEntry {
 const PREFIX = 0x00;
 const KEY_LEN = 9;
 const VALUE_LEN = 72;
-
-/** `<data-dir>/chain-<id>/safedb`. */
-export function safeDbPath(dataDir: string, chainId: ChainId): string {
-  return join(dataDir, `chain-${chainId.toString(10)}`, "safedb");
-}
 
 /** key = 0x00 ‖ uint64_be(L1 block number). */
 export function encodeSafeDbKey(l1Number: number): Uint8Array {

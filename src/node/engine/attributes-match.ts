@@ -5,22 +5,27 @@
 import type { Hex } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block/trie.js";
+import { decodeEip1559Params, type Eip1559Params } from "../../protocol/l1/fee-scalars.js";
+import { decodeExtraData, type ExtraDataParams } from "../../protocol/l2/extra-data.js";
 import type { ExecutionPayloadEnvelope, PayloadAttributes } from "../ports.js";
 
 const lc = (h: string | undefined) => h?.toLowerCase();
 
 /** Expected EIP-1559 (denominator, elasticity) for attributes' `eip1559Params`: (0,0) means the chain constants. */
-function effectiveEip1559(cfg: RollupConfig, params: Hex): { den: number; ela: number } | string {
-  if (params.length !== 18) return `eip1559Params must be 8 bytes, got ${params}`;
-  const den = Number.parseInt(params.slice(2, 10), 16);
-  const ela = Number.parseInt(params.slice(10, 18), 16);
-  if (den === 0 && ela !== 0) return "eip1559Params: zero denominator with non-zero elasticity";
-  if (den === 0 && ela === 0) {
+function effectiveEip1559(cfg: RollupConfig, params: Hex): Eip1559Params | string {
+  let p: Eip1559Params;
+  try {
+    p = decodeEip1559Params(params);
+  } catch {
+    return `eip1559Params must be 8 bytes, got ${params}`;
+  }
+  if (p.denominator === 0 && p.elasticity !== 0) return "eip1559Params: zero denominator with non-zero elasticity";
+  if (p.denominator === 0 && p.elasticity === 0) {
     const c = cfg.chain_op_config;
     if (c === undefined) return "eip1559Params are zero but the rollup config has no chain_op_config";
-    return { den: c.eip1559DenominatorCanyon ?? c.eip1559Denominator, ela: c.eip1559Elasticity };
+    return { denominator: c.eip1559DenominatorCanyon ?? c.eip1559Denominator, elasticity: c.eip1559Elasticity };
   }
-  return { den, ela };
+  return p;
 }
 
 function checkExtraData(cfg: RollupConfig, attrs: PayloadAttributes, extraData: Hex, ts: number): string | undefined {
@@ -30,20 +35,20 @@ function checkExtraData(cfg: RollupConfig, attrs: PayloadAttributes, extraData: 
   const want = effectiveEip1559(cfg, attrs.eip1559Params);
   if (typeof want === "string") return want;
   const jovian = isForkActive(cfg, "jovian", ts);
-  const x = extraData.toLowerCase();
-  const expectLen = jovian ? 2 + 17 * 2 : 2 + 9 * 2;
-  if (x.length !== expectLen) return `extraData has wrong length for the fork: ${extraData}`;
-  const version = Number.parseInt(x.slice(2, 4), 16);
-  if (version !== (jovian ? 1 : 0)) return `extraData has wrong version ${version}`;
-  const den = Number.parseInt(x.slice(4, 12), 16);
-  const ela = Number.parseInt(x.slice(12, 20), 16);
-  if (den !== want.den || ela !== want.ela) {
-    return `eip1559 params differ: block (${den},${ela}) vs attributes (${want.den},${want.ela})`;
+  let got: ExtraDataParams;
+  try {
+    got = decodeExtraData(extraData);
+  } catch (e) {
+    return `extraData invalid: ${(e as Error).message}`;
   }
-  if (jovian) {
-    const minBaseFee = BigInt(`0x${x.slice(20, 36)}`);
+  if ((got.minBaseFee !== undefined) !== jovian) return `extraData has wrong version for the fork: ${extraData}`;
+  if (got.denominator !== want.denominator || got.elasticity !== want.elasticity) {
+    return `eip1559 params differ: block (${got.denominator},${got.elasticity}) vs attributes (${want.denominator},${want.elasticity})`;
+  }
+  if (got.minBaseFee !== undefined) {
     if (attrs.minBaseFee === undefined) return "attributes lack minBaseFee (Jovian)";
-    if (minBaseFee !== attrs.minBaseFee) return `minBaseFee differs: block ${minBaseFee} vs ${attrs.minBaseFee}`;
+    if (got.minBaseFee !== attrs.minBaseFee)
+      return `minBaseFee differs: block ${got.minBaseFee} vs ${attrs.minBaseFee}`;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@ import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
 import { asArray, asObject, jsonBig, jsonHex, jsonNum } from "../block/json.js";
 import { encodeRpcTransaction } from "../block/rpc-transaction.js";
-import { encodeEcotoneScalars, encodeEip1559Params } from "../l1/fee-scalars.js";
+import { encodeEcotoneScalars, encodeEip1559Params, encodeOperatorFeeParams } from "../l1/fee-scalars.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../rollup-config.js";
 import { DEPOSIT_TX_TYPE, decodeDepositTx } from "./deposit-tx.js";
 import { decodeExtraData } from "./extra-data.js";
@@ -73,7 +73,7 @@ export function systemConfigFromL2Block(cfg: RollupConfig, b: L2BlockFacts): Sys
   }
   const opFee = info.format === "isthmus" || info.format === "jovian";
   const operatorFeeParams: Hash = opFee
-    ? `0x${"00".repeat(20)}${info.operatorFeeScalar.toString(16).padStart(8, "0")}${info.operatorFeeConstant.toString(16).padStart(16, "0")}`
+    ? encodeOperatorFeeParams({ scalar: info.operatorFeeScalar, constant: info.operatorFeeConstant })
     : `0x${"00".repeat(32)}`;
   return {
     batcherAddr: info.batcherAddr,

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { bytesToHex } from "../../../src/core/codec/hex.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
-import { SafeDB, safeDbPath } from "../../../src/io/db/safe-db.js";
+import { SafeDB } from "../../../src/io/db/safe-db.js";
 
 const h = (n: number): Hash => `0x${n.toString(16).padStart(64, "0")}`;
 const id = (n: number) => ({ hash: h(n), number: n });
@@ -17,10 +17,6 @@ let seq = 0;
 const freshDir = () => join(root, `db-${seq++}`);
 
 describe("SafeDB on LevelDB", () => {
-  it("lives in <data-dir>/chain-<id>/safedb", () => {
-    expect(safeDbPath("/data", 901n)).toBe("/data/chain-901/safedb");
-  });
-
   it("records safe heads by L1 block and answers at-or-before queries", async () => {
     const db = await SafeDB.open(freshDir(), { logger: silentLogger });
     expect(await db.safeHeadAtL1Block(100)).toBeUndefined();

@@ -67,7 +67,7 @@ describe("loadConfig: expansion and defaults", () => {
       sealingDurationMs: 50,
     });
     expect(c.dataDir).toMatch(/datadir[/\\]chain-901$/);
-    expect(c.safedbPath).toMatch(/chain-901[/\\]safe_db$/);
+    expect(c.safedbPath).toMatch(/chain-901[/\\]safedb$/);
     expect(c.p2p.listenTcp).toBe(0);
     expect(c.p2p.listenUdp).toBe(0);
     expect(c.p2p.privPath).toMatch(/chain-901[/\\]p2p[/\\]p2p_priv\.txt$/);
