@@ -21,7 +21,13 @@ import { Batcher, type DataMode } from "./batcher/batcher.js";
 import type { BatchType } from "./batcher/channel-builder.js";
 import { DEFAULT_DEVNET_FORKS, writeJwtSecret, writeL1ChainConfig, writeRollupConfig } from "./config.js";
 import { forksFromRollupConfig, SimulatedExecutionClient } from "./el/index.js";
-import { ANVIL_ACCOUNT_COUNT, batcherAccountIndex, devAccount } from "./l1/dev-accounts.js";
+import {
+  ANVIL_ACCOUNT_COUNT,
+  batcherAccountIndex,
+  DERIVED_ACCOUNT_BALANCE_WEI,
+  devAccount,
+  fundedByAnvil,
+} from "./l1/dev-accounts.js";
 import { type DepositRequest, DevnetL1, type L1ChainContracts } from "./l1/l1.js";
 
 export interface DevnetChainSpec {
@@ -98,6 +104,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
   const log = (deps.logger ?? silentLogger).child({ component: "devnet" });
   const clock = deps.clock ?? systemClock;
   if (opts.chains.length === 0) throw new Error("a devnet needs at least one chain");
+  const batcherIndices = opts.chains.map((_, i) => batcherAccountIndex(i));
   const ids = opts.chains.map((c) => BigInt(c.chainId));
   if (new Set(ids).size !== ids.length) throw new Error("devnet chain ids must be distinct");
   await mkdir(opts.dir, { recursive: true });
@@ -116,6 +123,10 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
     await l1.stop();
   };
   try {
+    // batcher accounts past anvil's ten funded ones
+    for (const idx of batcherIndices) {
+      if (!fundedByAnvil(idx)) await l1.anvil.setBalance(devAccount(idx).address, DERIVED_ACCOUNT_BALANCE_WEI);
+    }
     const head = await l1.anvil.getBlock("latest");
     const l1Genesis = {
       hash: head.hash,
@@ -141,7 +152,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
       const jwtSecret = new Uint8Array(randomBytes(32));
       const jwtSecretPath = await writeJwtSecret(chainDir, jwtSecret);
       const gasLimit = 30_000_000n;
-      const batcherIdx = batcherAccountIndex(i);
+      const batcherIdx = batcherIndices[i] as number;
       // The EL's fork schedule comes from the same table as the rollup config.
       const provisional = await writeRollupConfig(join(chainDir, "rollup.json"), {
         l2ChainId: chainId,

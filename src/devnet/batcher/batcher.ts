@@ -1,9 +1,10 @@
 /**
  * The devnet batcher: follows a chain's unsafe L2 blocks on its execution client, packs them into channels
  * (singular or span batches, zlib or brotli), and posts the frames to the chain's batch inbox on the devnet L1 as
- * calldata or blob transactions from the authorised batcher account. It watches its transactions on L1 and, when
- * an L1 reorg drops one, puts the blocks of that channel (and of every later channel) back in the queue and posts
- * them again.
+ * calldata or blob transactions from the authorised batcher account. On every poll it checks its transactions
+ * against the canonical L1 chain (by block hash); when an L1 reorg dropped one (or one stays unmined too long), it
+ * puts the blocks of that channel (and of every later channel) back in the queue and posts them again, replacing
+ * any stale transactions of the account that the reorg left in the node's pool.
  */
 import { SerialQueue } from "../../core/async/serial-queue.js";
 import { bytesToHex } from "../../core/codec/hex.js";
@@ -12,9 +13,11 @@ import type { Hash, Hex } from "../../core/types/primitives.js";
 import type { Compression } from "../../protocol/derive/channel-reader.js";
 import { encodeBlob, MAX_BLOB_DATA_SIZE } from "../../protocol/l1/blob.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
+import { devAccount } from "../l1/dev-accounts.js";
 import type { L1Client } from "../l1/l1-client.js";
 import { type BatchType, type BuiltChannel, buildChannel } from "./channel-builder.js";
 import { type BatchBlock, L2Reader } from "./l2-reader.js";
+import { BatcherTxSender } from "./tx-sender.js";
 
 export type DataMode = "calldata" | "blobs";
 
@@ -37,12 +40,17 @@ export interface BatcherOptions {
   /** Blobs per blob transaction (default 6). */
   readonly maxBlobsPerTx?: number;
   readonly pollIntervalMs?: number;
+  /** A posted transaction still unmined after this long counts as dropped and is posted again. Default 12 s. */
+  readonly pendingTimeoutMs?: number;
   readonly logger?: Logger;
 }
 
 /** A batcher transaction and where it landed. */
 export interface SubmittedTx {
   readonly hash: Hash;
+  readonly nonce: number;
+  /** When it was handed to the L1 node (ms since the epoch). */
+  readonly sentAtMs: number;
   readonly channelId: Hex;
   readonly frameNumbers: readonly number[];
   readonly blobs: number;
@@ -58,6 +66,8 @@ export interface BatcherStats {
   readonly channels: number;
   readonly txs: number;
   readonly resubmittedChannels: number;
+  /** Blocks in channels whose transactions are not all included on the canonical L1 yet. */
+  readonly unconfirmed: number;
   /** Highest L2 block whose channel (and every earlier one) is included on the canonical L1. */
   readonly confirmedThrough: number;
   readonly queued: number;
@@ -83,6 +93,7 @@ export class Batcher {
   private running: Promise<void> | undefined;
   private stopped = true;
   private readonly serial = new SerialQueue();
+  private readonly sender: BatcherTxSender;
 
   constructor(private readonly opts: BatcherOptions) {
     this.cfg = opts.rollupConfig;
@@ -90,6 +101,7 @@ export class Batcher {
     this.reader = new L2Reader(opts.l2RpcUrl, this.cfg);
     this.confirmed = this.cfg.genesis.l2.number;
     this.finalThrough = this.cfg.genesis.l2.number;
+    this.sender = new BatcherTxSender(opts.l1, opts.accountIndex, devAccount(opts.accountIndex).address);
   }
 
   /** Every transaction posted so far (including ones a reorg dropped). */
@@ -102,6 +114,10 @@ export class Batcher {
       channels: this.channelCount,
       txs: this.history.length,
       resubmittedChannels: this.resubmitted,
+      unconfirmed: this.inflight.reduce(
+        (n, c) => n + (c.txs.every((t) => t.l1Block !== undefined) ? 0 : c.channel.blocks.length),
+        0,
+      ),
       confirmedThrough: this.confirmed,
       queued: this.queue.length,
     };
@@ -152,11 +168,26 @@ export class Batcher {
     if (this.queue.length > 0 && due) await this.submitChannel(Number(head.timestamp));
   }
 
-  /** Loads and posts everything up to the current L2 head, then waits until it is included on L1. */
-  async flush(): Promise<BatcherStats> {
+  /**
+   * Loads and posts everything up to the current L2 head, then waits until all of it is included on the canonical
+   * L1 (posting again whatever a reorg drops meanwhile). Throws after `timeoutMs`.
+   */
+  async flush(timeoutMs = 60_000): Promise<BatcherStats> {
     await this.step({ flush: true });
-    await this.serial.run(() => this.checkL1());
-    return this.stats();
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const done = await this.serial.run(async () => {
+        await this.checkL1();
+        if (this.queue.length > 0) {
+          const head = await this.opts.l1.public.getBlock({ blockTag: "latest" });
+          await this.submitChannel(Number(head.timestamp));
+        }
+        return this.queue.length === 0 && this.inflight.every((c) => c.txs.every((t) => t.l1Block !== undefined));
+      });
+      if (done) return this.stats();
+      if (Date.now() > until) throw new Error("batcher flush: transactions not included on L1 in time");
+      await new Promise((r) => setTimeout(r, Math.min(this.opts.pollIntervalMs ?? 500, 200)));
+    }
   }
 
   private async loadL2(): Promise<void> {
@@ -215,23 +246,23 @@ export class Batcher {
     });
     const hashes: Hash[] = [];
     for (const g of groups) {
-      let hash: Hash;
+      let sent: { hash: Hash; nonce: number };
       try {
-        hash =
+        sent =
           mode === "blobs"
-            ? await this.opts.l1.send(this.opts.accountIndex, {
-                to,
-                blobs: g.items.map((d) => bytesToHex(encodeBlob(d))),
-              })
-            : await this.opts.l1.send(this.opts.accountIndex, { to, data: bytesToHex(g.items[0] as Uint8Array) });
+            ? await this.sender.send({ to, blobs: g.items.map((d) => bytesToHex(encodeBlob(d))) })
+            : await this.sender.send({ to, data: bytesToHex(g.items[0] as Uint8Array) });
       } catch (err) {
         // A channel with missing frames never completes: forget it and queue its blocks again.
         this.inflight = this.inflight.filter((c) => c !== inflight);
         this.queue = [...blocks, ...this.queue];
         throw err;
       }
+      const { hash, nonce } = sent;
       const rec: SubmittedTx = {
         hash,
+        nonce,
+        sentAtMs: Date.now(),
         channelId: channel.id,
         frameNumbers: g.frames,
         blobs: mode === "blobs" ? g.items.length : 0,
@@ -253,34 +284,46 @@ export class Batcher {
       },
       "posted channel",
     );
-    for (const rec of inflight.txs) {
-      const r = await this.opts.l1.waitReceipt(rec.hash);
-      rec.l1Block = { number: Number(r.blockNumber), hash: r.blockHash };
+    // inclusion is tracked by checkL1 on the following polls
+  }
+
+  /** Where a posted transaction stands on the canonical L1 (updates its `l1Block`). */
+  private async txState(tx: SubmittedTx): Promise<"included" | "pending" | "lost"> {
+    const pub = this.opts.l1.public;
+    const canonicalHash = (n: number | bigint) =>
+      pub
+        .getBlock({ blockNumber: BigInt(n) })
+        .then((b) => b.hash)
+        .catch(() => undefined);
+    if (tx.l1Block !== undefined && (await canonicalHash(tx.l1Block.number)) === tx.l1Block.hash) return "included";
+    const receipt = await pub.getTransactionReceipt({ hash: tx.hash }).catch(() => undefined);
+    if (receipt !== undefined && (await canonicalHash(receipt.blockNumber)) === receipt.blockHash) {
+      if (receipt.status !== "success") return "lost";
+      tx.l1Block = { number: Number(receipt.blockNumber), hash: receipt.blockHash };
+      return "included";
     }
+    tx.l1Block = undefined;
+    const pooled = await pub.getTransaction({ hash: tx.hash }).catch(() => undefined);
+    // gone from the node: a reorg dropped it (or its block) and nothing will mine it again
+    if (pooled === undefined) return "lost";
+    if (pooled.blockNumber === null && Date.now() - tx.sentAtMs > (this.opts.pendingTimeoutMs ?? 12_000)) return "lost";
+    return "pending";
   }
 
   /**
-   * Confirms inclusion of posted transactions on the canonical L1. A transaction whose block was reorged out and
-   * that is not included elsewhere makes its channel and every later channel go back into the queue.
+   * Confirms inclusion of posted transactions on the canonical L1. A transaction that a reorg dropped (or that
+   * stayed unmined too long) makes its channel and every later channel go back into the queue.
    */
   private async checkL1(): Promise<void> {
     let lostAt = -1;
-    for (let c = 0; c < this.inflight.length && lostAt < 0; c++) {
+    scan: for (let c = 0; c < this.inflight.length; c++) {
       const ch = this.inflight[c] as InflightChannel;
       for (const tx of ch.txs) {
-        if (tx.l1Block !== undefined) {
-          const canon = await this.opts.l1.public
-            .getBlock({ blockNumber: BigInt(tx.l1Block.number) })
-            .catch(() => undefined);
-          if (canon?.hash === tx.l1Block.hash) continue;
-        }
-        const receipt = await this.opts.l1.public.getTransactionReceipt({ hash: tx.hash }).catch(() => undefined);
-        if (receipt !== undefined && receipt.status === "success") {
-          tx.l1Block = { number: Number(receipt.blockNumber), hash: receipt.blockHash };
-          continue;
-        }
-        lostAt = c;
-        break;
+        const state = await this.txState(tx);
+        if (state === "included") continue;
+        // later transactions have higher nonces: they cannot be included before this one
+        if (state === "lost") lostAt = c;
+        break scan;
       }
     }
     if (lostAt >= 0) {
@@ -290,6 +333,7 @@ export class Batcher {
       this.queue = [...blocks, ...this.queue];
       this.queueOpenedAtL1 = undefined;
       this.resubmitted += dropped.length;
+      await this.sender.restartFromCanonical();
       this.log.warn(
         { channels: dropped.length, from: blocks[0]?.number, to: blocks[blocks.length - 1]?.number },
         "L1 reorg dropped batcher transactions; resubmitting",

@@ -1,4 +1,7 @@
-/** Anvil's default funded accounts (mnemonic `test test … junk`), as viem local accounts. */
+/**
+ * Dev accounts derived from anvil's mnemonic (`test test … junk`) as viem local accounts. Anvil funds the first
+ * ten; the devnet funds the ones it uses beyond that.
+ */
 import { type HDAccount, mnemonicToAccount } from "viem/accounts";
 import type { Address, Hex } from "../../core/types/primitives.js";
 
@@ -14,7 +17,7 @@ export interface DevAccount {
 
 const cache = new Map<number, DevAccount>();
 
-/** Dev account `index` (0..9 are funded by anvil). */
+/** Dev account `index` (0..9 are funded by anvil; any index derives from the mnemonic). */
 export function devAccount(index: number): DevAccount {
   const hit = cache.get(index);
   if (hit !== undefined) return hit;
@@ -34,9 +37,24 @@ export function devAccount(index: number): DevAccount {
 /** Dev account 0: deploys, deposits and owns the SystemConfig stand-in. */
 export const DEPLOYER_INDEX = 0;
 
-/** The batcher account of the `i`-th devnet chain (0-based): dev accounts 1, 2, … so nonces never collide. */
+/** The most chains a devnet holds (batcher accounts 1…64; those past anvil's ten are funded by the devnet). */
+export const MAX_DEVNET_CHAINS = 64;
+
+/** Balance the devnet gives derived dev accounts (index ≥ `ANVIL_ACCOUNT_COUNT`) on L1: 10_000 ETH like anvil's. */
+export const DERIVED_ACCOUNT_BALANCE_WEI = 10n ** 22n;
+
+/** Whether anvil itself funds dev account `index` (otherwise it needs `anvil_setBalance`). */
+export function fundedByAnvil(index: number): boolean {
+  return index < ANVIL_ACCOUNT_COUNT;
+}
+
+/**
+ * The batcher account of the `i`-th devnet chain (0-based): dev accounts 1, 2, … so nonces never collide. Indices
+ * from `ANVIL_ACCOUNT_COUNT` on are derived from the same mnemonic and must be funded with `anvil_setBalance`.
+ */
 export function batcherAccountIndex(chainIndex: number): number {
-  const idx = 1 + chainIndex;
-  if (idx >= ANVIL_ACCOUNT_COUNT) throw new Error(`at most ${ANVIL_ACCOUNT_COUNT - 1} devnet chains have a batcher`);
-  return idx;
+  if (!Number.isInteger(chainIndex) || chainIndex < 0 || chainIndex >= MAX_DEVNET_CHAINS) {
+    throw new Error(`a devnet holds at most ${MAX_DEVNET_CHAINS} chains (chain index ${chainIndex})`);
+  }
+  return 1 + chainIndex;
 }

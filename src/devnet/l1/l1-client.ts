@@ -44,6 +44,12 @@ export interface SendTxRequest {
   readonly gas?: bigint;
   /** Blob payloads (131072-byte blobs, already field-element encoded). Makes a type-3 transaction. */
   readonly blobs?: readonly Hex[];
+  /** Explicit nonce (default: the account's pending transaction count). */
+  readonly nonce?: number;
+  /** Explicit EIP-1559 fees (default: viem's estimate); set both or neither. */
+  readonly fees?: { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint };
+  /** Explicit blob fee cap (default: twice the current blob base fee plus 1 gwei). */
+  readonly maxFeePerBlobGas?: bigint;
 }
 
 export class L1Client {
@@ -91,14 +97,16 @@ export class L1Client {
         data: req.data ?? "0x",
         value: req.value ?? 0n,
         ...(req.gas === undefined ? {} : { gas: req.gas }),
+        ...(req.nonce === undefined ? {} : { nonce: req.nonce }),
+        ...(req.fees === undefined ? {} : req.fees),
       };
       if (req.blobs !== undefined && req.blobs.length > 0) {
-        const blobBaseFee = await this.public.getBlobBaseFee();
+        const maxFeePerBlobGas = req.maxFeePerBlobGas ?? (await this.public.getBlobBaseFee()) * 2n + 1_000_000_000n;
         return this.wallet.sendTransaction({
           ...base,
           blobs: req.blobs as Hex[],
           kzg: devnetKzg(),
-          maxFeePerBlobGas: blobBaseFee * 2n + 1_000_000_000n,
+          maxFeePerBlobGas,
           type: "eip4844",
         });
       }
