@@ -1,3 +1,4 @@
+import { FORKS } from "../protocol/rollup-config.js";
 import { ENGINE_KINDS, LOG_FORMATS, LOG_LEVELS, SYNC_MODES } from "./types.js";
 import { P2P_CHAIN_OPTIONS } from "./chain-options-p2p.js";
 import { M, type OptionSpec, opt, S } from "./option-spec.js";
@@ -11,20 +12,13 @@ const G_OPS = "Operations";
 const G_ALTDA = "Alt-DA";
 const G_INTEROP = "Interop";
 
-/** Forks that accept an `override.<fork>` activation timestamp. */
-export const OVERRIDE_FORKS = [
-  "canyon",
-  "delta",
-  "ecotone",
-  "fjord",
-  "granite",
-  "holocene",
-  "pectrablobschedule",
-  "isthmus",
-  "jovian",
-  "karst",
-  "interop",
-] as const;
+/**
+ * Forks that accept an `override.<fork>` activation timestamp: every timestamp-activated fork of the protocol's
+ * schedule, with op-node's `pectrablobschedule` (an L1 blob fee schedule switch) before Isthmus.
+ */
+export const OVERRIDE_FORKS: readonly string[] = FORKS.filter((f) => f !== "regolith").flatMap((f) =>
+  f === "isthmus" ? ["pectrablobschedule", f] : [f],
+);
 
 /**
  * The full per-chain (rollup-node) option catalogue. Each option is accepted as `--vn.<chainID>.<name>` and

@@ -1,3 +1,4 @@
+import { FORKS } from "../protocol/rollup-config.js";
 import type { NetworkFile } from "./networks.js";
 
 /** Superchain-level facts of a registry snapshot (`superchains[].config`). */
@@ -101,18 +102,8 @@ export function networkFromRegistry(
     regolith_time: 0,
   };
   const hf = c.hardfork_configuration ?? {};
-  for (const fork of [
-    "canyon",
-    "delta",
-    "ecotone",
-    "fjord",
-    "granite",
-    "holocene",
-    "isthmus",
-    "jovian",
-    "karst",
-    "interop",
-  ]) {
+  for (const fork of FORKS) {
+    if (fork === "regolith") continue;
     const t = hf[`${fork}_time`];
     if (typeof t === "number") rollup[`${fork}_time`] = t;
   }

@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { Registry } from "prom-client";
+import { closeHttp, httpOrigin, listenHttp } from "./http-listen.js";
 
 /**
  * A Prometheus scrape endpoint: `GET /metrics` (also `/metrics/…`) serves the text exposition of the registry, or,
@@ -24,7 +25,7 @@ export class MetricsServer {
   }
 
   get url(): string {
-    return `http://${this.host.includes(":") ? `[${this.host}]` : this.host}:${this.port}/metrics`;
+    return `${httpOrigin(this.host, this.port)}/metrics`;
   }
 
   static async listen(opts: MetricsServerOptions, registry: Registry): Promise<MetricsServer> {
@@ -46,23 +47,11 @@ export class MetricsServer {
       );
     });
     server.keepAliveTimeout = 5_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(opts.port, opts.addr, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    const addr = server.address();
-    return new MetricsServer(server, opts.addr, typeof addr === "object" && addr !== null ? addr.port : opts.port);
+    return new MetricsServer(server, opts.addr, await listenHttp(server, opts.port, opts.addr));
   }
 
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.#server.close(() => resolve());
-      this.#server.closeIdleConnections();
-      setTimeout(() => this.#server.closeAllConnections(), 1_000).unref();
-    });
+    await closeHttp(this.#server, 1_000);
   }
 }
 

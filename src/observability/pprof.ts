@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Session } from "node:inspector/promises";
 import { getHeapSnapshot } from "node:v8";
+import { closeHttp, httpOrigin, listenHttp } from "./http-listen.js";
 
 /**
  * On-demand profiling over HTTP (`--pprof.enabled`, `--pprof.addr`, `--pprof.port`):
@@ -35,7 +36,7 @@ export class PprofServer {
   }
 
   get url(): string {
-    return `http://${this.host.includes(":") ? `[${this.host}]` : this.host}:${this.port}/debug/pprof/`;
+    return `${httpOrigin(this.host, this.port)}/debug/pprof/`;
   }
 
   static async listen(opts: PprofOptions): Promise<PprofServer> {
@@ -63,22 +64,11 @@ export class PprofServer {
       if (path === "/debug/pprof/heap") return serveHeap(res, done);
       serveCpuProfile(req, res, seconds).finally(done);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(opts.port, opts.addr, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    const addr = server.address();
-    return new PprofServer(server, opts.addr, typeof addr === "object" && addr !== null ? addr.port : opts.port);
+    return new PprofServer(server, opts.addr, await listenHttp(server, opts.port, opts.addr));
   }
 
   async close(): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.#server.close(() => resolve());
-      this.#server.closeAllConnections();
-    });
+    await closeHttp(this.#server, 0);
   }
 }
 

@@ -11,24 +11,14 @@ import {
   type SimulatedElOptions,
   parseJwtSecret,
 } from "../../devnet/el/index.js";
+import { DEFAULT_DEVNET_FORKS } from "../../devnet/config.js";
 import { createLogger } from "../../observability/logger.js";
+import { FORKS } from "../../protocol/rollup-config.js";
 import { installSignalHandlers } from "../signals.js";
 
-const FORK_NAMES = [
-  "regolith",
-  "canyon",
-  "delta",
-  "ecotone",
-  "fjord",
-  "granite",
-  "holocene",
-  "isthmus",
-  "jovian",
-  "karst",
-  "interop",
-];
-/** Default schedule: every fork up to Jovian active at genesis. */
-const DEFAULT_FORKS = "regolith=0,canyon=0,delta=0,ecotone=0,fjord=0,granite=0,holocene=0,isthmus=0,jovian=0";
+const FORK_NAMES: readonly string[] = FORKS;
+/** Default schedule: the devnet's forks (every fork up to Jovian) active at genesis. */
+const DEFAULT_FORKS = DEFAULT_DEVNET_FORKS.map((f) => `${f}=0`).join(",");
 
 export interface DevnetElDeps {
   readonly stdout?: { write(s: string): unknown };
