@@ -10,7 +10,7 @@
  *   again, consolidating each against the existing block.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -175,14 +175,34 @@ async function startEl(cfg: RollupConfig | undefined): Promise<SimulatedExecutio
 interface ElHandle {
   readonly authUrl: string;
   readonly genesisHash: Hash;
+  /** CPU seconds the EL's own process has used (undefined when it runs in this process). */
+  cpuSec(): number | undefined;
   stop(): Promise<void>;
 }
 
 const inProcess = (el: SimulatedExecutionClient): ElHandle => ({
   authUrl: el.authUrl,
   genesisHash: el.genesisHash,
+  cpuSec: () => undefined,
   stop: () => el.stop(),
 });
+
+/** utime + stime of a Linux process from /proc (clock ticks at the usual 100 Hz); undefined elsewhere. */
+function procCpuSec(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+const cpuNow = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 /**
  * The simulated EL as its own process (`supernode devnet el`), as an execution client runs in production: the
@@ -228,6 +248,7 @@ async function startElProcess(): Promise<ElHandle> {
   return {
     authUrl: info.authrpc,
     genesisHash: info.genesis.hash,
+    cpuSec: () => procCpuSec(child.pid),
     async stop() {
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
@@ -278,10 +299,20 @@ async function until(cond: () => boolean, timeoutMs: number): Promise<void> {
   }
 }
 
-async function timeToSafe(node: ChainNode, n: number): Promise<number> {
+/**
+ * Seconds until the node's safe head reaches `n`, and the CPU time per block spent meanwhile by this process (the
+ * node, plus the EL when it runs in process) and by the EL's process: robust figures on a busy machine.
+ */
+async function timeToSafe(node: ChainNode, n: number, el: ElHandle): Promise<{ sec: number; cpu: string }> {
   const t0 = performance.now();
+  const c0 = cpuNow();
+  const e0 = el.cpuSec();
   await until(() => node.syncStatus().safe_l2.number >= n, 300_000);
-  return (performance.now() - t0) / 1000;
+  const sec = (performance.now() - t0) / 1000;
+  const e1 = el.cpuSec();
+  const us = (s: number) => `${Math.round((s * 1e6) / n)} µs`;
+  const elCpu = e0 === undefined || e1 === undefined ? "in process" : us(e1 - e0);
+  return { sec, cpu: `CPU per block: node ${us(cpuNow() - c0)}, EL ${elCpu}` };
 }
 
 const bench: Bench = {
@@ -354,7 +385,9 @@ const bench: Bench = {
     // 3. Build path: a verifier with a fresh EL.
     const verEl = await startEl2(cfg);
     const ver = await startNode(cfg, l1, verEl, false, systemClock);
-    const tBuild = await timeToSafe(ver.node, N);
+    const build = await timeToSafe(ver.node, N, verEl);
+    const tBuild = build.sec;
+    note(`build: ${build.cpu}`);
     const verHash = ver.node.syncStatus().safe_l2.hash;
     await ver.node.stop();
     await verEl.stop();
@@ -364,7 +397,9 @@ const bench: Bench = {
 
     // 4. Consolidation path: re-derive on the sequencer's EL, which already has every block.
     const con = await startNode(cfg, l1, seqEl, false, systemClock);
-    const tCon = await timeToSafe(con.node, N);
+    const consolidate = await timeToSafe(con.node, N, seqEl);
+    const tCon = consolidate.sec;
+    note(`consolidate: ${consolidate.cpu}`);
     await con.node.stop();
     await seqEl.stop();
     report({ figure: "consolidate_blocks_per_s", value: Math.round(N / tCon), unit: "blocks/s" });

@@ -56,8 +56,22 @@ function num(o: Record<string, unknown>, k: string): number {
   }
 }
 
-/** The ExecutionPayload JSON of a block (V1 fields, V2 withdrawals, V3 blob gas, OP-Isthmus withdrawalsRoot). */
-export function payloadJson(b: SimBlock): Record<string, unknown> {
+/** payloadJson results by block (blocks are immutable; getPayload and newPayload's fast path both need it). */
+const payloadJsonCache = new WeakMap<SimBlock, Readonly<Record<string, unknown>>>();
+
+/**
+ * The ExecutionPayload JSON of a block (V1 fields, V2 withdrawals, V3 blob gas, OP-Isthmus withdrawalsRoot).
+ * Computed once per block; callers must not mutate the result.
+ */
+export function payloadJson(b: SimBlock): Readonly<Record<string, unknown>> {
+  const hit = payloadJsonCache.get(b);
+  if (hit !== undefined) return hit;
+  const out = computePayloadJson(b);
+  payloadJsonCache.set(b, out);
+  return out;
+}
+
+function computePayloadJson(b: SimBlock): Record<string, unknown> {
   const h = b.header;
   const out: Record<string, unknown> = {
     parentHash: h.parentHash,

@@ -107,13 +107,28 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
     const key = `0x${slot.slice(2).padStart(64, "0")}` as Hash;
     return `0x${block(ps[2]).state.storageAt(address(ps[0]), key).toString(16).padStart(64, "0")}`;
   });
+  // Blocks are immutable: their JSON is computed once (derivation reads each block again while consolidating).
+  const blockJsonCache = new WeakMap<SimBlock, { full?: unknown; hashes?: unknown }>();
+  const cachedBlockJson = (b: SimBlock, full: boolean): unknown => {
+    let e = blockJsonCache.get(b);
+    if (e === undefined) {
+      e = {};
+      blockJsonCache.set(b, e);
+    }
+    if (full) {
+      e.full ??= blockJson(core.variant, b, true);
+      return e.full;
+    }
+    e.hashes ??= blockJson(core.variant, b, false);
+    return e.hashes;
+  };
   m.set("eth_getBlockByNumber", (ps) => {
     const b = core.resolve(ps[0]);
-    return b === undefined ? null : blockJson(core.variant, b, ps[1] === true);
+    return b === undefined ? null : cachedBlockJson(b, ps[1] === true);
   });
   m.set("eth_getBlockByHash", (ps) => {
     const b = typeof ps[0] === "string" ? chain.byHash(ps[0] as Hash) : undefined;
-    return b === undefined ? null : blockJson(core.variant, b, ps[1] === true);
+    return b === undefined ? null : cachedBlockJson(b, ps[1] === true);
   });
   const txCount = (b: SimBlock | undefined) => (b === undefined ? null : q(b.txs.length));
   m.set("eth_getBlockTransactionCountByNumber", (ps) => txCount(core.resolve(ps[0])));
