@@ -75,6 +75,10 @@ export interface SpanBatch {
 
 const tooBig = (): DecodeError => new DecodeError(ERR_TOO_BIG_SPAN_BATCH);
 
+// Module-local copies for the per-tx loop: imported bindings may be read through accessors under some loaders.
+const MAX_ELEMENTS = MAX_SPAN_BATCH_ELEMENT_COUNT;
+const LEGACY = TX_TYPE_LEGACY;
+
 function sumCounts(counts: readonly number[]): number {
   let total = 0;
   for (const c of counts) total += c;
@@ -100,7 +104,7 @@ function readTxDatas(
     offsets[i] = p - regionStart;
     if (p >= end) throw new DecodeError("unexpected end of input reading tx data");
     let b = buf[p]!;
-    let type = TX_TYPE_LEGACY;
+    let type = LEGACY;
     if (b <= 0x7f) {
       type = b;
       p++;
@@ -122,11 +126,11 @@ function readTxDatas(
       if (len < 56) throw new DecodeError("rlp: non-canonical size information");
       hdr = 1 + lenOfLen;
     }
-    if (len > MAX_SPAN_BATCH_ELEMENT_COUNT) throw tooBig();
+    if (len > MAX_ELEMENTS) throw tooBig();
     p += hdr + len;
     if (p > end) throw new DecodeError("unexpected end of input reading tx data");
     types[i] = type;
-    if (type === TX_TYPE_LEGACY) legacy++;
+    if (type === LEGACY) legacy++;
   }
   offsets[total] = p - regionStart;
   c.pos = p;

@@ -7,9 +7,20 @@
  * the output. All transactions of a span batch are written into one buffer and returned as views of it.
  */
 import { DecodeError } from "../../core/errors/supernode-error.js";
-import { getBit } from "./byte-codec.js";
 import { uintBytes } from "./rlp.js";
-import { TX_TYPE_ACCESS_LIST, TX_TYPE_DYNAMIC_FEE, TX_TYPE_LEGACY, TX_TYPE_SET_CODE } from "./span-batch-tx.js";
+
+// Local copies of the tx type constants: module-local constants fold into the hot loop, whereas imported bindings
+// may be read through accessors under some loaders (tsx), which showed up in profiles.
+const TX_TYPE_LEGACY = 0;
+const TX_TYPE_ACCESS_LIST = 1;
+const TX_TYPE_DYNAMIC_FEE = 2;
+const TX_TYPE_SET_CODE = 4;
+
+/** Bit `i` of a span-batch bitlist (big-endian, least significant bit first). */
+function bit(bits: Uint8Array, i: number): number {
+  const idx = bits.length - 1 - (i >> 3);
+  return idx < 0 ? 0 : (bits[idx]! >> (i & 7)) & 1;
+}
 
 /** The columns `rebuildSpanTxs` reads (a subset of `SpanBatchTxs`). */
 export interface SpanTxColumnsIn {
@@ -342,15 +353,14 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
   // `copyWithin` (much cheaper than `set(subarray(...))` per field).
   const extra = 130 + 2 * chainItem.length;
   const area = t.txData.length + total * extra;
-  const S_SIG = area;
-  const S_TO = S_SIG + t.sigs.length;
-  const S_DATA = S_TO + t.tos.length;
+  const S_DATA = area;
   // Not zero-filled up front: the tx area is written sequentially and its unused tail is cleared at the end.
   const size = S_DATA + t.txData.length;
   const ab = Buffer.allocUnsafeSlow(size).buffer;
   const out = new Uint8Array(ab, 0, size);
-  out.set(t.sigs, S_SIG);
-  out.set(t.tos, S_TO);
+  const dv = new DataView(ab, 0, size);
+  const sdv = new DataView(t.sigs.buffer, t.sigs.byteOffset, t.sigs.byteLength);
+  const tdv = new DataView(t.tos.buffer, t.tos.byteOffset, t.tos.byteLength);
   out.set(t.txData, S_DATA);
   const txs: Uint8Array[] = [];
   let pos = 0;
@@ -363,15 +373,15 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
     const dFrom = offsets[i]!;
     const dTo = offsets[i + 1]!;
     const type = t.txTypes[i]!;
-    const y = getBit(t.yParityBits, i);
+    const y = bit(t.yParityBits, i);
     let v: Uint8Array;
-    if (type === TX_TYPE_LEGACY) v = getBit(t.protectedBits, legacyIdx++) ? vt.protected[y]! : vt.unprotected[y]!;
+    if (type === TX_TYPE_LEGACY) v = bit(t.protectedBits, legacyIdx++) ? vt.protected[y]! : vt.unprotected[y]!;
     else if (type === TX_TYPE_ACCESS_LIST || type === TX_TYPE_DYNAMIC_FEE || type === TX_TYPE_SET_CODE)
       v = vt.typed[y]!;
     else fail(`invalid tx type ${type}`);
     const nf = scanTxData(data, dFrom, dTo, type);
     let toOff = -1;
-    if (getBit(t.contractCreationBits, i) === 0) {
+    if (bit(t.contractCreationBits, i) === 0) {
       toOff = toIdx * 20;
       toIdx++;
     } else if (type === TX_TYPE_SET_CODE) {
@@ -402,7 +412,11 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
     if (toOff < 0) out[pos++] = 0x80;
     else {
       out[pos++] = 0x94;
-      out.copyWithin(pos, S_TO + toOff, S_TO + toOff + 20);
+      dv.setUint32(pos, tdv.getUint32(toOff));
+      dv.setUint32(pos + 4, tdv.getUint32(toOff + 4));
+      dv.setUint32(pos + 8, tdv.getUint32(toOff + 8));
+      dv.setUint32(pos + 12, tdv.getUint32(toOff + 12));
+      dv.setUint32(pos + 16, tdv.getUint32(toOff + 16));
       pos += 20;
     }
     pos = copy(out, pos, data, F[0]!, F[1]!);
@@ -411,9 +425,9 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
     pos = copy(out, pos, v, 0, v.length);
     if (fullWords) {
       out[pos] = 0xa0;
-      out.copyWithin(pos + 1, S_SIG + sigOff, S_SIG + sigOff + 32);
-      out.copyWithin(pos + 34, S_SIG + sigOff + 32, S_SIG + sigOff + 64);
+      for (let k = 0; k < 32; k += 4) dv.setUint32(pos + 1 + k, sdv.getUint32(sigOff + k));
       out[pos + 33] = 0xa0;
+      for (let k = 0; k < 32; k += 4) dv.setUint32(pos + 34 + k, sdv.getUint32(sigOff + 32 + k));
       pos += 66;
     } else {
       pos = writeWord(out, pos, sigs, sigOff);
