@@ -1,6 +1,7 @@
 import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Hex } from "../../core/types/primitives.js";
+import { decodeEip1559Params } from "../l1/fee-scalars.js";
 import { isForkActive, type RollupConfig } from "../rollup-config.js";
 
 /** EIP-1559 parameters as carried in the header `extraData` from Holocene on. */
@@ -90,11 +91,7 @@ export function extraDataForAttributes(
   minBaseFee: bigint | undefined,
 ): Hex {
   if (!isForkActive(cfg, "holocene", timestamp)) return "0x";
-  const raw = hexToBytes(eip1559Params ?? "0x0000000000000000");
-  if (raw.length !== 8) throw new DecodeError("eip1559Params must be 8 bytes");
-  const dv = new DataView(raw.buffer, raw.byteOffset, 8);
-  let denominator = dv.getUint32(0);
-  let elasticity = dv.getUint32(4);
+  let { denominator, elasticity } = decodeEip1559Params(eip1559Params ?? "0x0000000000000000");
   if (denominator === 0 && elasticity === 0) {
     const op = cfg.chain_op_config;
     denominator = op?.eip1559DenominatorCanyon ?? op?.eip1559Denominator ?? 250;

@@ -46,6 +46,16 @@ export interface L1BlockInfo {
 
 const ZERO32: Hash = `0x${"00".repeat(32)}`;
 
+/** The Ecotone-and-later fields, zero (Bedrock-format L1 info). */
+const NO_POST_BEDROCK_FIELDS = {
+  blobBaseFee: 0n,
+  baseFeeScalar: 0,
+  blobBaseFeeScalar: 0,
+  operatorFeeScalar: 0,
+  operatorFeeConstant: 0n,
+  daFootprintGasScalar: 0,
+} as const;
+
 /** Format of the L1-info deposit of the L2 block at `l2Timestamp` (a fork's first block keeps the old format). */
 export function l1InfoFormatAt(cfg: RollupConfig, l2Timestamp: number): L1InfoFormat {
   const after = (f: "ecotone" | "isthmus" | "jovian"): boolean =>
@@ -154,12 +164,7 @@ export function decodeL1InfoData(data: Uint8Array, format?: L1InfoFormat): L1Blo
       batcherAddr: bytesToHex(batcherWord.subarray(12)),
       l1FeeOverhead: bytesToHex(word(6)),
       l1FeeScalar: bytesToHex(word(7)),
-      blobBaseFee: 0n,
-      baseFeeScalar: 0,
-      blobBaseFeeScalar: 0,
-      operatorFeeScalar: 0,
-      operatorFeeConstant: 0n,
-      daFootprintGasScalar: 0,
+      ...NO_POST_BEDROCK_FIELDS,
     };
   }
   const batcher = at(132, 32);
@@ -216,12 +221,7 @@ export function l1BlockInfoFor(
     batcherAddr: sys.batcherAddr,
     l1FeeOverhead: ZERO32,
     l1FeeScalar: ZERO32,
-    blobBaseFee: 0n,
-    baseFeeScalar: 0,
-    blobBaseFeeScalar: 0,
-    operatorFeeScalar: 0,
-    operatorFeeConstant: 0n,
-    daFootprintGasScalar: 0,
+    ...NO_POST_BEDROCK_FIELDS,
   };
   if (format === "bedrock") return { ...base, l1FeeOverhead: sys.overhead, l1FeeScalar: sys.scalar };
   const scalars = decodeEcotoneScalars(sys.scalar);

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { DecodeError } from "../../../src/core/errors/supernode-error.js";
+import type { Hex } from "../../../src/core/types/primitives.js";
+import { l2RefFromPayload, systemConfigFromPayload } from "../../../src/node/derivation/l2-block.js";
+import type { ExecutionPayloadEnvelope } from "../../../src/node/ports.js";
+import { encodeEcotoneScalars, encodeOperatorFeeParams } from "../../../src/protocol/l1/fee-scalars.js";
+import { encodeDepositTxHex } from "../../../src/protocol/l2/deposit-tx.js";
+import { encodeJovianExtraData } from "../../../src/protocol/l2/extra-data.js";
+import { l1InfoDepositTx } from "../../../src/protocol/l2/l1-info.js";
+import type { SystemConfig } from "../../../src/protocol/rollup-config.js";
+import { GENESIS_TIME, h, testRollupConfig } from "./fakes.js";
+
+/** The node reads payloads through `protocol/l2/block-ref.ts` (l2-block.ts only adapts the payload shape). */
+const cfg = testRollupConfig({
+  canyon_time: 0,
+  delta_time: 0,
+  ecotone_time: 0,
+  fjord_time: 0,
+  granite_time: 0,
+  holocene_time: 0,
+  isthmus_time: 0,
+  jovian_time: 0,
+});
+const sys: SystemConfig = {
+  ...cfg.genesis.system_config,
+  scalar: encodeEcotoneScalars({ baseFeeScalar: 1368, blobBaseFeeScalar: 810949 }),
+  eip1559Params: "0x000000fa00000006",
+  operatorFeeParams: encodeOperatorFeeParams({ scalar: 5, constant: 77n }),
+  minBaseFee: 1000n,
+  daFootprintGasScalar: 600,
+};
+const origin = { number: 7, hash: h("l1-7"), time: GENESIS_TIME - 10, baseFee: 9n, blobBaseFee: 1n, mixHash: h("mix") };
+const ts = GENESIS_TIME + 4;
+
+function payload(extraData: Hex, number = 2): ExecutionPayloadEnvelope {
+  return {
+    executionPayload: {
+      parentHash: h("p"),
+      feeRecipient: "0x4200000000000000000000000000000000000011",
+      stateRoot: h("s"),
+      prevRandao: h("mix"),
+      blockNumber: number,
+      gasLimit: sys.gasLimit,
+      timestamp: ts,
+      extraData,
+      blockHash: h(`b${number}`),
+      transactions: [encodeDepositTxHex(l1InfoDepositTx(cfg, sys, origin, 3, ts))],
+    },
+  };
+}
+
+describe("L2 payload → block ref and SystemConfig (protocol/l2)", () => {
+  it("reads l1origin, sequence number and the Jovian SystemConfig", () => {
+    const env = payload(encodeJovianExtraData(250, 6, 1000n));
+    expect(l2RefFromPayload(cfg, env)).toMatchObject({
+      number: 2,
+      l1origin: { hash: origin.hash, number: 7 },
+      sequenceNumber: 3,
+      timestamp: ts,
+    });
+    expect(systemConfigFromPayload(cfg, env)).toEqual(sys);
+  });
+
+  it("genesis comes from the rollup config; malformed Holocene extraData is a DecodeError", () => {
+    const g = payload("0x", 0);
+    const genesis = { ...g, executionPayload: { ...g.executionPayload, blockHash: cfg.genesis.l2.hash } };
+    expect(l2RefFromPayload(cfg, genesis)).toMatchObject({ l1origin: cfg.genesis.l1, sequenceNumber: 0 });
+    expect(systemConfigFromPayload(cfg, genesis)).toBe(cfg.genesis.system_config);
+    expect(() => systemConfigFromPayload(cfg, payload("0x"))).toThrow(DecodeError);
+  });
+});
