@@ -9,12 +9,12 @@ import { type Bench, note } from "./harness.js";
 
 /**
  * Resident memory per extra chain (figure `rss_mb_per_chain`, goal ≤ 25): the `supernode` binary runs as a child
- * process against a devnet, once with 1 chain and once with 9 chains (the most a devnet holds); each run waits
- * until every chain has a safe head, lets it run for a while, then samples the child's RSS (/proc, Linux).
- * Figure = (RSS₉ − RSS₁) / 8.
+ * process against a 16-chain devnet, once following 1 chain and once all 16; each run waits until every chain has
+ * a safe head, lets it run for a while, then samples the child's RSS (/proc, Linux). Figure = (RSS₁₆ − RSS₁) / 15.
  */
 const BIN = join(import.meta.dirname, "..", "bin", "supernode.js");
 const SETTLE_MS = 8_000;
+const CHAINS = 16;
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -79,7 +79,7 @@ const bench: Bench = {
   name: "memory",
   async run(report) {
     const dir = mkdtempSync(join(tmpdir(), "sn-bench-mem-"));
-    const ids = Array.from({ length: 9 }, (_, i) => BigInt(901 + i));
+    const ids = Array.from({ length: CHAINS }, (_, i) => BigInt(901 + i));
     const devnet = await startDevnet({
       dir,
       chains: ids.map((chainId, i) => ({ chainId, variant: i % 2 === 0 ? "a" : "b" })),
@@ -89,10 +89,10 @@ const bench: Bench = {
     devnet.startBatchers();
     try {
       const one = await measure(devnet, join(dir, "one"), 1);
-      const nine = await measure(devnet, join(dir, "nine"), 9);
+      const all = await measure(devnet, join(dir, "all"), CHAINS);
       report({ figure: "rss_mb_one_chain", value: Number(one.toFixed(1)), unit: "MB" });
-      report({ figure: "rss_mb_nine_chains", value: Number(nine.toFixed(1)), unit: "MB" });
-      report({ figure: "rss_mb_per_chain", value: Number(((nine - one) / 8).toFixed(2)), unit: "MB" });
+      report({ figure: "rss_mb_16_chains", value: Number(all.toFixed(1)), unit: "MB" });
+      report({ figure: "rss_mb_per_chain", value: Number(((all - one) / (CHAINS - 1)).toFixed(2)), unit: "MB" });
     } finally {
       await devnet.stop();
       rmSync(dir, { recursive: true, force: true });
