@@ -64,15 +64,29 @@ export function detectCompression(first: number | undefined): Compression | unde
   return undefined;
 }
 
+/**
+ * Output chunk size: large enough that a typical channel inflates into one chunk (no per-16 KiB round trips and no
+ * final concatenation copy); the unused tail of an oversized chunk is never touched, so it costs address space only.
+ */
+function chunkSizeFor(inputLength: number, maxOut: number): number {
+  return Math.max(
+    zlib.constants.Z_MIN_CHUNK,
+    Math.min(maxOut, Math.max(zlib.constants.Z_DEFAULT_CHUNK, inputLength * 4)),
+  );
+}
+
 function decompressSync(input: Uint8Array, algo: Compression, maxOut: number, partial: boolean): Buffer {
+  const chunkSize = chunkSizeFor(input.length, maxOut);
   if (algo === "zlib") {
     return zlib.inflateSync(input, {
       maxOutputLength: maxOut,
+      chunkSize,
       ...(partial ? { finishFlush: zlib.constants.Z_SYNC_FLUSH } : {}),
     });
   }
   return zlib.brotliDecompressSync(input, {
     maxOutputLength: maxOut,
+    chunkSize,
     ...(partial ? { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH } : {}),
   });
 }
