@@ -69,7 +69,15 @@ describe("sequencer + verifier on the devnet (calldata, singular batches)", () =
   }, 60_000);
 
   it("stack_outputAtBlock on both nodes matches an independent computation", async () => {
-    const n = ver.node.syncStatus().safe_l2.number;
+    // The node reports a new safe head before its next forkchoice update makes the block canonical on the EL: pick
+    // a safe block the EL already serves by number.
+    let n = -1;
+    await waitFor(async () => {
+      const safe = ver.node.syncStatus().safe_l2;
+      if ((await ver.engine.l2BlockRefByNumber(safe.number))?.hash !== safe.hash) return false;
+      n = safe.number;
+      return true;
+    }, 20_000);
     const table = createChainRpcMethods(ver.node, { version: "test" });
     const res = (await table.get("stack_outputAtBlock")!.handler([`0x${n.toString(16)}`], {})) as string[];
     const p = (await seq.engine.payloadByNumber(n))!.executionPayload;
