@@ -1,6 +1,7 @@
 import { bytesToHex } from "../../core/codec/hex.js";
 import { type Address, type Hash, type Hex, ZERO_ADDRESS, ZERO_HASH } from "../../core/types/primitives.js";
-import { type BlockHeader, encodeHeader, headerHash } from "../../protocol/block/header.js";
+import { type BlockHeader, encodeHeader } from "../../protocol/block/header.js";
+import { keccakHex } from "../../protocol/block/keccak.js";
 import { encodeReceipt, mergeBlooms } from "../../protocol/block/receipt.js";
 import { EMPTY_OMMERS_HASH, EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT, orderedTrieRoot } from "../../protocol/block/trie.js";
 import { type BlockContext, BlockExecutor, MESSAGE_PASSER_ADDRESS } from "./executor.js";
@@ -150,7 +151,7 @@ function seal(
   for (const raw of txRaw) size += raw.length + 3;
   return {
     header,
-    hash: headerHash(header),
+    hash: keccakHex(headerRlp),
     txs: ex.txs,
     receipts,
     state,

@@ -63,7 +63,7 @@ export class EngineController {
   private readonly d: EngineControllerDeps;
   /** Blocks the EL already has, fetched ahead while consolidating a long run of them (catch-up). */
   private prefetched = new Map<number, Promise<ExecutionPayloadEnvelope | undefined>>();
-  private static readonly PREFETCH_AHEAD = 32;
+  private static readonly PREFETCH_AHEAD = 8;
 
   constructor(deps: EngineControllerDeps) {
     this.d = deps;
