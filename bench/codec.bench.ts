@@ -150,28 +150,42 @@ export function buildChannel(
 }
 
 /**
- * Times `a` and `b` in interleaved rounds (robust against load changes on a shared machine); returns the median
- * milliseconds of each and the median of the per-round ratios a/b.
+ * Times `a` and `b` on the same input in interleaved rounds (robust against load changes on a shared machine):
+ * a warm-up of several pairs first (JIT, allocator, page cache), then rounds until both `minRounds` and `minMs`
+ * are reached. The order within a round alternates (a→b, then b→a) so that garbage or cache state one leaves
+ * behind is not always charged to the other. Returns the median milliseconds of each and the median of the
+ * per-round ratios a/b.
  */
 function timePair(
   a: () => void,
   b: () => void,
-  minMs = 3000,
-  minRounds = 15,
+  minMs = 4000,
+  minRounds = 25,
+  warmup = 8,
 ): { aMs: number; bMs: number; ratio: number } {
-  a();
-  b();
+  for (let i = 0; i < warmup; i++) {
+    a();
+    b();
+  }
   const as: number[] = [];
   const bs: number[] = [];
   const ratios: number[] = [];
+  const timed = (f: () => void): number => {
+    const t0 = performance.now();
+    f();
+    return performance.now() - t0;
+  };
   const start = performance.now();
   while (as.length < minRounds || performance.now() - start < minMs) {
-    let t0 = performance.now();
-    a();
-    const ta = performance.now() - t0;
-    t0 = performance.now();
-    b();
-    const tb = performance.now() - t0;
+    let ta: number;
+    let tb: number;
+    if (as.length % 2 === 0) {
+      ta = timed(a);
+      tb = timed(b);
+    } else {
+      tb = timed(b);
+      ta = timed(a);
+    }
     as.push(ta);
     bs.push(tb);
     ratios.push(ta / tb);

@@ -79,6 +79,21 @@ function scan(buf: Uint8Array, off: number, limit: number): number {
 }
 
 function uintField(buf: Uint8Array, off: number, limit: number, maxBytes: number): number {
+  // Fast path: a short string (the common case); same checks as the general path below.
+  if (off < limit) {
+    const b = buf[off]!;
+    if (b > 0x80 && b < 0xb8) {
+      const len = b - 0x80;
+      const next = off + 1 + len;
+      if (next > limit) fail("value size exceeds available input");
+      const first = buf[off + 1]!;
+      if (len === 1 && first < 0x80) fail("non-canonical size");
+      if (len > maxBytes) fail("integer too large");
+      if (first === 0) fail("non-canonical integer");
+      return next;
+    }
+    if (b === 0x80) return off + 1;
+  }
   const next = scan(buf, off, limit);
   if (sList) fail("expected integer");
   const len = sEnd - sStart;
@@ -347,6 +362,7 @@ function vTable(chainId: bigint): VTable {
 export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[] {
   const vt = vTable(chainId);
   const chainItem = vt.chainId;
+  const chainLen = chainItem.length;
   const total = t.totalTxCount;
   // Transactions are written into one buffer sized by an upper bound and returned as views of it. The sigs, tos
   // and tx-data columns are first copied behind that area so that every larger copy is an allocation-free
@@ -403,7 +419,10 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
     const start = pos;
     if (type !== TX_TYPE_LEGACY) out[pos++] = type;
     pos = writeListHeader(out, pos, payload);
-    if (type !== TX_TYPE_LEGACY) pos = copy(out, pos, chainItem, 0, chainItem.length);
+    if (type !== TX_TYPE_LEGACY) {
+      if (chainLen === 1) out[pos++] = chainItem[0]!;
+      else pos = copy(out, pos, chainItem, 0, chainLen);
+    }
     pos = writeUint(out, pos, nonce);
     // span order: legacy/2930 [value, gasPrice, data, (al)]; 1559/7702 [value, tip, feeCap, data, al, (auth)]
     const feeEnd = type === TX_TYPE_LEGACY || type === TX_TYPE_ACCESS_LIST ? F[2]! : F[3]!;
@@ -419,10 +438,13 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
       dv.setUint32(pos + 16, tdv.getUint32(toOff + 16));
       pos += 20;
     }
-    pos = copy(out, pos, data, F[0]!, F[1]!);
+    const valueLen = F[1]! - F[0]!;
+    if (valueLen === 1) out[pos++] = data[F[0]!]!;
+    else pos = copy(out, pos, data, F[0]!, F[1]!);
     out.copyWithin(pos, S_DATA + feeEnd, S_DATA + F[nf]!);
     pos += F[nf]! - feeEnd;
-    pos = copy(out, pos, v, 0, v.length);
+    if (v.length === 1) out[pos++] = v[0]!;
+    else pos = copy(out, pos, v, 0, v.length);
     if (fullWords) {
       out[pos] = 0xa0;
       for (let k = 0; k < 32; k += 4) dv.setUint32(pos + 1 + k, sdv.getUint32(sigOff + k));
