@@ -87,7 +87,7 @@ describe("batcher on anvil with simulated execution clients", () => {
       }
       expectDecodedEqualsBuilt(blocksFromBatches(batches), built);
     }
-  });
+  }, 120_000);
 
   it("resubmits the channels an L1 reorg dropped", async () => {
     const chain = devnet.chain(901);

@@ -55,7 +55,7 @@ describe("startDevnet: anvil + two simulated ELs (variants A and B) + batchers",
         },
       ],
     });
-  });
+  }, 120_000);
   afterAll(async () => {
     await devnet?.stop();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
@@ -129,5 +129,5 @@ describe("startDevnet: anvil + two simulated ELs (variants A and B) + batchers",
         if (d?.parentHash !== undefined) expect(d.parentHash).toBe(b.parentHash);
       }
     }
-  });
+  }, 120_000);
 });

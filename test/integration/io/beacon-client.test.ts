@@ -93,7 +93,7 @@ describe.skipIf(!present)("BeaconClient with the Goerli conformance responses (f
     const before = b.hits.length;
     await client.getBlobs(ref, want);
     expect(b.hits.length).toBe(before);
-  });
+  }, 120_000);
 
   it("never uses a blob that fails verification; takes it from a fallback endpoint instead", async () => {
     const corrupt = sidecars.map((s) => ({ ...s, blob: `${s.blob.slice(0, 100)}ff${s.blob.slice(102)}` as Hex }));
@@ -120,7 +120,7 @@ describe.skipIf(!present)("BeaconClient with the Goerli conformance responses (f
     await expect(onlyBad.getBlobs(ref, [hashes[2] as { index: number; hash: Hash }])).rejects.toMatchObject({
       code: "BLOB_NOT_FOUND",
     });
-  });
+  }, 120_000);
 });
 
 describe("BeaconClient against anvil's beacon API (blobs by EL block id)", () => {
@@ -154,5 +154,5 @@ describe("BeaconClient against anvil's beacon API (blobs by EL block id)", () =>
     await expect(beacon.getBlobs(ref, [{ index: 1, hash: `0x01${"22".repeat(31)}` }])).rejects.toMatchObject({
       code: "BLOB_NOT_FOUND",
     });
-  });
+  }, 120_000);
 });

@@ -108,7 +108,10 @@ describe("L1Client against anvil", () => {
     // start/stop run the poll loop
     client.start();
     await a.mine(1);
-    await new Promise((r) => setTimeout(r, 300));
+    // the poll loop picks the new block up on one of its next polls
+    for (const until = Date.now() + 15_000; client.getLabel("latest")?.number !== n + 1 && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     await client.stop();
     expect(client.getLabel("latest")?.number).toBe(n + 1);
   });
