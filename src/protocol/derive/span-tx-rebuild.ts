@@ -115,6 +115,7 @@ function fixedField(buf: Uint8Array, off: number, limit: number, size: number): 
 }
 
 function accessListField(buf: Uint8Array, off: number, limit: number): number {
+  if (off < limit && buf[off] === 0xc0) return off + 1; // empty list
   const next = scan(buf, off, limit);
   if (!sList) fail("access list must be a list");
   const end = sEnd;
@@ -378,7 +379,7 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
   const sdv = new DataView(t.sigs.buffer, t.sigs.byteOffset, t.sigs.byteLength);
   const tdv = new DataView(t.tos.buffer, t.tos.byteOffset, t.tos.byteLength);
   out.set(t.txData, S_DATA);
-  const txs: Uint8Array[] = [];
+  const txs: Uint8Array[] = new Array(total);
   let pos = 0;
   let toIdx = 0;
   let legacyIdx = 0;
@@ -455,7 +456,7 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
       pos = writeWord(out, pos, sigs, sigOff);
       pos = writeWord(out, pos, sigs, sigOff + 32);
     }
-    txs.push(new Uint8Array(ab, start, pos - start));
+    txs[i] = new Uint8Array(ab, start, pos - start);
   }
   // Never expose uninitialised memory through `tx.buffer`: clear the unused tail of the tx area.
   out.fill(0, pos, area);
