@@ -71,64 +71,22 @@ export interface BlobSource {
 // ----------------------------------------------------------------------------------------------------------------
 // Engine API
 
-export type PayloadStatusKind = "VALID" | "INVALID" | "SYNCING" | "ACCEPTED" | "INVALID_BLOCK_HASH";
-
-export interface PayloadStatus {
-  readonly status: PayloadStatusKind;
-  readonly latestValidHash?: Hash | null | undefined;
-  readonly validationError?: string | null | undefined;
-}
-
-export interface ForkchoiceState {
-  readonly headBlockHash: Hash;
-  readonly safeBlockHash: Hash;
-  readonly finalizedBlockHash: Hash;
-}
-
-export interface ForkchoiceResult {
-  readonly payloadStatus: PayloadStatus;
-  readonly payloadId: Hex | null;
-}
-
-/** OP payload attributes (Engine API JSON names; `transactions` as EIP-2718 hex). */
-export interface PayloadAttributes {
-  readonly timestamp: number;
-  readonly prevRandao: Hash;
-  readonly suggestedFeeRecipient: Address;
-  readonly withdrawals?: readonly unknown[] | undefined;
-  readonly parentBeaconBlockRoot?: Hash | undefined;
-  readonly transactions: readonly Hex[];
-  readonly noTxPool: boolean;
-  readonly gasLimit: bigint;
-  readonly eip1559Params?: Hex | undefined;
-  readonly minBaseFee?: bigint | undefined;
-}
-
-/** Execution payload (the fields the node reads; Engine API JSON names). */
-export interface ExecutionPayload {
-  readonly parentHash: Hash;
-  readonly feeRecipient: Address;
-  readonly stateRoot: Hash;
-  readonly receiptsRoot?: Hash | undefined;
-  readonly prevRandao: Hash;
-  readonly blockNumber: number;
-  readonly gasLimit: bigint;
-  readonly gasUsed?: bigint | undefined;
-  readonly timestamp: number;
-  readonly extraData: Hex;
-  readonly baseFeePerGas?: bigint | undefined;
-  readonly blockHash: Hash;
-  readonly transactions: readonly Hex[];
-  readonly withdrawals?: readonly unknown[] | undefined;
-  readonly blobGasUsed?: bigint | undefined;
-  readonly excessBlobGas?: bigint | undefined;
-  readonly withdrawalsRoot?: Hash | undefined;
-}
-
-export interface ExecutionPayloadEnvelope {
-  readonly executionPayload: ExecutionPayload;
-  readonly parentBeaconBlockRoot?: Hash | undefined;
-}
+export type {
+  PayloadStatusKind,
+  PayloadStatus,
+  ForkchoiceState,
+  ForkchoiceResult,
+  PayloadAttributes,
+  ExecutionPayload,
+  ExecutionPayloadEnvelope,
+} from "../protocol/engine-api-types.js";
+import type {
+  PayloadStatus,
+  ForkchoiceState,
+  ForkchoiceResult,
+  PayloadAttributes,
+  ExecutionPayloadEnvelope,
+} from "../protocol/engine-api-types.js";
 
 /**
  * The chain's execution client over the authenticated Engine API endpoint (one serial queue per chain in the

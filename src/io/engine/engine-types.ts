@@ -5,67 +5,25 @@
 import { isHex } from "../../core/codec/hex.js";
 import { quantityToBigint, quantityToNumber, toQuantity } from "../../core/codec/quantity.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
-import type { Address, Hash, Hex } from "../../core/types/primitives.js";
+import type { Hex } from "../../core/types/primitives.js";
 
-export type PayloadStatusKind = "VALID" | "INVALID" | "SYNCING" | "ACCEPTED" | "INVALID_BLOCK_HASH";
-
-export interface PayloadStatus {
-  readonly status: PayloadStatusKind;
-  readonly latestValidHash?: Hash | null | undefined;
-  readonly validationError?: string | null | undefined;
-}
-
-export interface ForkchoiceState {
-  readonly headBlockHash: Hash;
-  readonly safeBlockHash: Hash;
-  readonly finalizedBlockHash: Hash;
-}
-
-export interface ForkchoiceResult {
-  readonly payloadStatus: PayloadStatus;
-  readonly payloadId: Hex | null;
-}
-
-/** OP payload attributes (`transactions` as EIP-2718 hex). */
-export interface PayloadAttributes {
-  readonly timestamp: number;
-  readonly prevRandao: Hash;
-  readonly suggestedFeeRecipient: Address;
-  readonly withdrawals?: readonly unknown[] | undefined;
-  readonly parentBeaconBlockRoot?: Hash | undefined;
-  readonly transactions: readonly Hex[];
-  readonly noTxPool: boolean;
-  readonly gasLimit: bigint;
-  readonly eip1559Params?: Hex | undefined;
-  readonly minBaseFee?: bigint | undefined;
-}
-
-export interface ExecutionPayload {
-  readonly parentHash: Hash;
-  readonly feeRecipient: Address;
-  readonly stateRoot: Hash;
-  readonly receiptsRoot?: Hash | undefined;
-  /** 256 bytes; required on the wire for newPayload. */
-  readonly logsBloom?: Hex | undefined;
-  readonly prevRandao: Hash;
-  readonly blockNumber: number;
-  readonly gasLimit: bigint;
-  readonly gasUsed?: bigint | undefined;
-  readonly timestamp: number;
-  readonly extraData: Hex;
-  readonly baseFeePerGas?: bigint | undefined;
-  readonly blockHash: Hash;
-  readonly transactions: readonly Hex[];
-  readonly withdrawals?: readonly unknown[] | undefined;
-  readonly blobGasUsed?: bigint | undefined;
-  readonly excessBlobGas?: bigint | undefined;
-  readonly withdrawalsRoot?: Hash | undefined;
-}
-
-export interface ExecutionPayloadEnvelope {
-  readonly executionPayload: ExecutionPayload;
-  readonly parentBeaconBlockRoot?: Hash | undefined;
-}
+export type {
+  PayloadStatusKind,
+  PayloadStatus,
+  ForkchoiceState,
+  ForkchoiceResult,
+  PayloadAttributes,
+  ExecutionPayload,
+  ExecutionPayloadEnvelope,
+} from "../../protocol/engine-api-types.js";
+import type {
+  PayloadStatusKind,
+  PayloadStatus,
+  ForkchoiceResult,
+  PayloadAttributes,
+  ExecutionPayload,
+  ExecutionPayloadEnvelope,
+} from "../../protocol/engine-api-types.js";
 
 const STATUSES = new Set(["VALID", "INVALID", "SYNCING", "ACCEPTED", "INVALID_BLOCK_HASH"]);
 

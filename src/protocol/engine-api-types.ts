@@ -1,0 +1,66 @@
+import type { Address, Hash, Hex } from "../core/types/primitives.js";
+
+/**
+ * Engine API shapes (op-node §3.1–3.3) shared by the node's ports and the I/O client: one definition, so the
+ * client plugs into the node without adapters. Numbers are `number` (block numbers, timestamps) or `bigint`
+ * (gas, fees); hashes and byte strings are hex.
+ */
+export type PayloadStatusKind = "VALID" | "INVALID" | "SYNCING" | "ACCEPTED" | "INVALID_BLOCK_HASH";
+
+export interface PayloadStatus {
+  readonly status: PayloadStatusKind;
+  readonly latestValidHash?: Hash | null | undefined;
+  readonly validationError?: string | null | undefined;
+}
+
+export interface ForkchoiceState {
+  readonly headBlockHash: Hash;
+  readonly safeBlockHash: Hash;
+  readonly finalizedBlockHash: Hash;
+}
+
+export interface ForkchoiceResult {
+  readonly payloadStatus: PayloadStatus;
+  readonly payloadId: Hex | null;
+}
+
+/** OP payload attributes (`transactions` as EIP-2718 hex). */
+export interface PayloadAttributes {
+  readonly timestamp: number;
+  readonly prevRandao: Hash;
+  readonly suggestedFeeRecipient: Address;
+  readonly withdrawals?: readonly unknown[] | undefined;
+  readonly parentBeaconBlockRoot?: Hash | undefined;
+  readonly transactions: readonly Hex[];
+  readonly noTxPool: boolean;
+  readonly gasLimit: bigint;
+  readonly eip1559Params?: Hex | undefined;
+  readonly minBaseFee?: bigint | undefined;
+}
+
+export interface ExecutionPayload {
+  readonly parentHash: Hash;
+  readonly feeRecipient: Address;
+  readonly stateRoot: Hash;
+  readonly receiptsRoot?: Hash | undefined;
+  /** 256 bytes; required on the wire for newPayload. */
+  readonly logsBloom?: Hex | undefined;
+  readonly prevRandao: Hash;
+  readonly blockNumber: number;
+  readonly gasLimit: bigint;
+  readonly gasUsed?: bigint | undefined;
+  readonly timestamp: number;
+  readonly extraData: Hex;
+  readonly baseFeePerGas?: bigint | undefined;
+  readonly blockHash: Hash;
+  readonly transactions: readonly Hex[];
+  readonly withdrawals?: readonly unknown[] | undefined;
+  readonly blobGasUsed?: bigint | undefined;
+  readonly excessBlobGas?: bigint | undefined;
+  readonly withdrawalsRoot?: Hash | undefined;
+}
+
+export interface ExecutionPayloadEnvelope {
+  readonly executionPayload: ExecutionPayload;
+  readonly parentBeaconBlockRoot?: Hash | undefined;
+}
