@@ -57,7 +57,13 @@ describe("EngineClient L2 reads against anvil --optimism", () => {
         isSystemTx: false,
       },
     ])) as Hash;
-    const receipt = (await a.rpc.call("eth_getTransactionReceipt", [txHash])) as { blockNumber: Hex; type: Hex };
+    // anvil mines the transaction asynchronously under load: poll for its receipt (bounded).
+    let receipt: { blockNumber: Hex; type: Hex } | null = null;
+    for (const until = Date.now() + 20_000; receipt === null && Date.now() < until; ) {
+      receipt = (await a.rpc.call("eth_getTransactionReceipt", [txHash])) as { blockNumber: Hex; type: Hex } | null;
+      if (receipt === null) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (receipt === null) throw new Error("deposit transaction was not mined within 20 s");
     expect(Number(receipt.type)).toBe(0x7e);
     const n = Number(receipt.blockNumber);
 
