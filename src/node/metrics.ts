@@ -17,100 +17,65 @@ export interface ChainMetrics {
   readonly errors: { inc(labels: { severity: string }): void };
 }
 
-function getOrCreate<T>(register: Registry, name: string, make: () => T): T {
+/** The registry's metric of that name (a restarted chain reuses it), else a new one registered there. */
+function reuseOr<T>(register: Registry, name: string, make: () => T): T {
   return (register.getSingleMetric(name) as T | undefined) ?? make();
+}
+
+function gauge<L extends string>(register: Registry, name: string, help: string, labelNames: readonly L[]) {
+  return reuseOr(register, name, () => new Gauge<L>({ name, help, labelNames, registers: [register] }));
+}
+
+function counter<L extends string>(register: Registry, name: string, help: string, labelNames: readonly L[]) {
+  return reuseOr(register, name, () => new Counter<L>({ name, help, labelNames, registers: [register] }));
 }
 
 export function createChainMetrics(register: Registry, chainId: bigint): ChainMetrics {
   const chain = chainId.toString(10);
-  const headGauge = getOrCreate(
-    register,
-    "supernode_node_head_number",
-    () =>
-      new Gauge({
-        name: "supernode_node_head_number",
-        help: "L2 block number of each head of the virtual node",
-        labelNames: ["chain_id", "head"] as const,
-        registers: [register],
-      }),
-  );
-  const origin = getOrCreate(
+  const headGauge = gauge(register, "supernode_node_head_number", "L2 block number of each head of the virtual node", [
+    "chain_id",
+    "head",
+  ]);
+  const origin = gauge(
     register,
     "supernode_node_derivation_l1_origin",
-    () =>
-      new Gauge({
-        name: "supernode_node_derivation_l1_origin",
-        help: "L1 block number the derivation pipeline is reading",
-        labelNames: ["chain_id"] as const,
-        registers: [register],
-      }),
+    "L1 block number the derivation pipeline is reading",
+    ["chain_id"],
   );
-  const derived = getOrCreate(
+  const derived = counter(
     register,
     "supernode_node_derived_blocks_total",
-    () =>
-      new Counter({
-        name: "supernode_node_derived_blocks_total",
-        help: "L2 blocks made safe from L1 data, by path (build or consolidate)",
-        labelNames: ["chain_id", "path"] as const,
-        registers: [register],
-      }),
+    "L2 blocks made safe from L1 data, by path (build or consolidate)",
+    ["chain_id", "path"],
   );
-  const built = getOrCreate(
+  const built = counter(register, "supernode_node_blocks_built_total", "L2 blocks built through the Engine API", [
+    "chain_id",
+  ]);
+  const sequenced = counter(register, "supernode_node_sequenced_blocks_total", "L2 blocks produced by the sequencer", [
+    "chain_id",
+  ]);
+  const latencyName = "supernode_node_engine_call_seconds";
+  const latency = reuseOr(
     register,
-    "supernode_node_blocks_built_total",
+    latencyName,
     () =>
-      new Counter({
-        name: "supernode_node_blocks_built_total",
-        help: "L2 blocks built through the Engine API",
-        labelNames: ["chain_id"] as const,
-        registers: [register],
-      }),
-  );
-  const sequenced = getOrCreate(
-    register,
-    "supernode_node_sequenced_blocks_total",
-    () =>
-      new Counter({
-        name: "supernode_node_sequenced_blocks_total",
-        help: "L2 blocks produced by the sequencer",
-        labelNames: ["chain_id"] as const,
-        registers: [register],
-      }),
-  );
-  const latency = getOrCreate(
-    register,
-    "supernode_node_engine_call_seconds",
-    () =>
-      new Histogram({
-        name: "supernode_node_engine_call_seconds",
+      new Histogram<"chain_id" | "method">({
+        name: latencyName,
         help: "Latency of Engine API calls by method",
-        labelNames: ["chain_id", "method"] as const,
+        labelNames: ["chain_id", "method"],
         buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
         registers: [register],
       }),
   );
-  const resets = getOrCreate(
-    register,
-    "supernode_node_resets_total",
-    () =>
-      new Counter({
-        name: "supernode_node_resets_total",
-        help: "Derivation pipeline / engine resets by reason",
-        labelNames: ["chain_id", "reason"] as const,
-        registers: [register],
-      }),
-  );
-  const errors = getOrCreate(
+  const resets = counter(register, "supernode_node_resets_total", "Derivation pipeline / engine resets by reason", [
+    "chain_id",
+    "reason",
+  ]);
+  const errors = counter(
     register,
     "supernode_node_errors_total",
-    () =>
-      new Counter({
-        name: "supernode_node_errors_total",
-        help: "Errors of the virtual node's driver loop by severity",
-        labelNames: ["chain_id", "severity"] as const,
-        registers: [register],
-      }),
+    "Errors of the virtual node's driver loop by severity",
+    ["chain_id", "severity"],
   );
   return {
     headNumber: { set: (l, v) => headGauge.set({ chain_id: chain, head: l.head }, v) },
