@@ -1,0 +1,308 @@
+/**
+ * Fork activation mid-chain, end to end on the devnet. The chain starts at Canyon/Delta and activates Ecotone,
+ * Fjord, Granite + Holocene, Isthmus and Jovian at L2 timestamps a block or two apart. A sequencing node builds
+ * across the activation blocks, the batcher posts them (span batches, calldata), and a verifying node with its own
+ * simulated execution client (the other variant) derives the chain from L1 alone. One L1 block is mined at exactly
+ * an activation time and carries a user deposit and an EIP-1559 SystemConfig update, so that activation block is
+ * the first of its epoch and holds a user deposit, and the Holocene parameters change after activation.
+ *
+ * Checked against the verifier's execution client over its eth JSON-RPC, with decoders independent of the project's
+ * codecs: upgrade deposits byte for byte (`../shared/conformance/upgrade-txs` when present) and in protocol order
+ * (`[L1 info] ++ user deposits ++ upgrade txs`), L1-info formats per block, Holocene/Jovian extraData and the base
+ * fee, and identical block hashes on both nodes up to a common safe head past the last activation.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Hex, keccak256 } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Devnet, startDevnet } from "../../../src/devnet/devnet.js";
+import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
+import type { L1Client } from "../../../src/io/l1/l1-client.js";
+import { encodeDepositTx } from "../../../src/protocol/l2/deposit-tx.js";
+import {
+  ecotoneUpgradeDeposits,
+  fjordUpgradeDeposits,
+  isthmusUpgradeDeposits,
+  jovianUpgradeDeposits,
+} from "../../../src/protocol/l2/upgrade-txs.js";
+import type { Fork } from "../../../src/protocol/rollup-config.js";
+import {
+  decodeL1Info,
+  depositTxBytes,
+  getBlock,
+  type L1InfoFormatName,
+  L1_INFO_FORMATS,
+  mineL1BlockAt,
+  nextBaseFeeEip1559,
+  type RpcBlock,
+  readVector,
+  upgradeSourceHash,
+  upgradeTxVectorsDir,
+  userDepositSourceHash,
+} from "./fork-support.js";
+import { sharedL1, startNode, startVerifierEl, type TestNode } from "./node-support.js";
+
+const CHAIN_ID = 901;
+/** Seconds after L2 genesis (= block numbers, with one-second L2 blocks). */
+const OFFSETS = {
+  regolith: 0,
+  canyon: 0,
+  delta: 0,
+  ecotone: 2,
+  fjord: 3,
+  granite: 4,
+  holocene: 4,
+  isthmus: 5,
+  jovian: 7,
+} as const satisfies Partial<Record<Fork, number>>;
+/** The verifier's safe head must pass this block (the block after the first Jovian-format block). */
+const TARGET = 10;
+const DENOMINATOR = 10;
+const ELASTICITY = 2;
+const CAROL: Hex = "0x00000000000000000000000000000000000000c0";
+const L1_INFO_DEPOSITOR = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001";
+const TX_DEPOSITED_TOPIC = "0xb3813568d9991fc951961fcb4c784893574240a28925604d09fc577c55bb7c32";
+const UPGRADE_FORKS = ["ecotone", "fjord", "isthmus", "jovian"] as const;
+type UpgradeFork = (typeof UPGRADE_FORKS)[number];
+
+async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Expected EIP-2718 bytes of each fork's upgrade deposits: conformance vectors when present, else the builders. */
+function expectedUpgradeTxs(dir: string | undefined): Record<UpgradeFork, Hex[]> {
+  const built = (txs: ReturnType<typeof ecotoneUpgradeDeposits>): Hex[] =>
+    txs.map((t) => `0x${Buffer.from(encodeDepositTx(t)).toString("hex")}` as Hex);
+  const out: Record<UpgradeFork, Hex[]> = {
+    ecotone: built(ecotoneUpgradeDeposits()),
+    fjord: built(fjordUpgradeDeposits()),
+    isthmus: built(isthmusUpgradeDeposits()),
+    jovian: built(jovianUpgradeDeposits()),
+  };
+  if (dir !== undefined) {
+    // Full-transaction vectors exist for Ecotone, Fjord and Isthmus; for Jovian only the creation code.
+    const counts = { ecotone: 6, fjord: 3, isthmus: 8 } as const;
+    for (const [fork, n] of Object.entries(counts) as [keyof typeof counts, number][]) {
+      const vectors = Array.from({ length: n }, (_, i) => readVector(dir, `${fork}_tx_${i}`));
+      expect(out[fork]).toEqual(vectors);
+      out[fork] = vectors;
+    }
+  }
+  return out;
+}
+
+describe("fork activation mid-chain: sequencer + verifier across Ecotone … Jovian", () => {
+  let dir: string;
+  let devnet: Devnet;
+  let l1: L1Client | undefined;
+  let verifierEl: SimulatedExecutionClient | undefined;
+  let seq: TestNode | undefined;
+  let ver: TestNode | undefined;
+  let g: number;
+  /** The activation (offset) whose block is the first of the specially mined L1 block's epoch. */
+  let special: { fork: "isthmus" | "jovian"; l1Number: number; l1Hash: Hex; logIndex: number };
+  /** Blocks 0..safe from the verifier's EL. */
+  const blocks: RpcBlock[] = [];
+  const vectorsDir = upgradeTxVectorsDir();
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "supernode-fork-"));
+    devnet = await startDevnet({
+      dir,
+      l1BlockTimeSec: 1,
+      l2BlockTimeSec: 1,
+      batcherPollIntervalMs: 200,
+      chains: [{ chainId: CHAIN_ID, variant: "a", dataMode: "calldata", batchType: "span", forkOffsets: OFFSETS }],
+    });
+    const chain = devnet.chain(CHAIN_ID);
+    g = chain.rollupConfig.genesis.l2_time;
+    // One L1 block at exactly an activation time (the first one still ahead of L1), holding a user deposit and an
+    // EIP-1559 parameter update: the L2 block at that time is the first of that L1 block's epoch.
+    const last = Number(BigInt((await devnet.l1Node.anvil.getBlock("latest")).timestamp));
+    const fork = g + OFFSETS.isthmus > last ? "isthmus" : "jovian";
+    if (g + OFFSETS[fork] <= last) throw new Error(`L1 already at ${last - g}s past L2 genesis; test setup too slow`);
+    const [dep] = await mineL1BlockAt(
+      devnet.l1.rpcUrl,
+      g + OFFSETS[fork],
+      2,
+      () =>
+        Promise.all([
+          devnet.deposit(CHAIN_ID, { fromAccount: 5, to: CAROL, mint: 10n ** 17n, gasLimit: 100_000n }),
+          chain.contracts.setEip1559Params(DENOMINATOR, ELASTICITY),
+        ]),
+      1,
+    );
+    const log = dep.logs.find((l) => l.topics[0] === TX_DEPOSITED_TOPIC);
+    if (log?.logIndex == null) throw new Error("no TransactionDeposited log");
+    special = { fork, l1Number: Number(dep.blockNumber), l1Hash: dep.blockHash, logIndex: log.logIndex };
+
+    l1 = sharedL1(devnet);
+    verifierEl = await startVerifierEl(devnet, chain);
+    seq = await startNode({ chain, l1, authUrl: chain.el.authUrl, dataDir: join(dir, "seq"), sequencer: true });
+    ver = await startNode({ chain, l1, authUrl: verifierEl.authUrl, dataDir: join(dir, "ver"), sequencer: false });
+    devnet.startBatchers();
+  }, 60_000);
+
+  afterAll(async () => {
+    await seq?.close();
+    await ver?.close();
+    await verifierEl?.stop();
+    await l1?.stop();
+    await devnet?.stop();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("the verifier derives the sequencer's chain across every activation: same hashes up to a common safe head", async () => {
+    const s = seq as TestNode;
+    const v = ver as TestNode;
+    const verUrl = (verifierEl as SimulatedExecutionClient).httpUrl;
+    const seqUrl = devnet.chain(CHAIN_ID).el.httpUrl;
+    let safe = -1;
+    await waitFor(
+      async () => {
+        const ref = v.node.syncStatus().safe_l2;
+        if (ref.number < TARGET) return false;
+        // the safe head is reported before the forkchoice update makes it canonical on the EL
+        if ((await getBlock(verUrl, ref.number))?.hash !== ref.hash) return false;
+        safe = ref.number;
+        return true;
+      },
+      25_000,
+      `verifier safe head ≥ ${TARGET}`,
+    );
+    await waitFor(() => s.node.syncStatus().safe_l2.number >= safe, 10_000, "sequencer safe head");
+    for (let n = 0; n <= safe; n++) {
+      const b = await getBlock(verUrl, n);
+      const a = await getBlock(seqUrl, n);
+      expect(b, `verifier block ${n}`).not.toBeNull();
+      expect(a?.hash, `block ${n}`).toBe(b?.hash);
+      blocks.push(b as RpcBlock);
+    }
+    expect(Number(BigInt(blocks.at(-1)!.timestamp)) - g).toBeGreaterThan(OFFSETS.jovian);
+  }, 40_000);
+
+  it("each activation block carries exactly its fork's upgrade deposits, after the L1-info deposit and user deposits", () => {
+    expect(blocks.length).toBeGreaterThan(TARGET);
+    const expected = expectedUpgradeTxs(vectorsDir);
+    // source hashes are the upgrade domain over the intent (spot checks against an independent computation)
+    expect(expected.ecotone[2]).toContain(upgradeSourceHash("Ecotone: L1 Block Proxy Update").slice(2));
+    expect(expected.jovian[4]).toContain(upgradeSourceHash("Jovian: Gas Price Oracle Set Jovian").slice(2));
+    let sawUserDeposit = false;
+    for (const b of blocks.slice(1)) {
+      const n = Number(BigInt(b.number));
+      const ts = Number(BigInt(b.timestamp));
+      const forks = UPGRADE_FORKS.filter((f) => g + OFFSETS[f] === ts);
+      const upgrades = forks.flatMap((f) => expected[f]);
+      const txs = b.transactions;
+      const info = txs[0];
+      expect(info?.type, `block ${n} tx 0`).toBe("0x7e");
+      expect(info?.from).toBe(L1_INFO_DEPOSITOR);
+      const origin = decodeL1Info(info!.input);
+      // user deposits: only in the first block of the specially mined L1 block's epoch
+      const userDeposits = origin.number === BigInt(special.l1Number) && origin.sequenceNumber === 0n ? 1 : 0;
+      expect(txs.length, `block ${n} (t+${ts - g}, ${forks.join("+") || "no activation"})`).toBe(
+        1 + userDeposits + upgrades.length,
+      );
+      if (userDeposits === 1) {
+        sawUserDeposit = true;
+        expect(ts - g, "the user deposit's block is the activation block").toBe(OFFSETS[special.fork]);
+        const d = txs[1]!;
+        expect(d.type).toBe("0x7e");
+        expect(d.to).toBe(CAROL);
+        expect(d.sourceHash).toBe(userDepositSourceHash(special.l1Hash, special.logIndex));
+      }
+      upgrades.forEach((want, i) => {
+        const tx = txs[1 + userDeposits + i]!;
+        const bytes = depositTxBytes(tx);
+        expect(bytes, `block ${n} upgrade tx ${i}`).toBe(want);
+        expect(tx.hash).toBe(keccak256(want));
+      });
+    }
+    expect(sawUserDeposit).toBe(true);
+  });
+
+  it("the L1-info deposit switches format the block after each activation (Bedrock → Ecotone → Isthmus → Jovian)", () => {
+    expect(blocks.length).toBeGreaterThan(TARGET);
+    const formatAt = (ts: number): L1InfoFormatName =>
+      ts > g + OFFSETS.jovian
+        ? "jovian"
+        : ts > g + OFFSETS.isthmus
+          ? "isthmus"
+          : ts > g + OFFSETS.ecotone
+            ? "ecotone"
+            : "bedrock";
+    const seen = new Set<L1InfoFormatName>();
+    for (const b of blocks.slice(1)) {
+      const ts = Number(BigInt(b.timestamp));
+      const input = b.transactions[0]!.input;
+      const want = formatAt(ts);
+      seen.add(want);
+      expect(input.slice(0, 10), `t+${ts - g}`).toBe(L1_INFO_FORMATS[want].selector);
+      expect((input.length - 2) / 2).toBe(L1_INFO_FORMATS[want].length);
+      const info = decodeL1Info(input);
+      if (want === "bedrock") {
+        expect(info.l1FeeOverhead).toBe(0n);
+        // the raw (versioned) SystemConfig scalar: 0x01 ‖ … ‖ blob scalar u32 ‖ base scalar u32
+        expect(info.l1FeeScalar).toBe((1n << 248n) | (810949n << 32n) | 1368n);
+      } else {
+        expect([info.baseFeeScalar, info.blobBaseFeeScalar]).toEqual([1368, 810949]);
+      }
+      if (want === "isthmus" || want === "jovian")
+        expect([info.operatorFeeScalar, info.operatorFeeConstant]).toEqual([0, 0n]);
+      if (want === "jovian") expect(info.daFootprintGasScalar).toBe(400);
+      // header fields that follow the forks
+      expect(b.parentBeaconBlockRoot !== undefined, `beacon root at t+${ts - g}`).toBe(ts >= g + OFFSETS.ecotone);
+      expect(b.requestsHash !== undefined, `requests hash at t+${ts - g}`).toBe(ts >= g + OFFSETS.isthmus);
+    }
+    expect([...seen]).toEqual(["bedrock", "ecotone", "isthmus", "jovian"]);
+  });
+
+  it("Holocene: extraData carries the EIP-1559 params (v0, then v1 from Jovian) and the base fee follows them", () => {
+    expect(blocks.length).toBeGreaterThan(TARGET);
+    const hex = (v: number, bytes: number) => v.toString(16).padStart(bytes * 2, "0");
+    let customApplied = 0;
+    for (let i = 1; i < blocks.length; i++) {
+      const b = blocks[i]!;
+      const parent = blocks[i - 1]!;
+      const ts = Number(BigInt(b.timestamp));
+      const origin = decodeL1Info(b.transactions[0]!.input).number;
+      const [den, el] = origin >= BigInt(special.l1Number) ? [DENOMINATOR, ELASTICITY] : [250, 6];
+      const params = `${hex(den, 4)}${hex(el, 4)}`;
+      const want =
+        ts < g + OFFSETS.holocene ? "0x" : ts < g + OFFSETS.jovian ? `0x00${params}` : `0x01${params}${hex(0, 8)}`;
+      expect(b.extraData, `extraData at t+${ts - g}`).toBe(want);
+      // base fee from the parent: Canyon constants (250, 6) before Holocene, the parent's extraData from it
+      const pts = Number(BigInt(parent.timestamp));
+      const pHolocene = pts >= g + OFFSETS.holocene;
+      const pJovian = pts >= g + OFFSETS.jovian;
+      const px = parent.extraData;
+      const denominator = pHolocene ? BigInt(`0x${px.slice(4, 12)}`) : 250n;
+      const elasticity = pHolocene ? BigInt(`0x${px.slice(12, 20)}`) : 6n;
+      const gasUsed = BigInt(parent.gasUsed);
+      const blobGasUsed = BigInt(parent.blobGasUsed ?? "0x0");
+      const base = {
+        baseFee: BigInt(parent.baseFeePerGas),
+        gasLimit: BigInt(parent.gasLimit),
+        used: pJovian && blobGasUsed > gasUsed ? blobGasUsed : gasUsed,
+      };
+      const expected = nextBaseFeeEip1559({
+        ...base,
+        denominator,
+        elasticity,
+        ...(pJovian ? { minBaseFee: BigInt(`0x${px.slice(20, 36)}`) } : {}),
+      });
+      expect(BigInt(b.baseFeePerGas), `base fee at t+${ts - g}`).toBe(expected);
+      if (denominator === BigInt(DENOMINATOR)) {
+        customApplied++;
+        // not vacuous: the chain constants would give another base fee
+        expect(nextBaseFeeEip1559({ ...base, denominator: 250n, elasticity: 6n })).not.toBe(expected);
+      }
+    }
+    expect(customApplied).toBeGreaterThan(0);
+  });
+});
