@@ -11,7 +11,7 @@ import type { RollupConfig } from "../protocol/rollup-config.js";
 import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
 import type { AttributesBuilder, DerivationPipeline } from "./derivation/types.js";
 import { type DerivedAttributes, EngineController } from "./engine/engine-controller.js";
-import { findL2Heads } from "./engine/find-heads.js";
+import { type FoundHeads, findL2Heads } from "./engine/find-heads.js";
 import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
 import { blockNumberAtTimestamp, ZERO_L1_REF, ZERO_L2_REF } from "./engine/heads.js";
 import { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
@@ -29,12 +29,19 @@ import type {
 } from "./ports.js";
 import { selectNextOrigin, sequencerNoTxPool } from "./sequencer/origin-selector.js";
 import { SequencerState } from "./sequencer/sequencer-state.js";
-import { shouldStartElSync } from "./engine/el-sync.js";
+import { ElSync } from "./engine/el-sync.js";
+import { checkPostedPayload } from "./engine/posted-payload.js";
 
 export interface ChainNodeConfig {
   readonly rollup: RollupConfig;
   readonly engineKind: "variant_a" | "variant_b";
   readonly syncMode: "consensus-layer" | "execution-layer";
+  /** `syncmode.req-resp` (default false): with it, unsafe payloads go through the queue once EL sync is done. */
+  readonly syncModeReqResp?: boolean;
+  /** `syncmode.offset-el-safe` in L2 blocks: safe/finalized this far behind the tip when EL sync finishes. */
+  readonly elSafeOffsetBlocks?: number;
+  /** Bounds of the unsafe-payload queue (defaults: 500 MiB, 16,384 payloads). */
+  readonly unsafeQueue?: { readonly maxBytes?: number; readonly maxCount?: number };
   readonly sequencer: {
     readonly enabled: boolean;
     readonly stopped: boolean;
@@ -77,7 +84,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   readonly engine: EngineController;
   private readonly pipeline: DerivationPipeline;
   private readonly finalizer: Finalizer;
-  readonly unsafeQueue = new UnsafePayloadQueue();
+  readonly unsafeQueue: UnsafePayloadQueue;
   private readonly seq: SequencerState;
   private state: ChainNodeState = "created";
   private initialised = false;
@@ -92,7 +99,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private abort = new AbortController();
   private loop: Promise<void> | undefined;
   private pendingAttrs: DerivedAttributes | undefined;
-  private elSync: "off" | "started" | "done";
+  readonly elSync: ElSync;
+  private recoverMode: boolean;
   /** Temporary-error backoff state of the loop. */
   private failures = 0;
   private fatal: SupernodeError | Error | undefined;
@@ -111,7 +119,19 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     });
     this.pipeline = deps.createPipeline();
     this.seq = new SequencerState(cfg.sequencer.enabled, !cfg.sequencer.stopped);
-    this.elSync = cfg.syncMode === "execution-layer" ? "off" : "done";
+    this.recoverMode = cfg.sequencer.recoverMode;
+    this.unsafeQueue = new UnsafePayloadQueue(cfg.unsafeQueue?.maxBytes, cfg.unsafeQueue?.maxCount);
+    this.elSync = new ElSync(cfg.syncMode, {
+      cfg: cfg.rollup,
+      kind: cfg.engineKind,
+      engine: deps.engine,
+      controller: this.engine,
+      refFromPayload: deps.refFromPayload,
+      safeDb: deps.safeDb,
+      clock: deps.clock,
+      logger: deps.logger,
+      offsetBlocks: cfg.elSafeOffsetBlocks,
+    });
   }
 
   static async create(cfg: ChainNodeConfig, deps: ChainNodeDeps): Promise<ChainNode> {
@@ -245,21 +265,49 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   private async doReset(reason: string): Promise<void> {
     this.d.metrics?.resets.inc({ reason });
-    const found = await findL2Heads(this.cfg.rollup, this.d.engine, this.d.l1, this.d.safeDb);
-    this.d.logger.info(
-      { reason, unsafe: found.unsafe.number, safe: found.safe.number, finalized: found.finalized.number },
-      "reset: found L2 heads",
-    );
+    const found = await findL2Heads(this.cfg.rollup, this.d.engine, this.d.l1, this.d.safeDb, {
+      // op-node skips the genesis check in EL-sync mode (the EL may not serve it yet).
+      skipGenesisCheck: this.elSync.syncing,
+      elSafeOffsetBlocks: this.cfg.elSafeOffsetBlocks ?? 0,
+    });
     await this.engine.forceReset(found.unsafe, found.safe, found.finalized);
-    if (this.d.safeDb !== undefined) {
-      await this.d.safeDb.truncate(found.safeDbL1?.number ?? found.safe.l1origin.number);
-    }
+    await this.resetSafeDb(found);
     this.finalizer.reset();
     this.pendingAttrs = undefined;
     await this.pipeline.reset(found.safe);
     this.resetRequested = undefined;
     this.initialised = true;
+    const id = (r: L2BlockRef) => ({ number: r.number, hash: r.hash });
+    this.d.logger.info(
+      { reason, how: found.how, unsafe: id(found.unsafe), safe: id(found.safe), finalized: id(found.finalized) },
+      "reset: found L2 heads",
+    );
     for (const w of this.resetWaiters.splice(0)) w();
+  }
+
+  /** SafeDB after a reset (op-node `SafeHeadReset`, or a plain truncation when the port lacks it). */
+  private async resetSafeDb(found: FoundHeads): Promise<void> {
+    const db = this.d.safeDb;
+    if (db === undefined) return;
+    if (db.safeHeadReset === undefined) {
+      await db.truncate(found.safeDbL1?.number ?? found.safe.l1origin.number);
+      return;
+    }
+    const g = this.cfg.rollup.genesis.l2;
+    if (found.safe.number === g.number && found.safe.hash.toLowerCase() === g.hash.toLowerCase()) {
+      // The genesis is safe as of L1 block 0 (dispute games may reference L1 heads before genesis.l1).
+      let l1Block0: L1BlockRef | undefined;
+      try {
+        l1Block0 = await this.d.l1.l1BlockRefByNumber(0);
+      } catch (err) {
+        if (severityOf(err) !== "temporary") throw err;
+      }
+      if (l1Block0 !== undefined) {
+        await db.safeHeadReset(found.safe, { isL2Genesis: true, l1Block0: { hash: l1Block0.hash, number: 0 } });
+        return;
+      }
+    }
+    await db.safeHeadReset(found.safe);
   }
 
   private async onSafeHead(safe: L2BlockRef, derivedFrom: L1BlockRef): Promise<void> {
@@ -272,18 +320,25 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   private async unsafeStep(): Promise<boolean> {
     const h = this.engine.heads;
+    if (this.elSync.directInsert(this.cfg.syncModeReqResp ?? false)) {
+      const env = this.unsafeQueue.popAbove(h.unsafe.number);
+      if (env === undefined) return false;
+      let r: Awaited<ReturnType<ElSync["insert"]>>;
+      try {
+        r = await this.elSync.insert(env);
+      } catch (err) {
+        this.unsafeQueue.push(env); // retried after the backoff
+        throw err;
+      }
+      if (r.result === "skipped") this.unsafeQueue.push(env); // EL sync not needed: the CL path takes it
+      if (r.finished) this.resetRequested = "el-sync-finished"; // resume derivation from the EL's labels
+      return r.result === "inserted" || r.result === "skipped";
+    }
     const next = this.unsafeQueue.nextFor(h.unsafe, h.safe);
     if (next === undefined) return false;
-    if (this.elSync === "off") {
-      this.elSync = shouldStartElSync(this.cfg.engineKind, h.finalized, this.cfg.rollup) ? "started" : "done";
-    }
-    this.unsafeQueue.pop();
+    // Popped only after a definite answer: a temporary error leaves it queued for the retry.
     const res = await this.engine.insertUnsafePayload(next);
-    if (res === "inserted" && this.elSync === "started") {
-      // EL sync reached a VALID head: resume consolidation from the EL's state.
-      this.elSync = "done";
-      this.resetRequested = "el-sync-finished";
-    }
+    if (this.unsafeQueue.peek() === next) this.unsafeQueue.pop();
     if (res === "invalid") this.d.logger.warn({ number: next.executionPayload.blockNumber }, "unsafe payload invalid");
     return res === "inserted";
   }
@@ -292,7 +347,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   // Derivation
 
   private async derivationStep(): Promise<boolean> {
-    if (this.elSync === "started") return false;
+    if (this.elSync.syncing) return false;
     const max = this.cfg.maxStepsPerTick ?? 256;
     let progressed = false;
     for (let i = 0; i < max && !this.abort.signal.aborted; i++) {
@@ -323,7 +378,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   private async finalityStep(): Promise<void> {
     const fin = this.lastL1.finalized;
-    if (fin.number === 0) return;
+    if (fin.number === 0 || this.elSync.syncing) return;
     const cand = this.finalizer.candidate(fin.number);
     if (cand === undefined || cand.l2.number <= this.engine.heads.finalized.number) return;
     const canon = await this.d.l1.l1BlockRefByNumber(cand.derivedFrom.number);
@@ -352,20 +407,20 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   private async sequencerStep(): Promise<boolean> {
-    if (!this.seq.active || !this.initialised || !this.sequencerDue()) return false;
+    if (!this.seq.active || !this.initialised || this.elSync.syncing || !this.sequencerDue()) return false;
     const h = this.engine.heads;
     const lag = this.cfg.sequencer.maxSafeLag;
     if (lag > 0 && h.unsafe.number >= h.safe.number + lag) return false;
     const parent = h.unsafe;
     const origin = await selectNextOrigin(this.cfg.rollup, this.d.l1, parent, {
       l1Confs: this.cfg.sequencer.l1Confs,
-      recover: this.cfg.sequencer.recoverMode,
+      recover: this.recoverMode,
     });
     const prepared = await this.d.attributesBuilder.prepare(parent, origin);
     const ts = prepared.attributes.timestamp;
     const attributes = {
       ...prepared.attributes,
-      noTxPool: sequencerNoTxPool(this.cfg.rollup, ts, prepared.l1origin, this.cfg.sequencer.recoverMode),
+      noTxPool: sequencerNoTxPool(this.cfg.rollup, ts, prepared.l1origin, this.recoverMode),
     };
     const built = await this.engine.buildAndInsert(attributes, parent, {
       l1origin: prepared.l1origin,
@@ -388,11 +443,21 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   // ------------------------------------------------------------------------------------------------------------
   // Inputs from outside
 
-  /** Queues an unsafe payload (P2P gossip, `admin_postUnsafePayload`). */
+  /**
+   * Queues an unsafe payload (P2P gossip, `admin_postUnsafePayload`); the driver loop inserts it (CL sync: when it
+   * extends the unsafe head; EL sync: directly). False when it was not queued (duplicate, too large, dropped, or
+   * its L1-info deposit does not decode).
+   */
   addUnsafePayload(env: ExecutionPayloadEnvelope): boolean {
-    const added = this.unsafeQueue.push(env);
-    if (added) this.poke();
-    return added;
+    try {
+      this.d.refFromPayload(env);
+    } catch {
+      return false;
+    }
+    const res = this.unsafeQueue.push(env);
+    if (res === "added") this.poke();
+    else this.d.logger.debug({ number: env.executionPayload.blockNumber, res }, "unsafe payload not queued");
+    return res === "added";
   }
 
   // ------------------------------------------------------------------------------------------------------------
@@ -412,6 +477,22 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     this.seq.confirmStop();
     this.d.logger.info({ head: this.engine.heads.unsafe.number }, "sequencer stopped");
     return this.engine.heads.unsafe.hash;
+  }
+
+  async postUnsafePayload(env: ExecutionPayloadEnvelope): Promise<void> {
+    checkPostedPayload(env, this.d.refFromPayload);
+    this.addUnsafePayload(env);
+  }
+
+  async setRecoverMode(on: boolean): Promise<void> {
+    if (!this.seq.enabled) return; // op-node: a no-op without the sequencer
+    if (on !== this.recoverMode) this.d.logger.info({ recoverMode: on }, "sequencer recover mode set");
+    this.recoverMode = on;
+  }
+
+  /** Sequencer recover mode (`--sequencer.recover`, `admin_setRecoverMode`). */
+  get sequencerRecoverMode(): boolean {
+    return this.recoverMode;
   }
 
   async resetDerivationPipeline(): Promise<void> {

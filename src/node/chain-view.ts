@@ -5,6 +5,7 @@
 import type { Hash } from "../core/types/primitives.js";
 import type { BlockId, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
+import type { ExecutionPayloadEnvelope } from "./ports.js";
 
 export interface OutputAtBlock {
   readonly version: Hash;
@@ -39,4 +40,11 @@ export interface ChainAdminControl {
   stopSequencer(): Promise<Hash>;
   /** Forces a derivation-pipeline reset; resolves once the node has taken it. */
   resetDerivationPipeline(): Promise<void>;
+  /**
+   * `admin_postUnsafePayload`: checks the block hash (error `payload has bad block hash: …`) and queues the
+   * payload like a gossiped unsafe block.
+   */
+  postUnsafePayload(env: ExecutionPayloadEnvelope): Promise<void>;
+  /** `admin_setRecoverMode`: sequencer recover mode (no-op without the sequencer). */
+  setRecoverMode(on: boolean): Promise<void>;
 }

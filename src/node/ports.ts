@@ -118,6 +118,14 @@ export interface SafeDbPort {
   safeHeadAtL1Block(l1Number: number): Promise<{ l1Block: BlockId; safeHead: BlockId } | undefined>;
   /** Drop every entry whose L1 block number is > `l1Number` (reset). */
   truncate(l1Number: number): Promise<void>;
+  /**
+   * op-node `SafeHeadReset` (optional; the node falls back to `truncate`): from `newSafe`'s L1 origin upward, drop
+   * the first entry whose safe L2 number ≥ `newSafe.number` and everything after it, re-recording `newSafe` under
+   * that entry's key when an earlier entry exists; a reset to the L2 genesis records (L1 block 0 → genesis).
+   */
+  safeHeadReset?(newSafe: L2BlockRef, opts?: { isL2Genesis?: boolean; l1Block0?: BlockId }): Promise<void>;
+  /** Drop every entry (EL sync start; optional, the node falls back to `truncate(-1)`). */
+  clear?(): Promise<void>;
 }
 
 /** Where a sequencer's freshly built blocks go (P2P gossip later). */

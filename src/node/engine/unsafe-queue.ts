@@ -1,25 +1,45 @@
 /**
- * A bounded queue of unsafe payloads (gossip, `admin_postUnsafePayload`, req-resp) ordered by block number,
- * duplicates by hash rejected, the oldest dropped when the byte budget is exceeded (op-node §2.12.5).
+ * The queue of unsafe payloads (gossip, `admin_postUnsafePayload`, req-resp) waiting for insertion (op-node
+ * §2.12.5, `PayloadsQueue`): ordered by block number (lowest first; equal numbers keep arrival order), duplicates by
+ * block hash rejected, bounded by memory (op-node's size estimate: 1000 bytes + each transaction's bytes + 24) and
+ * by count; when over a bound the lowest payloads are dropped (a push whose own payload would be dropped fails).
  */
-import type { ExecutionPayloadEnvelope } from "../ports.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
+import type { ExecutionPayloadEnvelope } from "../ports.js";
 
+/** op-node's budget: 500 MiB. */
 export const DEFAULT_UNSAFE_QUEUE_BYTES = 500 * 1024 * 1024;
+/** Our count bound (op-node has none; this keeps insertion cheap). */
+export const DEFAULT_UNSAFE_QUEUE_COUNT = 16_384;
 
-function sizeOf(env: ExecutionPayloadEnvelope): number {
-  let n = 1024;
-  for (const tx of env.executionPayload.transactions) n += tx.length / 2;
+const FIXED_COST = 1000;
+const TX_OVERHEAD = 24;
+
+/** op-node `payloadMemSize`: a fixed cost plus each transaction's byte length and overhead. */
+export function payloadMemSize(env: ExecutionPayloadEnvelope): number {
+  let n = FIXED_COST;
+  for (const tx of env.executionPayload.transactions) n += (tx.length - 2) / 2 + TX_OVERHEAD;
   return n;
 }
 
-export class UnsafePayloadQueue {
-  private items: { env: ExecutionPayloadEnvelope; size: number }[] = [];
-  private bytes = 0;
-  private readonly maxBytes: number;
+export type PushResult = "added" | "duplicate" | "too-large" | "dropped";
 
-  constructor(maxBytes = DEFAULT_UNSAFE_QUEUE_BYTES) {
+interface Item {
+  readonly env: ExecutionPayloadEnvelope;
+  readonly size: number;
+  readonly hash: string;
+}
+
+export class UnsafePayloadQueue {
+  private items: Item[] = [];
+  private readonly hashes = new Set<string>();
+  private bytes = 0;
+  readonly maxBytes: number;
+  readonly maxCount: number;
+
+  constructor(maxBytes = DEFAULT_UNSAFE_QUEUE_BYTES, maxCount = DEFAULT_UNSAFE_QUEUE_COUNT) {
     this.maxBytes = maxBytes;
+    this.maxCount = Math.max(1, maxCount);
   }
 
   get length(): number {
@@ -30,20 +50,30 @@ export class UnsafePayloadQueue {
     return this.bytes;
   }
 
-  /** Adds a payload; false when it is a duplicate. */
-  push(env: ExecutionPayloadEnvelope): boolean {
+  /** Adds a payload in block-number order; see `PushResult`. */
+  push(env: ExecutionPayloadEnvelope): PushResult {
     const p = env.executionPayload;
-    if (this.items.some((i) => i.env.executionPayload.blockHash === p.blockHash)) return false;
-    const size = sizeOf(env);
-    let at = this.items.length;
-    while (at > 0 && (this.items[at - 1]?.env.executionPayload.blockNumber ?? 0) > p.blockNumber) at--;
-    this.items.splice(at, 0, { env, size });
-    this.bytes += size;
-    while (this.bytes > this.maxBytes && this.items.length > 1) {
-      const dropped = this.items.shift();
-      if (dropped) this.bytes -= dropped.size;
+    const hash = p.blockHash.toLowerCase();
+    if (this.hashes.has(hash)) return "duplicate";
+    const size = payloadMemSize(env);
+    if (size > this.maxBytes) return "too-large";
+    // Insert after every item with a number ≤ p.blockNumber (binary search).
+    let lo = 0;
+    let hi = this.items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.items[mid]?.env.executionPayload.blockNumber ?? 0) <= p.blockNumber) lo = mid + 1;
+      else hi = mid;
     }
-    return true;
+    this.items.splice(lo, 0, { env, size, hash });
+    this.hashes.add(hash);
+    this.bytes += size;
+    let droppedSelf = false;
+    while (this.bytes > this.maxBytes || this.items.length > this.maxCount) {
+      const dropped = this.pop();
+      if (dropped?.executionPayload.blockHash.toLowerCase() === hash) droppedSelf = true;
+    }
+    return droppedSelf ? "dropped" : "added";
   }
 
   peek(): ExecutionPayloadEnvelope | undefined {
@@ -52,13 +82,22 @@ export class UnsafePayloadQueue {
 
   pop(): ExecutionPayloadEnvelope | undefined {
     const i = this.items.shift();
-    if (i) this.bytes -= i.size;
-    return i?.env;
+    if (i === undefined) return undefined;
+    this.bytes -= i.size;
+    this.hashes.delete(i.hash);
+    return i.env;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.hashes.clear();
+    this.bytes = 0;
   }
 
   /**
-   * Drops payloads that can never be inserted on `unsafe`: at/below the unsafe or safe head, or at unsafe+1 with
-   * a different parent. Returns the next insertable payload (parent = unsafe head), if any.
+   * Drops payloads that can never be inserted on `unsafe` (op-node `DropInapplicableUnsafePayloads`): the unsafe
+   * head itself, at/below the safe or unsafe head, or at unsafe+1 with a different parent. Returns the next
+   * insertable payload (parent = unsafe head), if any, without removing it.
    */
   nextFor(unsafe: L2BlockRef, safe: L2BlockRef): ExecutionPayloadEnvelope | undefined {
     for (;;) {
@@ -73,6 +112,12 @@ export class UnsafePayloadQueue {
     }
     const first = this.items[0]?.env;
     return first !== undefined && first.executionPayload.blockNumber === unsafe.number + 1 ? first : undefined;
+  }
+
+  /** EL sync: drops everything at or below `n` and removes and returns the lowest payload above it. */
+  popAbove(n: number): ExecutionPayloadEnvelope | undefined {
+    while (this.items[0] !== undefined && this.items[0].env.executionPayload.blockNumber <= n) this.pop();
+    return this.pop();
   }
 
   /** The lowest queued payload (for `queued_unsafe_l2`). */

@@ -6,9 +6,11 @@ import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { L1Source } from "../ports.js";
 
 /**
- * Picks the origin of the block after `parent`: keep the current origin unless the next L1 block (confirmed
- * `l1Confs` deep) exists and the new block's timestamp has reached it; the next one is required past the drift
- * (and always in recover mode).
+ * Picks the origin of the block after `parent` (op-node `FindL1Origin`): the next L1 block (confirmed `l1Confs`
+ * deep) when it is known and the new block's timestamp has reached it (never a future origin), else the current
+ * one; past the sequencer drift the next one is required. Recover mode (`recover`) asks for the next origin
+ * eagerly in op-node; this selector always tries to fetch it, so the choice is the same — and at the L1 tip
+ * recover mode falls back to these rules too (empty blocks come from `sequencerNoTxPool`).
  */
 export async function selectNextOrigin(
   cfg: RollupConfig,
@@ -30,14 +32,13 @@ export async function selectNextOrigin(
     if (severityOf(err) !== "temporary") throw err;
   }
   if (next === undefined) {
-    if (opts.recover || ts - current.timestamp > drift) {
+    if (ts - current.timestamp > drift) {
       throw new TemporaryError("NEXT_ORIGIN_REQUIRED", "past the sequencer drift and the next L1 origin is unknown");
     }
     return current;
   }
   if (next.parentHash !== current.hash) throw new ResetError("L1_ORIGIN_ORPHANED", "next L1 origin is orphaned");
-  if (opts.recover || ts >= next.timestamp) return next;
-  return current;
+  return ts >= next.timestamp ? next : current;
 }
 
 const NO_TX_FORKS = ["ecotone", "fjord", "isthmus", "jovian", "karst", "interop"] as const;
