@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { type Hex, keccak256 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Devnet, startDevnet } from "../../../src/devnet/devnet.js";
+import { devAccount } from "../../../src/devnet/l1/dev-accounts.js";
 import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
 import type { L1Client } from "../../../src/io/l1/l1-client.js";
 import { encodeDepositTx } from "../../../src/protocol/l2/deposit-tx.js";
@@ -31,6 +32,7 @@ import {
   decodeL1Info,
   depositTxBytes,
   getBlock,
+  rpc,
   type L1InfoFormatName,
   L1_INFO_FORMATS,
   mineL1BlockAt,
@@ -65,6 +67,44 @@ const L1_INFO_DEPOSITOR = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001";
 const TX_DEPOSITED_TOPIC = "0xb3813568d9991fc951961fcb4c784893574240a28925604d09fc577c55bb7c32";
 const UPGRADE_FORKS = ["ecotone", "fjord", "isthmus", "jovian"] as const;
 type UpgradeFork = (typeof UPGRADE_FORKS)[number];
+
+/**
+ * Keeps the sequencer's transaction pool fed: one signed transfer every `everyMs` from dev account 6 until
+ * `stop()`; returns how many the pool accepted.
+ */
+function userTraffic(elHttpUrl: string, everyMs: number): { stop(): Promise<number> } {
+  const acct = devAccount(6).account;
+  let running = true;
+  let nonce = 0;
+  const loop = (async () => {
+    while (running) {
+      const raw = await acct.signTransaction({
+        chainId: CHAIN_ID,
+        type: "eip1559",
+        nonce,
+        to: CAROL,
+        value: 1000n + BigInt(nonce),
+        gas: 21_000n,
+        maxFeePerGas: 10_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000n,
+      });
+      try {
+        await rpc(elHttpUrl, "eth_sendRawTransaction", [raw]);
+        nonce++;
+      } catch {
+        // a stopping EL; the next round retries the same nonce
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return nonce;
+    },
+  };
+}
 
 async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -103,6 +143,7 @@ describe("fork activation mid-chain: sequencer + verifier across Ecotone … Jov
   let verifierEl: SimulatedExecutionClient | undefined;
   let seq: TestNode | undefined;
   let ver: TestNode | undefined;
+  let traffic: { stop(): Promise<number> } | undefined;
   let g: number;
   /** The activation (offset) whose block is the first of the specially mined L1 block's epoch. */
   let special: { fork: "isthmus" | "jovian"; l1Number: number; l1Hash: Hex; logIndex: number };
@@ -145,10 +186,12 @@ describe("fork activation mid-chain: sequencer + verifier across Ecotone … Jov
     verifierEl = await startVerifierEl(devnet, chain);
     seq = await startNode({ chain, l1, authUrl: chain.el.authUrl, dataDir: join(dir, "seq"), sequencer: true });
     ver = await startNode({ chain, l1, authUrl: verifierEl.authUrl, dataDir: join(dir, "ver"), sequencer: false });
+    traffic = userTraffic(chain.el.httpUrl, 150);
     devnet.startBatchers();
   }, 60_000);
 
   afterAll(async () => {
+    await traffic?.stop();
     await seq?.close();
     await ver?.close();
     await verifierEl?.stop();
@@ -193,37 +236,46 @@ describe("fork activation mid-chain: sequencer + verifier across Ecotone … Jov
     expect(expected.ecotone[2]).toContain(upgradeSourceHash("Ecotone: L1 Block Proxy Update").slice(2));
     expect(expected.jovian[4]).toContain(upgradeSourceHash("Jovian: Gas Price Oracle Set Jovian").slice(2));
     let sawUserDeposit = false;
+    let userTxs = 0;
     for (const b of blocks.slice(1)) {
       const n = Number(BigInt(b.number));
       const ts = Number(BigInt(b.timestamp));
       const forks = UPGRADE_FORKS.filter((f) => g + OFFSETS[f] === ts);
+      const what = `block ${n} (t+${ts - g}, ${forks.join("+") || "no activation"})`;
       const upgrades = forks.flatMap((f) => expected[f]);
       const txs = b.transactions;
-      const info = txs[0];
-      expect(info?.type, `block ${n} tx 0`).toBe("0x7e");
-      expect(info?.from).toBe(L1_INFO_DEPOSITOR);
+      const deposits = txs.findIndex((t) => t.type !== "0x7e");
+      const depositTxs = deposits === -1 ? txs : txs.slice(0, deposits);
+      const poolTxs = deposits === -1 ? [] : txs.slice(deposits);
+      expect(
+        poolTxs.every((t) => t.type !== "0x7e"),
+        `${what}: deposits come first`,
+      ).toBe(true);
+      const info = depositTxs[0];
+      expect(info?.from, `${what}: tx 0 is the L1-info deposit`).toBe(L1_INFO_DEPOSITOR);
       const origin = decodeL1Info(info!.input);
       // user deposits: only in the first block of the specially mined L1 block's epoch
       const userDeposits = origin.number === BigInt(special.l1Number) && origin.sequenceNumber === 0n ? 1 : 0;
-      expect(txs.length, `block ${n} (t+${ts - g}, ${forks.join("+") || "no activation"})`).toBe(
-        1 + userDeposits + upgrades.length,
-      );
+      expect(depositTxs.length, what).toBe(1 + userDeposits + upgrades.length);
       if (userDeposits === 1) {
         sawUserDeposit = true;
         expect(ts - g, "the user deposit's block is the activation block").toBe(OFFSETS[special.fork]);
-        const d = txs[1]!;
-        expect(d.type).toBe("0x7e");
+        const d = depositTxs[1]!;
         expect(d.to).toBe(CAROL);
         expect(d.sourceHash).toBe(userDepositSourceHash(special.l1Hash, special.logIndex));
       }
       upgrades.forEach((want, i) => {
-        const tx = txs[1 + userDeposits + i]!;
-        const bytes = depositTxBytes(tx);
-        expect(bytes, `block ${n} upgrade tx ${i}`).toBe(want);
+        const tx = depositTxs[1 + userDeposits + i]!;
+        expect(depositTxBytes(tx), `${what}: upgrade tx ${i}`).toBe(want);
         expect(tx.hash).toBe(keccak256(want));
       });
+      // the sequencer includes no pool transactions in an activation block with upgrade txs (and a Jovian
+      // activation block with user transactions would be dropped by derivation)
+      if (forks.length > 0) expect(poolTxs, `${what}: no user transactions`).toEqual([]);
+      userTxs += poolTxs.length;
     }
     expect(sawUserDeposit).toBe(true);
+    expect(userTxs, "user transactions were sequenced, batched and derived").toBeGreaterThan(0);
   });
 
   it("the L1-info deposit switches format the block after each activation (Bedrock → Ecotone → Isthmus → Jovian)", () => {
