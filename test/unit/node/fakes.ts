@@ -3,6 +3,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, hexToBytes } from "../../../src/core/codec/hex.js";
 import { TemporaryError } from "../../../src/core/errors/supernode-error.js";
 import type { Clock } from "../../../src/core/time/clock.js";
+import type { Logger } from "../../../src/core/logger.js";
 import { AbortedError } from "../../../src/core/errors/supernode-error.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
@@ -304,6 +305,34 @@ export class MemorySafeDb implements SafeDbPort {
   async truncate(l1Number: number) {
     for (const k of [...this.entries.keys()]) if (k > l1Number) this.entries.delete(k);
   }
+  resets: { newSafe: L2BlockRef; isL2Genesis: boolean }[] = [];
+  /** op-node `SafeHeadReset` semantics (as src/io/db/safe-db.ts). */
+  async safeHeadReset(newSafe: L2BlockRef, opts: { isL2Genesis?: boolean; l1Block0?: BlockId } = {}) {
+    this.resets.push({ newSafe, isL2Genesis: opts.isL2Genesis === true });
+    if (opts.isL2Genesis === true && opts.l1Block0 !== undefined) {
+      this.entries.clear();
+      this.entries.set(0, { l1Block: opts.l1Block0, safeHead: { hash: newSafe.hash, number: newSafe.number } });
+      return;
+    }
+    const keys = [...this.entries.keys()].sort((a, b) => a - b);
+    const first = keys.find(
+      (k) => k >= newSafe.l1origin.number && this.entries.get(k)!.safeHead.number >= newSafe.number,
+    );
+    if (first === undefined) return;
+    const firstEntry = this.entries.get(first)!;
+    const earlier = keys.some((k) => k < first);
+    for (const k of keys) if (k >= first) this.entries.delete(k);
+    if (earlier)
+      this.entries.set(first, {
+        l1Block: firstEntry.l1Block,
+        safeHead: { hash: newSafe.hash, number: newSafe.number },
+      });
+  }
+  cleared = 0;
+  async clear() {
+    this.cleared++;
+    this.entries.clear();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -417,3 +446,53 @@ export async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<vo
 }
 
 export { hexToBytes };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Building L2 chains directly on a fake execution client (no node): block k gets the L1 origin `originOf(k)`.
+
+export async function buildL2Chain(
+  engine: FakeEngine,
+  l1: FakeL1,
+  n: number,
+  opts: { originOf?: (k: number) => number; labels?: { safe?: number; finalized?: number } } = {},
+): Promise<L2BlockRef[]> {
+  const cfg = engine.cfg;
+  const builder = fakeAttributesBuilder(cfg, l1);
+  const refs: L2BlockRef[] = [(await engine.l2BlockRefByLabel("latest"))!];
+  for (let k = refs[0]!.number + 1; k <= refs[0]!.number + n; k++) {
+    const parent = refs[refs.length - 1]!;
+    const origin = l1.blocks[opts.originOf?.(k) ?? k]!;
+    const p = await builder.prepare(parent, origin);
+    const fc = { headBlockHash: parent.hash, safeBlockHash: engine.safe, finalizedBlockHash: engine.finalized };
+    const res = await engine.forkchoiceUpdated(fc, p.attributes);
+    const env = await engine.getPayload(res.payloadId!);
+    await engine.newPayload(env);
+    await engine.forkchoiceUpdated({ ...fc, headBlockHash: env.executionPayload.blockHash });
+    refs.push(engine.refOf(env));
+  }
+  const at = (k: number | undefined, dflt: Hash) => (k === undefined ? dflt : engine.canonical[k]!);
+  engine.safe = at(opts.labels?.safe, engine.safe);
+  engine.finalized = at(opts.labels?.finalized, engine.finalized);
+  return refs;
+}
+
+/** A logger that records every line (level, context, message). */
+export function recordingLogger(): Logger & { lines: { level: string; obj: Record<string, unknown>; msg: string }[] } {
+  const lines: { level: string; obj: Record<string, unknown>; msg: string }[] = [];
+  const fn =
+    (level: string) =>
+    (a: object | string, b?: string): void => {
+      if (typeof a === "string") lines.push({ level, obj: {}, msg: a });
+      else lines.push({ level, obj: a as Record<string, unknown>, msg: b ?? "" });
+    };
+  const logger = {
+    lines,
+    trace: fn("trace"),
+    debug: fn("debug"),
+    info: fn("info"),
+    warn: fn("warn"),
+    error: fn("error"),
+    child: () => logger,
+  };
+  return logger;
+}
