@@ -188,10 +188,13 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
           progressed = true;
         } else {
           progressed = (await this.unsafeStep()) || progressed;
-          progressed = (await this.sequencerStep()) || progressed;
-          progressed = (await this.derivationStep()) || progressed;
-          await this.finalityStep();
-          if (!progressed) await this.engine.flushForkchoice();
+          // A reset requested by the unsafe step (EL sync finished) comes before any derivation.
+          if (this.resetRequested === undefined) {
+            progressed = (await this.sequencerStep()) || progressed;
+            progressed = (await this.derivationStep()) || progressed;
+            await this.finalityStep();
+            if (!progressed) await this.engine.flushForkchoice();
+          }
         }
         this.failures = 0;
         this.publishMetrics();

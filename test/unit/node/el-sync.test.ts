@@ -1,0 +1,282 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { SupernodeError } from "../../../src/core/errors/supernode-error.js";
+import { systemClock } from "../../../src/core/time/clock.js";
+import { ChainNode, type ChainNodeConfig } from "../../../src/node/chain-node.js";
+import { ElSync, shouldStartElSync, supportsPostFinalizationElSync } from "../../../src/node/engine/el-sync.js";
+import type { EngineController } from "../../../src/node/engine/engine-controller.js";
+import { allHeads } from "../../../src/node/engine/heads.js";
+import type { EngineApi, ExecutionPayloadEnvelope, PayloadStatusKind } from "../../../src/node/ports.js";
+import {
+  FakeEngine,
+  FakeL1,
+  MemorySafeDb,
+  ToyPipeline,
+  buildL2Chain,
+  fakeAttributesBuilder,
+  fakeL1InfoTx,
+  fakeRefFromPayload,
+  h,
+  recordingLogger,
+  testRollupConfig,
+  waitFor,
+} from "./fakes.js";
+
+const cfg = testRollupConfig();
+const running: ChainNode[] = [];
+afterEach(async () => {
+  for (const n of running.splice(0)) await n.stop();
+});
+
+async function elNode(
+  kind: "variant_a" | "variant_b",
+  l1: FakeL1,
+  engine: FakeEngine,
+  over: Partial<ChainNodeConfig> = {},
+) {
+  const safeDb = new MemorySafeDb();
+  await safeDb.safeHeadUpdated({ hash: cfg.genesis.l2.hash, number: 0 }, { hash: l1.blocks[0]!.hash, number: 0 });
+  const logger = recordingLogger();
+  const builder = fakeAttributesBuilder(cfg, l1);
+  const node = await ChainNode.create(
+    {
+      rollup: cfg,
+      engineKind: kind,
+      syncMode: "execution-layer",
+      sequencer: { enabled: false, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
+      verifierL1Confs: 0,
+      idlePollMs: 5,
+      ...over,
+    },
+    {
+      l1,
+      engine,
+      safeDb,
+      clock: systemClock,
+      logger,
+      createPipeline: () => new ToyPipeline(cfg, l1, builder),
+      attributesBuilder: builder,
+      refFromPayload: engine.refOf,
+    },
+  );
+  await node.start();
+  running.push(node);
+  return { node, safeDb, logger };
+}
+
+/** The network's chain: `n` blocks built on another execution client. */
+async function networkChain(l1: FakeL1, n: number): Promise<FakeEngine> {
+  const source = new FakeEngine(cfg);
+  await buildL2Chain(source, l1, n);
+  return source;
+}
+
+const payloadAt = (src: FakeEngine, n: number): ExecutionPayloadEnvelope => src.byHash.get(src.canonical[n]!)!;
+
+describe("execution-layer sync through the virtual node", () => {
+  it("variant_b, empty EL: derivation waits, SYNCING answers are expected, the first VALID finishes EL sync and derivation resumes from the tip", async () => {
+    const l1 = new FakeL1(12);
+    const source = await networkChain(l1, 8);
+    const engine = new FakeEngine(cfg);
+    const { node, safeDb, logger } = await elNode("variant_b", l1, engine);
+    await waitFor(() => logger.lines.some((l) => l.msg === "reset: found L2 heads"));
+    await new Promise((r) => setTimeout(r, 40));
+    expect(node.syncStatus().safe_l2.number).toBe(0); // derivation waits for EL sync
+    expect(node.elSync.status).toBe("will-start");
+
+    // Gossip far ahead of the EL: it answers SYNCING to newPayload and forkchoiceUpdated.
+    node.addUnsafePayload(payloadAt(source, 6));
+    node.addUnsafePayload(payloadAt(source, 7));
+    await waitFor(() => node.syncStatus().unsafe_l2.number === 7);
+    expect(node.elSync.status).toBe("started");
+    expect(safeDb.cleared).toBe(1); // safe heads now advance without derivation
+    expect(engine.calls.newPayload).toBe(2);
+    expect(engine.canonical).toHaveLength(1); // the EL has not got the chain yet
+    expect(node.syncStatus().safe_l2.number).toBe(0);
+
+    // The EL fetches the chain from its peers; the next payload is VALID.
+    for (let k = 1; k <= 7; k++) engine.byHash.set(source.canonical[k]!, payloadAt(source, k));
+    node.addUnsafePayload(payloadAt(source, 8));
+    await waitFor(() => node.elSync.status === "finished");
+    const fin = logger.lines.find((l) => l.msg === "finished EL sync");
+    expect(fin?.obj).toMatchObject({ unsafe: 8, safe: 8, finalized: 8 });
+    // Reset from the EL's labels, then derivation continues past the synced tip.
+    await waitFor(() => node.syncStatus().safe_l2.number === 12);
+    expect(engine.canonical.slice(0, 9)).toEqual(source.canonical.slice(0, 9));
+    expect(node.syncStatus().finalized_l2.number).toBe(8);
+    const reset = logger.lines.filter((l) => l.msg === "reset: found L2 heads").at(-1);
+    expect(reset?.obj).toMatchObject({
+      reason: "el-sync-finished",
+      how: "finalized",
+      unsafe: { number: 8, hash: source.canonical[8] },
+      safe: { number: 8, hash: source.canonical[8] },
+    });
+  });
+
+  it("variant_b with a finalized block skips EL sync: the payload goes through the consensus-layer queue", async () => {
+    const l1 = new FakeL1(10);
+    const source = await networkChain(l1, 8);
+    const engine = new FakeEngine(cfg);
+    await buildL2Chain(engine, l1, 5, { labels: { safe: 5, finalized: 3 } });
+    const { node, safeDb, logger } = await elNode("variant_b", l1, engine);
+    await waitFor(() => logger.lines.some((l) => l.msg === "reset: found L2 heads"));
+    node.addUnsafePayload(payloadAt(source, 6));
+    await waitFor(() => node.elSync.status === "finished");
+    expect(safeDb.cleared).toBe(0);
+    await waitFor(() => node.syncStatus().safe_l2.number === 10);
+    expect(engine.canonical[6]).toBe(source.canonical[6]);
+    expect(logger.lines.some((l) => l.msg.startsWith("skipping EL sync"))).toBe(true);
+  });
+
+  it("variant_a with a finalized block still runs EL sync and never moves finalized backwards", async () => {
+    const l1 = new FakeL1(10);
+    const source = await networkChain(l1, 8);
+    const engine = new FakeEngine(cfg);
+    await buildL2Chain(engine, l1, 5, { labels: { safe: 5, finalized: 3 } });
+    const { node, safeDb, logger } = await elNode("variant_a", l1, engine, { elSafeOffsetBlocks: 4 });
+    await waitFor(() => logger.lines.some((l) => l.msg === "reset: found L2 heads"));
+    node.addUnsafePayload(payloadAt(source, 6));
+    await waitFor(() => node.elSync.status === "finished");
+    expect(safeDb.cleared).toBe(1);
+    // Tip 6 − offset 4 = block 2, below finalized 3: safe and finalized stay at 3.
+    expect(logger.lines.find((l) => l.msg === "finished EL sync")?.obj).toMatchObject({
+      unsafe: 6,
+      safe: 3,
+      finalized: 3,
+    });
+    await waitFor(() => node.syncStatus().safe_l2.number === 10);
+    expect(engine.canonical[6]).toBe(source.canonical[6]);
+  });
+
+  it("with syncmode.req-resp the payloads go through the queue once EL sync is done", async () => {
+    const l1 = new FakeL1(8);
+    const source = await networkChain(l1, 6);
+    const engine = new FakeEngine(cfg);
+    for (let k = 1; k <= 2; k++) engine.byHash.set(source.canonical[k]!, payloadAt(source, k));
+    const { node } = await elNode("variant_b", l1, engine, { syncModeReqResp: true });
+    expect(node.elSync.directInsert(true)).toBe(true); // still syncing
+    node.addUnsafePayload(payloadAt(source, 3));
+    await waitFor(() => node.elSync.status === "finished");
+    expect(node.elSync.directInsert(true)).toBe(false);
+    expect(node.elSync.directInsert(false)).toBe(true);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function stubEngine(np: PayloadStatusKind[], fcu: PayloadStatusKind[], fcuError?: Error) {
+  const calls: { method: string; arg: unknown }[] = [];
+  const engine = {
+    async newPayload(env: ExecutionPayloadEnvelope) {
+      calls.push({ method: "newPayload", arg: env.executionPayload.blockNumber });
+      return { status: np.shift() ?? "SYNCING" };
+    },
+    async forkchoiceUpdated(state: unknown) {
+      calls.push({ method: "forkchoiceUpdated", arg: state });
+      if (fcuError !== undefined) throw fcuError;
+      return { payloadStatus: { status: fcu.shift() ?? "SYNCING" }, payloadId: null };
+    },
+    async l2BlockRefByLabel() {
+      return undefined;
+    },
+    async l2BlockRefByNumber() {
+      return undefined;
+    },
+  } as unknown as EngineApi;
+  return { engine, calls };
+}
+
+function payload(n: number): ExecutionPayloadEnvelope {
+  return {
+    executionPayload: {
+      parentHash: h(`p${n - 1}`),
+      feeRecipient: `0x${"00".repeat(20)}`,
+      stateRoot: h(`s${n}`),
+      prevRandao: h(`r${n}`),
+      blockNumber: n,
+      gasLimit: 30_000_000n,
+      timestamp: 1000 + 2 * n,
+      extraData: "0x",
+      blockHash: h(`p${n}`),
+      transactions: [fakeL1InfoTx({ hash: h(`l1-${n}`), number: n }, 0)],
+    },
+  };
+}
+
+function elSync(engine: EngineApi, kind: "variant_a" | "variant_b" = "variant_b") {
+  const controller = {
+    heads: allHeads({
+      ...cfg.genesis.l2,
+      parentHash: h("0"),
+      timestamp: 1000,
+      l1origin: cfg.genesis.l1,
+      sequenceNumber: 0,
+    }),
+  };
+  const s = new ElSync("execution-layer", {
+    cfg,
+    kind,
+    engine,
+    controller: controller as unknown as EngineController,
+    refFromPayload: fakeRefFromPayload(cfg),
+    clock: systemClock,
+    logger: recordingLogger(),
+  });
+  return { s, controller };
+}
+
+describe("ElSync state machine", () => {
+  it("forkchoiceUpdated VALID after a SYNCING newPayload finishes on the next insertion (op-node order)", async () => {
+    const { engine, calls } = stubEngine(["SYNCING", "ACCEPTED"], ["VALID", "VALID"]);
+    const { s, controller } = elSync(engine);
+    expect(await s.insert(payload(10))).toEqual({ result: "inserted", finished: false });
+    expect(s.status).toBe("finished-not-finalized");
+    expect(s.syncing).toBe(true);
+    expect(controller.heads.safe.number).toBe(0);
+    expect(await s.insert(payload(11))).toEqual({ result: "inserted", finished: true });
+    expect(s.status).toBe("finished");
+    expect(controller.heads.safe.number).toBe(11);
+    expect(controller.heads.finalized.number).toBe(11);
+    expect(calls.at(-1)?.arg).toEqual({
+      headBlockHash: h("p11"),
+      safeBlockHash: h("p11"),
+      finalizedBlockHash: h("p11"),
+    });
+    expect(await s.insert(payload(11))).toEqual({ result: "ignored", finished: false });
+  });
+
+  it("INVALID payloads are reported, an invalid forkchoice state asks for a reset, other failures are temporary", async () => {
+    const invalid = stubEngine(["INVALID"], []);
+    expect((await elSync(invalid.engine).s.insert(payload(3))).result).toBe("invalid");
+    const rejected = stubEngine(["SYNCING"], [], Object.assign(new Error("bad fc"), { rpcCode: -38002 }));
+    const err = (await elSync(rejected.engine)
+      .s.insert(payload(3))
+      .catch((e) => e)) as SupernodeError;
+    expect([err.code, err.severity]).toEqual(["INVALID_FORKCHOICE", "reset"]);
+    const fcuInvalid = stubEngine(["SYNCING"], ["INVALID"]);
+    const err2 = (await elSync(fcuInvalid.engine)
+      .s.insert(payload(3))
+      .catch((e) => e)) as SupernodeError;
+    expect(err2.severity).toBe("temporary");
+  });
+
+  it("the engine kinds differ only in post-finalization EL sync", () => {
+    const fin = {
+      ...cfg.genesis.l2,
+      hash: h("f"),
+      number: 5,
+      parentHash: h("e"),
+      timestamp: 1010,
+      l1origin: cfg.genesis.l1,
+      sequenceNumber: 0,
+    };
+    const genesis = { ...fin, hash: cfg.genesis.l2.hash, number: 0 };
+    expect(supportsPostFinalizationElSync("variant_a")).toBe(true);
+    expect(supportsPostFinalizationElSync("variant_b")).toBe(false);
+    for (const kind of ["variant_a", "variant_b"] as const) {
+      expect(shouldStartElSync(kind, undefined, cfg)).toBe(true);
+      expect(shouldStartElSync(kind, genesis, cfg)).toBe(true);
+    }
+    expect(shouldStartElSync("variant_a", fin, cfg)).toBe(true);
+    expect(shouldStartElSync("variant_b", fin, cfg)).toBe(false);
+  });
+});
