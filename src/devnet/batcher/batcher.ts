@@ -4,7 +4,8 @@
  * calldata or blob transactions from the authorised batcher account. On every poll it checks its transactions
  * against the canonical L1 chain (by block hash); when an L1 reorg dropped one (or one stays unmined too long), it
  * puts the blocks of that channel (and of every later channel) back in the queue and posts them again, replacing
- * any stale transactions of the account that the reorg left in the node's pool.
+ * any stale transactions of the account that the reorg left in the node's pool. When the L2 chain it loaded is
+ * replaced, it forgets the channels holding replaced blocks and posts the new blocks from the last channel kept.
  */
 import { SerialQueue } from "../../core/async/serial-queue.js";
 import { bytesToHex } from "../../core/codec/hex.js";
@@ -191,26 +192,56 @@ export class Batcher {
   }
 
   private async loadL2(): Promise<void> {
+    // The chain under the newest loaded block may have been replaced (the sequencer reorgs its unsafe blocks after
+    // an L1 reorg) even when no block above it exists yet.
+    if (this.tip !== undefined && (await this.reader.hashAt(this.tip.number)) !== this.tip.hash) {
+      await this.onL2Reorg(this.tip.number);
+    }
     const head = await this.reader.headNumber();
     let next = (this.tip?.number ?? this.cfg.genesis.l2.number) + 1;
     while (next <= head) {
       const block = await this.reader.block(next);
       if (block === undefined) break;
       if (this.tip !== undefined && block.parentHash !== this.tip.hash) {
-        this.log.warn({ number: block.number }, "L2 reorg seen by the batcher; reloading from the confirmed block");
-        this.queue = [];
-        this.inflight = [];
-        this.tip = undefined;
-        this.queueOpenedAtL1 = undefined;
-        next = this.confirmed + 1;
-        const base = await this.reader.block(this.confirmed);
-        if (base !== undefined) this.tip = base;
+        await this.onL2Reorg(block.number);
+        next = (this.tip?.number ?? this.cfg.genesis.l2.number) + 1;
         continue;
       }
       this.queue.push(block);
       this.tip = block;
       next++;
     }
+  }
+
+  /**
+   * The L2 chain the batcher loaded was replaced. Posted channels whose blocks are all still canonical stay; a
+   * channel holding a replaced block (posted before the sequencer reorged, e.g. resubmitted after an L1 reorg)
+   * carries batches the derivation drops, so it and every later channel are forgotten and loading restarts after
+   * the last channel kept. (Restarting after the highest included block instead would skip the replacement blocks
+   * at the numbers such a stale channel covered, and the chain's safe head could never pass them.)
+   */
+  private async onL2Reorg(seenAt: number): Promise<void> {
+    let keep = 0;
+    for (const ch of this.inflight) {
+      const last = ch.channel.blocks[ch.channel.blocks.length - 1];
+      if (last === undefined || (await this.reader.hashAt(last.number)) !== last.hash) break;
+      keep++;
+    }
+    const dropped = this.inflight.length - keep;
+    this.inflight = this.inflight.slice(0, keep);
+    this.resubmitted += dropped;
+    this.queue = [];
+    this.queueOpenedAtL1 = undefined;
+    const kept = this.inflight[keep - 1];
+    const base = kept === undefined ? this.finalThrough : lastNumber(kept.channel);
+    this.tip =
+      kept !== undefined
+        ? kept.channel.blocks[kept.channel.blocks.length - 1]
+        : base > this.cfg.genesis.l2.number
+          ? await this.reader.block(base)
+          : undefined;
+    this.updateConfirmed();
+    this.log.warn({ seenAt, reloadFrom: base + 1, droppedChannels: dropped }, "L2 reorg seen by the batcher");
   }
 
   private maxFrameSize(mode: DataMode): number {
@@ -348,6 +379,11 @@ export class Batcher {
       this.finalThrough = lastNumber(ch.channel);
       this.inflight.shift();
     }
+    this.updateConfirmed();
+  }
+
+  /** The confirmed mark: the end of the prefix of channels included on L1. */
+  private updateConfirmed(): void {
     let through = this.finalThrough;
     for (const ch of this.inflight) {
       if (!ch.txs.every((t) => t.l1Block !== undefined)) break;

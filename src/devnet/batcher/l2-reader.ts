@@ -46,6 +46,12 @@ export class L2Reader {
     return quantityToNumber(await this.rpc.call<Hex>("eth_blockNumber", []));
   }
 
+  /** The hash of the EL's canonical block at `number`, or undefined when it has none there. */
+  async hashAt(number: number): Promise<Hash | undefined> {
+    const b = await this.rpc.call<{ hash: Hash } | null>("eth_getBlockByNumber", [`0x${number.toString(16)}`, false]);
+    return b === null ? undefined : b.hash;
+  }
+
   /** The block at `number`, or undefined when the EL does not have it. */
   async block(number: number): Promise<BatchBlock | undefined> {
     const b = await this.rpc.call<RpcBlock | null>("eth_getBlockByNumber", [`0x${number.toString(16)}`, true]);
