@@ -10,7 +10,7 @@
  *   again, consolidating each against the existing block.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -44,6 +44,7 @@ const h = (s: string): Hash => bytesToHex(keccak_256(new TextEncoder().encode(s)
 
 interface MemBlock {
   ref: L1BlockRef;
+  info: L1BlockInfo;
   txs: L1Transaction[];
 }
 
@@ -64,14 +65,16 @@ class MemL1 implements L1Source {
       parentHash: parent?.ref.hash ?? ZERO_HASH,
       timestamp: GENESIS_TIME + number * L1_BLOCK_TIME,
     };
-    const b = { ref, txs };
+    // Headers are immutable: computed once and handed out as the same object, as the L1 client's cache does.
+    const info = { ...ref, baseFeePerGas: 1_000_000_000n, mixHash: h(`mix-${number}`), excessBlobGas: 0n };
+    const b = { ref, info, txs };
     this.blocks.push(b);
     this.byHash.set(ref.hash, b);
     return ref;
   }
 
   private info(b: MemBlock): L1BlockInfo {
-    return { ...b.ref, baseFeePerGas: 1_000_000_000n, mixHash: h(`mix-${b.ref.number}`), excessBlobGas: 0n };
+    return b.info;
   }
   private get(hash: Hash): MemBlock {
     const b = this.byHash.get(hash);
@@ -278,7 +281,7 @@ function nodeConfig(cfg: RollupConfig, sequencer: boolean): ChainNodeConfig {
 async function startNode(cfg: RollupConfig, l1: L1Source, el: ElHandle, sequencer: boolean, clock: Clock) {
   const engine = EngineClient.create(
     { url: el.authUrl, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg },
-    { clock: systemClock, logger: silentLogger },
+    { clock: systemClock, logger: silentLogger, onRequest: (e) => calls.set(e.method, (calls.get(e.method) ?? 0) + 1) },
   );
   const node = await createChainNode(nodeConfig(cfg, sequencer), {
     l1,
@@ -304,6 +307,8 @@ async function until(cond: () => boolean, timeoutMs: number): Promise<void> {
  * node, plus the EL when it runs in process) and by the EL's process: robust figures on a busy machine.
  */
 async function timeToSafe(node: ChainNode, n: number, el: ElHandle): Promise<{ sec: number; cpu: string }> {
+  const prof = await startProfile();
+  calls.clear();
   const t0 = performance.now();
   const c0 = cpuNow();
   const e0 = el.cpuSec();
@@ -312,7 +317,33 @@ async function timeToSafe(node: ChainNode, n: number, el: ElHandle): Promise<{ s
   const e1 = el.cpuSec();
   const us = (s: number) => `${Math.round((s * 1e6) / n)} µs`;
   const elCpu = e0 === undefined || e1 === undefined ? "in process" : us(e1 - e0);
+  await prof?.();
+  note(`engine calls: ${[...calls].map(([m, k]) => `${m} ${k}`).join(", ")}`);
   return { sec, cpu: `CPU per block: node ${us(cpuNow() - c0)}, EL ${elCpu}` };
+}
+
+let profiles = 0;
+/** JSON-RPC calls to the EL by method during a timed phase (a batch counts each of its calls). */
+const calls = new Map<string, number>();
+
+/**
+ * DERIVATION_BENCH_PROFILE=<dir>: a V8 CPU profile of this process for each timed phase alone (without the setup),
+ * written to <dir>/derivation-<k>.cpuprofile.
+ */
+async function startProfile(): Promise<(() => Promise<void>) | undefined> {
+  const dir = process.env.DERIVATION_BENCH_PROFILE;
+  if (dir === undefined || dir === "") return undefined;
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `derivation-${profiles++}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
 }
 
 const bench: Bench = {
@@ -382,28 +413,36 @@ const bench: Bench = {
     }
     note(`L1: ${l1.blocks.length} blocks`);
 
+    // DERIVATION_BENCH_PHASES: "build", "consolidate" or both (default), e.g. to profile one path alone.
+    const phases = (process.env.DERIVATION_BENCH_PHASES ?? "build,consolidate").split(",");
+
     // 3. Build path: a verifier with a fresh EL.
-    const verEl = await startEl2(cfg);
-    const ver = await startNode(cfg, l1, verEl, false, systemClock);
-    const build = await timeToSafe(ver.node, N, verEl);
-    const tBuild = build.sec;
-    note(`build: ${build.cpu}`);
-    const verHash = ver.node.syncStatus().safe_l2.hash;
-    await ver.node.stop();
-    await verEl.stop();
-    const seqHash = (await seq.engine.l2BlockRefByNumber(N))?.hash;
-    if (verHash !== seqHash) throw new Error("derivation bench: verifier derived a different chain");
-    report({ figure: "build_blocks_per_s", value: Math.round(N / tBuild), unit: "blocks/s" });
+    if (phases.includes("build")) await buildPhase(cfg, l1, seq.engine, report);
 
     // 4. Consolidation path: re-derive on the sequencer's EL, which already has every block.
-    const con = await startNode(cfg, l1, seqEl, false, systemClock);
-    const consolidate = await timeToSafe(con.node, N, seqEl);
-    const tCon = consolidate.sec;
-    note(`consolidate: ${consolidate.cpu}`);
-    await con.node.stop();
+    if (phases.includes("consolidate")) {
+      const con = await startNode(cfg, l1, seqEl, false, systemClock);
+      const consolidate = await timeToSafe(con.node, N, seqEl);
+      note(`consolidate: ${consolidate.cpu}`);
+      await con.node.stop();
+      report({ figure: "consolidate_blocks_per_s", value: Math.round(N / consolidate.sec), unit: "blocks/s" });
+    }
     await seqEl.stop();
-    report({ figure: "consolidate_blocks_per_s", value: Math.round(N / tCon), unit: "blocks/s" });
   },
 };
+
+async function buildPhase(cfg: RollupConfig, l1: MemL1, seqEngine: EngineClient, report: Parameters<Bench["run"]>[0]) {
+  const verEl = await startEl2(cfg);
+  const ver = await startNode(cfg, l1, verEl, false, systemClock);
+  const build = await timeToSafe(ver.node, N, verEl);
+  const tBuild = build.sec;
+  note(`build: ${build.cpu}`);
+  const verHash = ver.node.syncStatus().safe_l2.hash;
+  await ver.node.stop();
+  await verEl.stop();
+  const seqHash = (await seqEngine.l2BlockRefByNumber(N))?.hash;
+  if (verHash !== seqHash) throw new Error("derivation bench: verifier derived a different chain");
+  report({ figure: "build_blocks_per_s", value: Math.round(N / tBuild), unit: "blocks/s" });
+}
 
 export default bench;

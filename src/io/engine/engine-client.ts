@@ -54,6 +54,18 @@ export interface EngineIdentity {
   readonly warnings: readonly string[];
 }
 
+/** Blocks read ahead per batch request when walking back along parent hashes. */
+const WALK_BATCH = 64;
+
+interface WalkAhead {
+  /** Hash the walk asks for next (the parent of the last block returned). */
+  expect: Hash;
+  /** Lowest block number read ahead (or being read). */
+  low: number;
+  readonly refs: Map<Hash, L2BlockRef>;
+  pending: Promise<void> | undefined;
+}
+
 export type L2Label = "latest" | "safe" | "finalized";
 
 /**
@@ -65,6 +77,7 @@ export class EngineClient {
   private readonly rpc: HttpRpcClient;
   private readonly queue = new SerialQueue();
   private readonly cfg: RollupConfig;
+  private walk: WalkAhead | undefined;
 
   private constructor(
     readonly opts: EngineClientOptions,
@@ -159,13 +172,91 @@ export class EngineClient {
     return this.refOf(await this.rpc.call("eth_getBlockByNumber", [toQuantity(n), true]));
   }
 
+  /**
+   * The block ref by hash. A walk back along parent hashes (finding the heads after a restart or reset asks for
+   * each parent in turn) is detected and read ahead: the blocks below are requested by number in JSON-RPC batches
+   * and kept by hash, so the walk costs one request per batch instead of one per block. A block's ref is fixed by
+   * its hash, so serving one from the read-ahead is exact; the read-ahead is dropped when the walk ends.
+   */
   async l2BlockRefByHash(hash: Hash): Promise<L2BlockRef | undefined> {
-    return this.refOf(await this.rpc.call("eth_getBlockByHash", [hash, true]));
+    const w = this.walk;
+    if (w !== undefined && w.expect === hash) {
+      let hit = w.refs.get(hash);
+      if (hit === undefined && w.pending !== undefined) {
+        await w.pending;
+        hit = w.refs.get(hash);
+      }
+      if (hit !== undefined) {
+        w.refs.delete(hash);
+        w.expect = hit.parentHash;
+        if (hit.number - w.low < WALK_BATCH / 2) this.walkAhead(w);
+        return hit;
+      }
+    }
+    const ref = this.refOf(await this.rpc.call("eth_getBlockByHash", [hash, true]));
+    if (ref === undefined) {
+      this.walk = undefined;
+    } else if (w !== undefined && w.expect === hash) {
+      // Second consecutive parent: a walk. Read ahead below it.
+      const next: WalkAhead = { expect: ref.parentHash, low: ref.number, refs: new Map(), pending: undefined };
+      this.walk = next;
+      this.walkAhead(next);
+    } else {
+      this.walk = { expect: ref.parentHash, low: ref.number, refs: new Map(), pending: undefined };
+    }
+    return ref;
+  }
+
+  private walkAhead(w: WalkAhead): void {
+    if (w.pending !== undefined || w.low <= 0) return;
+    const hi = w.low - 1;
+    const lo = Math.max(0, w.low - WALK_BATCH);
+    const calls = [];
+    for (let n = hi; n >= lo; n--) calls.push({ method: "eth_getBlockByNumber", params: [toQuantity(n), true] });
+    w.low = lo;
+    const p = this.rpc.batch(calls).then(
+      (res) => {
+        for (const r of res) {
+          if (!r.ok || r.result === null) continue;
+          try {
+            const ref = l2BlockRefFromRpcBlock(r.result, this.cfg);
+            w.refs.set(ref.hash, ref);
+          } catch {
+            // Not readable here: the walk asks for it by hash and gets the error then.
+          }
+        }
+      },
+      () => {},
+    );
+    const pending: Promise<void> = p.finally(() => {
+      if (w.pending === pending) w.pending = undefined;
+    });
+    w.pending = pending;
   }
 
   async payloadByNumber(n: number): Promise<ExecutionPayloadEnvelope | undefined> {
     const b = await this.rpc.call("eth_getBlockByNumber", [toQuantity(n), true]);
     return b === null ? undefined : payloadFromRpcBlock(b, this.cfg);
+  }
+
+  /**
+   * Blocks `ns` (canonical, by number) in one JSON-RPC batch request of `eth_getBlockByNumber` calls (read-only
+   * calls, so batching is safe). Each element is the payload, undefined when the EL has no such block, or the
+   * error that element produced.
+   */
+  async payloadsByNumber(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]> {
+    const res = await this.rpc.batch(
+      ns.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), true] })),
+    );
+    return res.map((r) => {
+      if (!r.ok) return r.error;
+      if (r.result === null) return undefined;
+      try {
+        return payloadFromRpcBlock(r.result, this.cfg);
+      } catch (err) {
+        return err as Error;
+      }
+    });
   }
 
   async payloadByHash(hash: Hash): Promise<ExecutionPayloadEnvelope | undefined> {

@@ -28,6 +28,14 @@ export interface DerivedAttributes {
   readonly depositsOnly?: boolean;
 }
 
+/**
+ * Reads of several canonical blocks in one request (EngineClient: a JSON-RPC batch of `eth_getBlockByNumber`).
+ * Optional on the engine port; each element is the block, undefined (no such block) or the element's error.
+ */
+export interface BatchedPayloadReads {
+  payloadsByNumber(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]>;
+}
+
 export type ApplyResult = "consolidated" | "built" | "invalid";
 
 export interface EngineControllerDeps {
@@ -63,7 +71,11 @@ export class EngineController {
   private readonly d: EngineControllerDeps;
   /** Blocks the EL already has, fetched ahead while consolidating a long run of them (catch-up). */
   private prefetched = new Map<number, Promise<ExecutionPayloadEnvelope | undefined>>();
+  /** Highest block number requested in the batched look-ahead. */
+  private prefetchedTo = 0;
   private static readonly PREFETCH_AHEAD = 8;
+  private static readonly LOOKAHEAD_BATCH = 32;
+  private static readonly LOOKAHEAD = 64;
 
   constructor(deps: EngineControllerDeps) {
     this.d = deps;
@@ -84,23 +96,64 @@ export class EngineController {
   /** Replaces every head (after a reset found a consistent start point) and sends the forkchoice update. */
   async forceReset(unsafe: L2BlockRef, safe: L2BlockRef, finalized: L2BlockRef): Promise<void> {
     this.heads = { unsafe, crossUnsafe: unsafe, pendingSafe: safe, localSafe: safe, safe, finalized };
-    this.prefetched.clear();
+    this.dropPrefetched();
     this.fcuDirty = true;
     await this.flushForkchoice();
   }
 
-  /** The EL's block `n` (with up to PREFETCH_AHEAD following blocks requested concurrently). */
+  /**
+   * The EL's block `n`, with a bounded look-ahead for a long run of consolidations (catch-up): with batched reads,
+   * the following blocks up to LOOKAHEAD ahead (never beyond the unsafe head) are requested BATCH at a time in
+   * JSON-RPC batch requests; without, up to PREFETCH_AHEAD single requests run concurrently. The look-ahead is
+   * dropped whenever the heads change under it (build, insertion, reset).
+   */
   private existingBlock(n: number): Promise<ExecutionPayloadEnvelope | undefined> {
     const p = this.prefetched.get(n) ?? this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(n));
     this.prefetched.delete(n);
-    const last = Math.min(n + EngineController.PREFETCH_AHEAD, this.heads.unsafe.number);
-    for (let k = n + 1; k <= last; k++) {
-      if (this.prefetched.has(k)) continue;
-      const q = this.d.engine.payloadByNumber(k);
-      q.catch(() => {});
-      this.prefetched.set(k, q);
-    }
+    this.prefetchFrom(n + 1);
     return p;
+  }
+
+  private prefetchFrom(from: number): void {
+    const unsafe = this.heads.unsafe.number;
+    const batched = (this.d.engine as Partial<BatchedPayloadReads>).payloadsByNumber;
+    if (typeof batched !== "function") {
+      const last = Math.min(from - 1 + EngineController.PREFETCH_AHEAD, unsafe);
+      for (let k = from; k <= last; k++) {
+        if (this.prefetched.has(k)) continue;
+        const q = this.d.engine.payloadByNumber(k);
+        q.catch(() => {});
+        this.prefetched.set(k, q);
+      }
+      return;
+    }
+    const B = EngineController.LOOKAHEAD_BATCH;
+    const limit = Math.min(from - 1 + EngineController.LOOKAHEAD, unsafe);
+    let start = Math.max(from, this.prefetchedTo + 1);
+    // Whole batches only, except when nothing is requested ahead (then up to the limit).
+    while (start <= limit && (limit - start + 1 >= B || start === from)) {
+      const end = Math.min(start + B - 1, limit);
+      const ns: number[] = [];
+      for (let k = start; k <= end; k++) ns.push(k);
+      const all = this.timed("payloadsByNumber", () => batched.call(this.d.engine, ns));
+      ns.forEach((k, i) => {
+        const q = all.then((r) => {
+          const v = r[i];
+          if (v instanceof Error) throw v;
+          return v;
+        });
+        q.catch(() => {});
+        this.prefetched.set(k, q);
+      });
+      this.prefetchedTo = end;
+      start = end + 1;
+    }
+  }
+
+  /** Forgets the look-ahead (the EL's canonical chain may change under it). */
+  private dropPrefetched(): void {
+    this.prefetched.clear();
+    this.prefetchedTo = 0;
   }
 
   get forkchoicePending(): boolean {
@@ -170,7 +223,7 @@ export class EngineController {
       let existing = await this.existingBlock(ps.number + 1);
       if (existing !== undefined && attributesMatchBlock(this.d.cfg, d.attributes, ps.hash, existing) !== undefined) {
         // A prefetched block may be stale: decide on a fresh read.
-        this.prefetched.clear();
+        this.dropPrefetched();
         existing = await this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(ps.number + 1));
       }
       if (existing !== undefined) {
@@ -254,7 +307,7 @@ export class EngineController {
       throw new TemporaryError("ENGINE_BUILD_START", "build start failed", {}, err);
     }
     if (payloadId === null) throw new TemporaryError("ENGINE_NO_PAYLOAD_ID", "build start returned no payload id");
-    this.prefetched.clear();
+    this.dropPrefetched();
     const id = payloadId;
     let envelope: ExecutionPayloadEnvelope;
     try {
@@ -316,7 +369,7 @@ export class EngineController {
     const u = this.heads.unsafe;
     if (p.blockNumber !== u.number + 1 || p.parentHash.toLowerCase() !== u.hash.toLowerCase()) return "ignored";
     if (!(await this.insertPayload(envelope))) return "invalid";
-    this.prefetched.clear();
+    this.dropPrefetched();
     const ref = this.d.refFromPayload(envelope);
     this.heads.unsafe = ref;
     this.heads.crossUnsafe = ref;

@@ -2,8 +2,7 @@ import { hexToBytes } from "../../core/codec/hex.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
-import { asArray, asObject, jsonBig, jsonHex, jsonNum } from "../block/json.js";
-import { encodeRpcTransaction } from "../block/rpc-transaction.js";
+import { asArray, asObject, jsonBig, jsonBytes, jsonHex, jsonNum } from "../block/json.js";
 import { encodeEcotoneScalars, encodeEip1559Params, encodeOperatorFeeParams } from "../l1/fee-scalars.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../rollup-config.js";
 import { DEPOSIT_TX_TYPE, decodeDepositTx } from "./deposit-tx.js";
@@ -21,6 +20,11 @@ export interface L2BlockFacts {
   readonly extraData?: Hex;
   /** EIP-2718 bytes (or hex) of the first transaction (the L1-info deposit); undefined when the block has none. */
   readonly firstTx: Uint8Array | Hex | undefined;
+  /**
+   * The calldata of the first transaction when it is already known to be a deposit (read from JSON): then
+   * `firstTx` is not decoded (a shortcut; the L1-info decoding is the same).
+   */
+  readonly l1InfoData?: Uint8Array;
 }
 
 function isGenesis(cfg: RollupConfig, b: L2BlockFacts): boolean {
@@ -33,8 +37,9 @@ function isGenesis(cfg: RollupConfig, b: L2BlockFacts): boolean {
 /** Decodes the L1-info deposit of a non-genesis L2 block (format selected by the block timestamp). */
 export function l1InfoOfL2Block(
   cfg: RollupConfig,
-  b: Pick<L2BlockFacts, "timestamp" | "firstTx">,
+  b: Pick<L2BlockFacts, "timestamp" | "firstTx" | "l1InfoData">,
 ): L1BlockInfo & { format: L1InfoFormat } {
+  if (b.l1InfoData !== undefined) return decodeL1InfoData(b.l1InfoData, l1InfoFormatAt(cfg, b.timestamp));
   if (b.firstTx === undefined) throw new DecodeError("L2 block has no transactions (missing L1-info deposit)");
   const raw = typeof b.firstTx === "string" ? hexToBytes(b.firstTx) : b.firstTx;
   if (raw[0] !== DEPOSIT_TX_TYPE) throw new DecodeError("first L2 transaction is not a deposit");
@@ -98,13 +103,22 @@ export function l2BlockFactsFromRpc(json: unknown): L2BlockFacts {
   const w = "L2 block";
   const txs = asArray(o.transactions ?? [], "transactions");
   let firstTx: Uint8Array | undefined;
+  let l1InfoData: Uint8Array | undefined;
   const t0 = txs[0];
   if (t0 !== undefined && typeof t0 === "object" && t0 !== null) {
     const t = asObject(t0, "transaction");
-    // A non-deposit first tx is reported as such when decoding (type byte only).
-    firstTx = jsonNum(t, "type", "transaction") === DEPOSIT_TX_TYPE ? encodeRpcTransaction(t) : Uint8Array.of(0);
+    // A non-deposit first tx is reported as such when decoding (type byte only). Of a deposit only the calldata
+    // matters: read it directly (no re-encoding to decode it again).
+    if (jsonNum(t, "type", "transaction") === DEPOSIT_TX_TYPE) {
+      l1InfoData =
+        t.input === undefined && t.data !== undefined
+          ? jsonBytes(t, "data", "transaction")
+          : jsonBytes(t, "input", "transaction");
+    } else {
+      firstTx = Uint8Array.of(0);
+    }
   }
-  return {
+  const facts = {
     hash: jsonHex(o, "hash", w, 32),
     number: jsonNum(o, "number", w),
     parentHash: jsonHex(o, "parentHash", w, 32),
@@ -113,4 +127,5 @@ export function l2BlockFactsFromRpc(json: unknown): L2BlockFacts {
     extraData: jsonHex(o, "extraData", w),
     firstTx,
   };
+  return l1InfoData === undefined ? facts : { ...facts, l1InfoData };
 }
