@@ -15,6 +15,7 @@ import {
   MemorySafeDb,
   ToyPipeline,
   fakeAttributesBuilder,
+  recordingLogger,
   testRollupConfig,
   waitFor,
 } from "./fakes.js";
@@ -178,6 +179,61 @@ describe("ChainNode derivation", () => {
     // Only the two new blocks were built: the restart resumed from the SafeDB and the EL.
     expect(engine.calls.newPayload).toBe(before + 2);
     expect(again.pipeline.origin.number).toBe(12);
+  });
+});
+
+describe("ChainNode reset logging", () => {
+  it("logs `reset: found L2 heads` after the reset was applied, with numbers, hashes, reason and method", async () => {
+    const l1 = new FakeL1(6);
+    const engine = new FakeEngine(cfg);
+    const builder = fakeAttributesBuilder(cfg, l1);
+    const pipeline = new ToyPipeline(cfg, l1, builder);
+    const seen: { obj: Record<string, unknown>; elSafe: string; elFinalized: string; resets: number }[] = [];
+    const logger = recordingLogger();
+    const info = logger.info;
+    logger.info = ((a: object | string, b?: string) => {
+      if (b === "reset: found L2 heads") {
+        seen.push({
+          obj: a as Record<string, unknown>,
+          elSafe: engine.safe,
+          elFinalized: engine.finalized,
+          resets: pipeline.resets,
+        });
+      }
+      (info as (a: object | string, b?: string) => void)(a, b);
+    }) as typeof logger.info;
+    const node = await ChainNode.create(nodeConfig(), {
+      l1,
+      engine,
+      safeDb: new MemorySafeDb(),
+      clock: systemClock,
+      logger,
+      createPipeline: () => pipeline,
+      attributesBuilder: builder,
+      refFromPayload: engine.refOf,
+    });
+    await node.start();
+    running.push(node);
+    await waitFor(() => node.syncStatus().safe_l2.number === 6);
+    await waitFor(() => engine.safe === node.syncStatus().safe_l2.hash);
+    await node.resetDerivationPipeline();
+    const last = seen.at(-1)!;
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.obj).toMatchObject({
+      reason: "startup",
+      how: "finalized",
+      safe: { number: 0, hash: cfg.genesis.l2.hash },
+    });
+    // At log time the forkchoice update and the pipeline reset have happened.
+    expect(last.obj).toMatchObject({
+      reason: "admin",
+      how: "safedb",
+      unsafe: { number: 6, hash: engine.canonical[6] },
+      safe: { number: 6, hash: engine.canonical[6] },
+      finalized: { number: 0, hash: cfg.genesis.l2.hash },
+    });
+    expect(last.elSafe).toBe(engine.canonical[6]);
+    expect(last.resets).toBe(2);
   });
 });
 
