@@ -51,6 +51,11 @@ export interface DevnetOptions {
   readonly l1ChainId?: number;
   /** L1 block time; 0 = mine on every transaction. Default 2. */
   readonly l1BlockTimeSec?: number;
+  /**
+   * Hold L1 interval mining from the L1 genesis until `resumeL1Mining()`, so that nothing is mined while the
+   * devnet starts and a test can place the next L1 blocks at chosen timestamps (fork-activation tests). Default false.
+   */
+  readonly holdL1AtGenesis?: boolean;
   readonly l2BlockTimeSec?: number;
   /** Anvil slots per epoch (safe = head − n, finalized = head − 2n). Default 2. */
   readonly l1SlotsInAnEpoch?: number;
@@ -96,6 +101,8 @@ export interface Devnet {
   readonly chains: readonly DevnetChain[];
   chain(chainId: bigint | number): DevnetChain;
   startBatchers(): void;
+  /** Resumes L1 interval mining after `holdL1AtGenesis` (no-op otherwise, or when the L1 block time is 0). */
+  resumeL1Mining(): Promise<void>;
   deposit(chainId: bigint | number, req: DepositRequest): Promise<TransactionReceipt>;
   stop(): Promise<void>;
 }
@@ -127,6 +134,9 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
     for (const idx of batcherIndices) {
       if (!fundedByAnvil(idx)) await l1.anvil.setBalance(devAccount(idx).address, DERIVED_ACCOUNT_BALANCE_WEI);
     }
+    const l1BlockTimeSec = opts.l1BlockTimeSec ?? 2;
+    const holdL1 = opts.holdL1AtGenesis === true && l1BlockTimeSec > 0;
+    if (holdL1) await l1.anvil.setIntervalMining(0);
     const head = await l1.anvil.getBlock("latest");
     const l1Genesis = {
       hash: head.hash,
@@ -233,6 +243,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
     await writeFile(join(opts.dir, "devnet.json"), `${JSON.stringify(summary, null, 2)}\n`);
     log.info({ l1: l1.rpcUrl, chains: chains.map((c) => Number(c.chainId)) }, "devnet started");
     let batchersStarted = false;
+    let l1Held = holdL1;
     return {
       l1: { rpcUrl: l1.rpcUrl, beaconUrl: l1.beaconUrl, chainId: l1ChainId, chainConfigPath, genesis: l1Genesis },
       l1Node: l1,
@@ -246,6 +257,11 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         if (batchersStarted) return;
         batchersStarted = true;
         for (const c of chains) c.batcher.start();
+      },
+      async resumeL1Mining() {
+        if (!l1Held) return;
+        l1Held = false;
+        await l1.anvil.setIntervalMining(l1BlockTimeSec);
       },
       deposit(chainId, req) {
         return l1.chain(chainId).deposit(req);

@@ -175,30 +175,39 @@ export function readVector(dir: string, name: string): Hex {
 }
 
 /**
- * Mines one L1 block at exactly `timestamp` holding the transactions `send` submits: interval mining is paused,
- * `send` is started, the transactions are waited for in anvil's pool, the block is mined with `evm_mine`, and
- * interval mining resumes at `resumeIntervalSec`. Later blocks continue from that timestamp.
+ * Index (into `l1Times`, the timestamps of the L1 genesis and the blocks after it) of the L1 origin a sequencer
+ * picks for the L2 block at `g + k` when it builds from genesis with one-second blocks and every block of `l1Times`
+ * known: the origin advances by at most one block per L2 block, to a block whose time has been reached.
+ */
+export function sequencerOriginIndex(l1Times: readonly number[], g: number, k: number): number {
+  let i = 0;
+  for (let ts = g + 1; ts <= g + k; ts++) {
+    const next = l1Times[i + 1];
+    if (next !== undefined && next <= ts) i++;
+  }
+  return i;
+}
+
+/**
+ * Mines one L1 block at exactly `timestamp` holding the transactions `send` submits: interval mining is paused (it
+ * stays paused; the caller resumes it), `send` is started, its transactions are waited for in anvil's pool, and
+ * the block is mined with `evm_mine`. Later blocks continue from that timestamp.
  */
 export async function mineL1BlockAt<T>(
   rpcUrl: string,
   timestamp: number,
   expectedTxs: number,
   send: () => Promise<T>,
-  resumeIntervalSec: number,
 ): Promise<T> {
   await rpc(rpcUrl, "evm_setIntervalMining", [0]);
-  try {
-    const done = send();
-    const until = Date.now() + 10_000;
-    for (;;) {
-      const s = await rpc<{ pending: Hex }>(rpcUrl, "txpool_status");
-      if (BigInt(s.pending) >= BigInt(expectedTxs)) break;
-      if (Date.now() > until) throw new Error("transactions did not reach the L1 pool");
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await rpc(rpcUrl, "evm_mine", [timestamp]);
-    return await done;
-  } finally {
-    await rpc(rpcUrl, "evm_setIntervalMining", [resumeIntervalSec]);
+  const done = send();
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const s = await rpc<{ pending: Hex }>(rpcUrl, "txpool_status");
+    if (BigInt(s.pending) >= BigInt(expectedTxs)) break;
+    if (Date.now() > until) throw new Error("transactions did not reach the L1 pool");
+    await new Promise((r) => setTimeout(r, 20));
   }
+  await rpc(rpcUrl, "evm_mine", [timestamp]);
+  return await done;
 }
