@@ -1,7 +1,7 @@
 import type { Clock } from "../../core/time/clock.js";
 import { systemClock } from "../../core/time/clock.js";
 import { AbortedError, SupernodeError, TemporaryError } from "../../core/errors/supernode-error.js";
-import { type PostResult, postText } from "./http-post.js";
+import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 
 /** A JSON-RPC error object returned by the server (`{code, message, data}`). */
 export class RpcError extends SupernodeError {
@@ -173,20 +173,20 @@ export class HttpRpcClient {
 
   private async post(payload: unknown, method: string, signal?: AbortSignal): Promise<unknown> {
     if (signal?.aborted) throw new AbortedError();
-    const extra = this.headers === undefined ? {} : await this.headers();
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    const h = this.headers === undefined ? undefined : this.headers();
+    const extra = h instanceof Promise ? await h : h;
     // Keep-alive node:http transport (about half the CPU per loopback request of fetch; see http-post.ts).
     let res: PostResult;
     try {
       res = await postText(
         this.url,
         JSON.stringify(payload),
-        { "content-type": "application/json", ...extra },
-        combined,
+        extra === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...extra },
+        signal,
+        this.timeoutMs,
       );
     } catch (err) {
-      throw classifyFetchError(err, method, this.url, timeout, signal);
+      throw classifyFetchError(err, method, this.url, signal);
     }
     const text = res.text;
     if (res.status >= 500 || res.status === 429 || res.status === 408) {
@@ -231,15 +231,12 @@ function toRpcError(e: { code?: unknown; message?: unknown; data?: unknown }, me
   return new RpcError(code, message, e.data, method);
 }
 
-function classifyFetchError(
-  err: unknown,
-  method: string,
-  url: string,
-  timeout: AbortSignal,
-  signal: AbortSignal | undefined,
-): Error {
+const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };
+
+function classifyFetchError(err: unknown, method: string, url: string, signal: AbortSignal | undefined): Error {
   if (signal?.aborted) return new AbortedError();
-  if (timeout.aborted) return new TemporaryError("RPC_TIMEOUT", `${method}: request timed out`, { url });
+  if (err instanceof PostTimeoutError)
+    return new TemporaryError("RPC_TIMEOUT", `${method}: request timed out`, { url });
   return new TemporaryError("RPC_NETWORK", `${method}: ${(err as Error)?.message ?? String(err)}`, { url }, err);
 }
 

@@ -14,6 +14,10 @@ export const SourceDomain = {
 
 function word(n: bigint | number): Uint8Array {
   const out = new Uint8Array(32);
+  if (typeof n === "number" && Number.isSafeInteger(n) && n >= 0) {
+    for (let i = 31, x = n; i >= 0 && x > 0; i--, x = Math.floor(x / 256)) out[i] = x % 256;
+    return out;
+  }
   let v = BigInt(n);
   for (let i = 31; i >= 0 && v > 0n; i--) {
     out[i] = Number(v & 0xffn);
@@ -51,6 +55,18 @@ export function userDepositSourceHash(l1BlockHash: Hash, logIndex: bigint | numb
 /** Domain 1: the L1-info deposit of the L2 block with `seqNumber` in the epoch of `l1BlockHash`. */
 export function l1InfoDepositSourceHash(l1BlockHash: Hash, seqNumber: bigint | number): Hash {
   return sourceHash(SourceDomain.L1Info, blockAndIndex(l1BlockHash, seqNumber));
+}
+
+/** {@link l1InfoDepositSourceHash} as bytes, from the L1 block hash as bytes (32). */
+export function l1InfoDepositSourceHashBytes(l1BlockHash: Uint8Array, seqNumber: number): Uint8Array {
+  if (l1BlockHash.length !== 32) throw new DecodeError("block hash must be 32 bytes");
+  const pre = new Uint8Array(64);
+  pre.set(l1BlockHash, 0);
+  pre.set(word(seqNumber), 32);
+  const outer = new Uint8Array(64);
+  outer[31] = SourceDomain.L1Info;
+  outer.set(keccak(pre), 32);
+  return keccak(outer);
 }
 
 /** Domain 2: a network-upgrade transaction identified by its intent string. */

@@ -5,7 +5,7 @@ import type { L2BlockRef } from "../../core/types/block-ref.js";
 import { type Address, type Hash, type Hex, ZERO_HASH } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../rollup-config.js";
 import { type DepositTx, encodeDepositTx } from "./deposit-tx.js";
-import { type L1OriginInfo, l1InfoDepositTx } from "./l1-info.js";
+import { encodeL1InfoDepositTx, type L1OriginInfo } from "./l1-info.js";
 import { upgradeTransactionsAt } from "./upgrade-txs.js";
 
 /** SequencerFeeVault: the fee recipient of every derived block. */
@@ -60,7 +60,7 @@ export function buildPayloadAttributes(input: BuildAttributesInput): PayloadAttr
       l2Time: ts,
       l1Time: l1Origin.time,
     });
-  const txs: Hex[] = [bytesToHex(encodeDepositTx(l1InfoDepositTx(cfg, sysConfig, l1Origin, seqNumber, ts)))];
+  const txs: Hex[] = [bytesToHex(encodeL1InfoDepositTx(cfg, sysConfig, l1Origin, seqNumber, ts))];
   for (const d of input.depositTxs) txs.push(bytesToHex(d instanceof Uint8Array ? d : encodeDepositTx(d)));
   const upgradeOpts = input.dependencySetSize === undefined ? {} : { dependencySetSize: input.dependencySetSize };
   for (const u of upgradeTransactionsAt(cfg, ts, upgradeOpts)) txs.push(bytesToHex(u));

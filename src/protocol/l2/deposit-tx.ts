@@ -25,25 +25,55 @@ function sized(hex: Hex, n: number, what: string): Uint8Array {
   return b;
 }
 
+/** A deposit with its byte fields already as bytes (sizes as in {@link DepositTx}: 32, 20, 20 or empty). */
+export interface DepositTxBytes {
+  readonly sourceHash: Uint8Array;
+  readonly from: Uint8Array;
+  readonly to: Uint8Array | null;
+  readonly mint: bigint;
+  readonly value: bigint;
+  readonly gas: bigint;
+  readonly isSystemTx: boolean;
+  readonly data: Uint8Array;
+}
+
 /** `0x7E ‖ rlp([sourceHash, from, to, mint, value, gas, isSystemTx, data])`. */
 export function encodeDepositTx(tx: DepositTx): Uint8Array {
-  const body = rlpEncodeListRaw(
-    [
-      sized(tx.sourceHash, 32, "sourceHash"),
-      sized(tx.from, 20, "from"),
-      tx.to === null ? new Uint8Array(0) : sized(tx.to, 20, "to"),
-      uintToBytes(tx.mint),
-      uintToBytes(tx.value),
-      uintToBytes(tx.gas),
-      tx.isSystemTx ? Uint8Array.of(1) : new Uint8Array(0),
-      hexToBytes(tx.data),
-    ].map(rlpEncodeBytes),
-  );
+  return encodeDepositTxBytes({
+    sourceHash: sized(tx.sourceHash, 32, "sourceHash"),
+    from: sized(tx.from, 20, "from"),
+    to: tx.to === null ? null : sized(tx.to, 20, "to"),
+    mint: tx.mint,
+    value: tx.value,
+    gas: tx.gas,
+    isSystemTx: tx.isSystemTx,
+    data: hexToBytes(tx.data),
+  });
+}
+
+/** {@link encodeDepositTx} of a deposit whose byte fields are bytes already (no hex round trip). */
+export function encodeDepositTxBytes(tx: DepositTxBytes): Uint8Array {
+  if (tx.sourceHash.length !== 32) throw new DecodeError("deposit sourceHash must be 32 bytes");
+  if (tx.from.length !== 20) throw new DecodeError("deposit from must be 20 bytes");
+  if (tx.to !== null && tx.to.length !== 20) throw new DecodeError("deposit to must be 20 bytes");
+  const body = rlpEncodeListRaw([
+    rlpEncodeBytes(tx.sourceHash),
+    rlpEncodeBytes(tx.from),
+    rlpEncodeBytes(tx.to ?? EMPTY),
+    rlpEncodeBytes(uintToBytes(tx.mint)),
+    rlpEncodeBytes(uintToBytes(tx.value)),
+    rlpEncodeBytes(uintToBytes(tx.gas)),
+    rlpEncodeBytes(tx.isSystemTx ? ONE : EMPTY),
+    rlpEncodeBytes(tx.data),
+  ]);
   const out = new Uint8Array(body.length + 1);
   out[0] = DEPOSIT_TX_TYPE;
   out.set(body, 1);
   return out;
 }
+
+const EMPTY = new Uint8Array(0);
+const ONE = Uint8Array.of(1);
 
 export function encodeDepositTxHex(tx: DepositTx): Hex {
   return bytesToHex(encodeDepositTx(tx));

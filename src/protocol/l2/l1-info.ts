@@ -3,9 +3,9 @@ import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Address, Hash } from "../../core/types/primitives.js";
 import { bytesToBigint } from "../block/rlp.js";
 import { decodeEcotoneScalars, decodeOperatorFeeParams } from "../l1/fee-scalars.js";
-import { l1InfoDepositSourceHash } from "../l1/source-hash.js";
+import { l1InfoDepositSourceHash, l1InfoDepositSourceHashBytes } from "../l1/source-hash.js";
 import { isForkActivationBlock, isForkActive, type RollupConfig, type SystemConfig } from "../rollup-config.js";
-import type { DepositTx } from "./deposit-tx.js";
+import { type DepositTx, encodeDepositTxBytes } from "./deposit-tx.js";
 import { L1_BLOCK_PREDEPLOY, L1_INFO_DEPOSITOR } from "./upgrade-txs.js";
 
 export type L1InfoFormat = "bedrock" | "ecotone" | "isthmus" | "jovian";
@@ -80,6 +80,11 @@ class Writer {
     this.pos += size;
   }
   uint(v: bigint | number, size: number): void {
+    if (typeof v === "number" && size <= 8 && Number.isSafeInteger(v) && v >= 0 && v < 2 ** (8 * size)) {
+      for (let i = size - 1, x = v; i >= 0; i--, x = Math.floor(x / 256)) this.buf[this.pos + i] = x % 256;
+      this.pos += size;
+      return;
+    }
     let x = BigInt(v);
     if (x < 0n || x >= 1n << BigInt(size * 8)) throw new DecodeError(`l1 info: value exceeds uint${size * 8}`);
     for (let i = size - 1; i >= 0; i--) {
@@ -94,10 +99,17 @@ class Writer {
   }
 }
 
+const SELECTOR_BYTES: Record<L1InfoFormat, Uint8Array> = {
+  bedrock: hexToBytes(`0x${L1_INFO_SELECTORS.bedrock}`),
+  ecotone: hexToBytes(`0x${L1_INFO_SELECTORS.ecotone}`),
+  isthmus: hexToBytes(`0x${L1_INFO_SELECTORS.isthmus}`),
+  jovian: hexToBytes(`0x${L1_INFO_SELECTORS.jovian}`),
+};
+
 /** Encodes the L1-info calldata in the given format. */
 export function encodeL1InfoData(info: L1BlockInfo, format: L1InfoFormat): Uint8Array {
   const w = new Writer(L1_INFO_LENGTHS[format]);
-  w.bytes(hexToBytes(`0x${L1_INFO_SELECTORS[format]}`), 4);
+  w.bytes(SELECTOR_BYTES[format], 4);
   if (format === "bedrock") {
     w.uint(info.number, 32);
     w.uint(info.time, 32);
@@ -234,6 +246,34 @@ export function l1BlockInfoFor(
     ...withOp,
     daFootprintGasScalar: sys.daFootprintGasScalar === 0 ? DEFAULT_DA_FOOTPRINT_GAS_SCALAR : sys.daFootprintGasScalar,
   };
+}
+
+const L1_INFO_DEPOSITOR_BYTES = hexToBytes(L1_INFO_DEPOSITOR);
+const L1_BLOCK_PREDEPLOY_BYTES = hexToBytes(L1_BLOCK_PREDEPLOY);
+
+/**
+ * The EIP-2718 bytes of the L1-info deposit: exactly `encodeDepositTx(l1InfoDepositTx(...))`, built without the
+ * hex round trips (it is computed for every derived or sequenced block).
+ */
+export function encodeL1InfoDepositTx(
+  cfg: RollupConfig,
+  sys: SystemConfig,
+  origin: L1OriginInfo,
+  seqNumber: number,
+  l2Timestamp: number,
+): Uint8Array {
+  const info = l1BlockInfoFor(cfg, sys, origin, seqNumber, l2Timestamp);
+  const regolith = isForkActive(cfg, "regolith", l2Timestamp);
+  return encodeDepositTxBytes({
+    sourceHash: l1InfoDepositSourceHashBytes(hexToBytes(origin.hash), seqNumber),
+    from: L1_INFO_DEPOSITOR_BYTES,
+    to: L1_BLOCK_PREDEPLOY_BYTES,
+    mint: 0n,
+    value: 0n,
+    gas: regolith ? 1_000_000n : 150_000_000n,
+    isSystemTx: !regolith,
+    data: encodeL1InfoData(info, info.format),
+  });
 }
 
 /** The L1-info deposit transaction (first transaction of every L2 block). */

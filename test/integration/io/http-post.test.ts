@@ -55,4 +55,12 @@ describe("postText (keep-alive POST)", () => {
     await new Promise((r) => closed.close(r));
     await expect(postText(`http://127.0.0.1:${port}/`, "{}", {})).rejects.toMatchObject({ code: "ECONNREFUSED" });
   });
+
+  it("rejects with a TimeoutError after timeoutMs, and a later request on the same target still succeeds", async () => {
+    const t0 = Date.now();
+    await expect(postText(`${url}/slow`, "{}", {}, undefined, 100)).rejects.toMatchObject({ name: "TimeoutError" });
+    expect(Date.now() - t0).toBeLessThan(1_500);
+    const r = await postText(`${url}/`, "{}", { authorization: "Bearer ok" }, undefined, 5_000);
+    expect(r.status).toBe(200);
+  });
 });
