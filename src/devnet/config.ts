@@ -31,6 +31,36 @@ export const DEFAULT_DEVNET_FORKS: readonly Fork[] = [
   "jovian",
 ];
 
+/**
+ * A devnet fork schedule as seconds after L2 genesis (for `DevnetChainSpec.forkOffsets`): every fork of
+ * `DEFAULT_DEVNET_FORKS` at 0 with `overrides` applied. A fork without an override follows the fork before it, so
+ * `{ecotone: 20}` moves Fjord … Jovian to 20 as well and `{ecotone: 20, isthmus: 40}` gives Fjord … Holocene 20 and
+ * Jovian 40. `null` leaves a fork, and every later fork without an override, unscheduled; Karst and Interop are
+ * unscheduled unless given. Throws when offsets decrease in fork order or a fork is scheduled after an unscheduled one.
+ */
+export function devnetForkOffsets(
+  overrides: Partial<Record<Fork, number | null>> = {},
+): Partial<Record<Fork, number | undefined>> {
+  const out: Partial<Record<Fork, number | undefined>> = {};
+  let prev: number | undefined = 0;
+  let prevFork: Fork | undefined;
+  for (const f of FORKS) {
+    const o = overrides[f];
+    let t: number | undefined;
+    if (o === null) t = undefined;
+    else if (o !== undefined) {
+      if (!Number.isSafeInteger(o) || o < 0) throw new Error(`fork offset of ${f} must be a non-negative integer`);
+      if (prev === undefined) throw new Error(`${f} cannot be scheduled after the unscheduled ${prevFork}`);
+      if (o < prev) throw new Error(`${f} (+${o} s) cannot activate before ${prevFork} (+${prev} s)`);
+      t = o;
+    } else t = DEFAULT_DEVNET_FORKS.includes(f) ? prev : undefined;
+    out[f] = t;
+    prev = t;
+    prevFork = f;
+  }
+  return out;
+}
+
 /** Ecotone-style scalar (version 1): `0x01 ‖ 0… ‖ blobBaseFeeScalar u32 ‖ baseFeeScalar u32`. */
 export function ecotoneScalar(baseFeeScalar: number, blobBaseFeeScalar: number): Hash {
   const v = (1n << 248n) | (BigInt(blobBaseFeeScalar) << 32n) | BigInt(baseFeeScalar);

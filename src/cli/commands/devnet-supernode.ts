@@ -9,6 +9,7 @@ import type { LogLevel } from "../../config/types.js";
 import type { Logger } from "../../core/logger.js";
 import type { Address } from "../../core/types/primitives.js";
 import { type Devnet, startDevnet } from "../../devnet/devnet.js";
+import type { Fork } from "../../protocol/rollup-config.js";
 
 /**
  * `supernode devnet` composition: the embedded devnet (anvil L1, one simulated execution client per chain, one
@@ -23,6 +24,8 @@ export interface DevnetSupernodeOptions {
   readonly l1BlockTimeSec?: number;
   readonly l2BlockTimeSec?: number;
   readonly dataMode?: "calldata" | "blobs";
+  /** Fork schedule of every chain as seconds after L2 genesis (default: Regolith … Jovian at genesis). */
+  readonly forkOffsets?: Partial<Record<Fork, number | undefined>>;
   readonly logLevel?: LogLevel;
   /** Extra supernode arguments appended to the generated ones (e.g. `--pprof.enabled`). */
   readonly extraArgs?: readonly string[];
@@ -89,7 +92,11 @@ export async function startDevnetSupernode(
   const devnet = await startDevnet(
     {
       dir: opts.dir,
-      chains: opts.chains.map((c) => ({ chainId: c.chainId, variant: c.variant })),
+      chains: opts.chains.map((c) => ({
+        chainId: c.chainId,
+        variant: c.variant,
+        ...(opts.forkOffsets === undefined ? {} : { forkOffsets: opts.forkOffsets }),
+      })),
       l1BlockTimeSec: opts.l1BlockTimeSec ?? 2,
       l2BlockTimeSec: opts.l2BlockTimeSec ?? 2,
       ...(opts.dataMode === undefined ? {} : { dataMode: opts.dataMode }),

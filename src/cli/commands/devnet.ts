@@ -3,9 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { LOG_LEVELS, type LogLevel } from "../../config/types.js";
+import { FORKS, type Fork, forkTime, type RollupConfig } from "../../protocol/rollup-config.js";
 import { createLogger } from "../../observability/logger.js";
 import { installSignalHandlers } from "../signals.js";
 import { registerDevnetElCommand } from "./devnet-el.js";
+import { describeForkOffsets, parseForkOffsets } from "./devnet-fork-offsets.js";
 import { DEMO_DEPOSIT_RECIPIENT, type DevnetSupernode, startDevnetSupernode } from "./devnet-supernode.js";
 
 interface DevnetArgs {
@@ -15,6 +17,7 @@ interface DevnetArgs {
   l1BlockTime: number;
   l2BlockTime: number;
   dataMode: "calldata" | "blobs";
+  forkOffsets?: Partial<Record<Fork, number | undefined>>;
   logLevel: LogLevel;
   keep?: boolean;
 }
@@ -40,6 +43,12 @@ export function registerDevnetCommands(program: Command): void {
     .addOption(
       new Option("--data-mode <mode>", "how batchers post data").choices(["calldata", "blobs"]).default("calldata"),
     )
+    .option(
+      "--fork-offsets <list>",
+      "fork activation as seconds after L2 genesis, e.g. ecotone=20,isthmus=40 (unnamed forks follow the one " +
+        "before; <fork>=never leaves it off; default: Regolith … Jovian at genesis)",
+      parseForkOffsets,
+    )
     .addOption(new Option("--log.level <level>", "supernode log level").choices([...LOG_LEVELS]).default("warn"))
     .option("--keep", "keep the temporary directory on exit")
     .action(async (raw: Record<string, unknown>) => {
@@ -50,6 +59,9 @@ export function registerDevnetCommands(program: Command): void {
         l1BlockTime: raw.l1BlockTime as number,
         l2BlockTime: raw.l2BlockTime as number,
         dataMode: raw.dataMode as "calldata" | "blobs",
+        ...(raw.forkOffsets === undefined
+          ? {}
+          : { forkOffsets: raw.forkOffsets as Partial<Record<Fork, number | undefined>> }),
         logLevel: raw["log.level"] as LogLevel,
         ...(raw.keep === true ? { keep: true } : {}),
       };
@@ -81,6 +93,7 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
         l1BlockTimeSec: args.l1BlockTime,
         l2BlockTimeSec: args.l2BlockTime,
         dataMode: args.dataMode,
+        ...(args.forkOffsets === undefined ? {} : { forkOffsets: args.forkOffsets }),
         logLevel: args.logLevel,
       },
       { logger },
@@ -95,6 +108,16 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
   }
 }
 
+/** Fork times of a rollup config as seconds after its L2 genesis (0 = at genesis). */
+function forkOffsetsOf(cfg: RollupConfig): Partial<Record<Fork, number | undefined>> {
+  const out: Partial<Record<Fork, number | undefined>> = {};
+  for (const f of FORKS) {
+    const t = forkTime(cfg, f);
+    out[f] = t === undefined ? undefined : Math.max(0, t - cfg.genesis.l2_time);
+  }
+  return out;
+}
+
 function printEndpoints(sn: DevnetSupernode, out: (s: string) => void): void {
   const rpc = sn.supernode.rpc.url;
   out("");
@@ -102,6 +125,8 @@ function printEndpoints(sn: DevnetSupernode, out: (s: string) => void): void {
   for (const c of sn.devnet.chains) {
     out(`chain ${c.chainId} (variant ${c.variant}) rollup RPC ${rpc}/${c.chainId}/   execution client ${c.el.httpUrl}`);
   }
+  const first = sn.devnet.chains[0];
+  if (first !== undefined) out(`forks             ${describeForkOffsets(forkOffsetsOf(first.rollupConfig))}`);
   out(`supernode RPC     ${rpc}/   (superroot_atTimestamp, supernode_syncStatus, heartbeat_check; admin enabled)`);
   out(`metrics           ${sn.supernode.metricsServer?.url ?? "disabled"}`);
   out(`health            ${rpc}/healthz   ${rpc}/readyz`);
