@@ -11,7 +11,7 @@ import type { RollupConfig } from "../protocol/rollup-config.js";
 import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
 import type { AttributesBuilder, DerivationPipeline } from "./derivation/types.js";
 import { type DerivedAttributes, EngineController } from "./engine/engine-controller.js";
-import { type FoundHeads, findL2Heads } from "./engine/find-heads.js";
+import { findL2Heads, resetSafeDb } from "./engine/find-heads.js";
 import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
 import { blockNumberAtTimestamp, ZERO_L1_REF, ZERO_L2_REF } from "./engine/heads.js";
 import { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
@@ -27,8 +27,7 @@ import type {
   SequencerStateStore,
   UnsafeBlockSink,
 } from "./ports.js";
-import { selectNextOrigin, sequencerNoTxPool } from "./sequencer/origin-selector.js";
-import { SequencerState } from "./sequencer/sequencer-state.js";
+import { type SequencerConfig, SequencerDriver } from "./sequencer/sequencer-driver.js";
 import { ElSync } from "./engine/el-sync.js";
 import { checkPostedPayload } from "./engine/posted-payload.js";
 
@@ -42,14 +41,7 @@ export interface ChainNodeConfig {
   readonly elSafeOffsetBlocks?: number;
   /** Bounds of the unsafe-payload queue (defaults: 500 MiB, 16,384 payloads). */
   readonly unsafeQueue?: { readonly maxBytes?: number; readonly maxCount?: number };
-  readonly sequencer: {
-    readonly enabled: boolean;
-    readonly stopped: boolean;
-    readonly l1Confs: number;
-    readonly maxSafeLag: number;
-    readonly recoverMode: boolean;
-    readonly sealingDurationMs?: number;
-  };
+  readonly sequencer: SequencerConfig;
   readonly verifierL1Confs: number;
   /** 0 = default. */
   readonly finalityLookback?: number;
@@ -85,7 +77,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private readonly pipeline: DerivationPipeline;
   private readonly finalizer: Finalizer;
   readonly unsafeQueue: UnsafePayloadQueue;
-  private readonly seq: SequencerState;
+  private readonly seq: SequencerDriver;
   private state: ChainNodeState = "created";
   private initialised = false;
   private resetWaiters: (() => void)[] = [];
@@ -100,7 +92,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private loop: Promise<void> | undefined;
   private pendingAttrs: DerivedAttributes | undefined;
   readonly elSync: ElSync;
-  private recoverMode: boolean;
   /** Temporary-error backoff state of the loop. */
   private failures = 0;
   private fatal: SupernodeError | Error | undefined;
@@ -118,8 +109,17 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       onSafeHead: (safe, derivedFrom) => this.onSafeHead(safe, derivedFrom),
     });
     this.pipeline = deps.createPipeline();
-    this.seq = new SequencerState(cfg.sequencer.enabled, !cfg.sequencer.stopped);
-    this.recoverMode = cfg.sequencer.recoverMode;
+    this.seq = new SequencerDriver(cfg.sequencer, {
+      rollup: cfg.rollup,
+      l1: deps.l1,
+      engine: this.engine,
+      attributesBuilder: deps.attributesBuilder,
+      clock: deps.clock,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      sink: deps.sink,
+      store: deps.sequencerStore,
+    });
     this.unsafeQueue = new UnsafePayloadQueue(cfg.unsafeQueue?.maxBytes, cfg.unsafeQueue?.maxCount);
     this.elSync = new ElSync(cfg.syncMode, {
       cfg: cfg.rollup,
@@ -136,11 +136,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   static async create(cfg: ChainNodeConfig, deps: ChainNodeDeps): Promise<ChainNode> {
     const node = new ChainNode(cfg, deps);
-    if (cfg.sequencer.enabled && deps.sequencerStore !== undefined) {
-      const persisted = await deps.sequencerStore.load();
-      if (persisted === true) node.seq.confirmStart();
-      else if (persisted === false) node.seq.confirmStop();
-    }
+    await node.seq.loadPersisted();
     return node;
   }
 
@@ -190,7 +186,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
           progressed = (await this.unsafeStep()) || progressed;
           // A reset requested by the unsafe step (EL sync finished) comes before any derivation.
           if (this.resetRequested === undefined) {
-            progressed = (await this.sequencerStep()) || progressed;
+            progressed = (await this.seq.step(this.initialised && !this.elSync.syncing)) || progressed;
             progressed = (await this.derivationStep()) || progressed;
             await this.finalityStep();
             if (!progressed) await this.engine.flushForkchoice();
@@ -220,10 +216,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   private idleDelay(): number {
     let ms = this.cfg.idlePollMs ?? 1000;
-    if (this.seq.active) {
-      const due = this.nextSequencerDueMs();
-      if (due !== undefined) ms = Math.max(0, Math.min(ms, due - this.d.clock.nowMs()));
-    }
+    if (this.seq.active) ms = Math.max(0, Math.min(ms, this.seq.nextDueMs() - this.d.clock.nowMs()));
     return ms;
   }
 
@@ -274,7 +267,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       elSafeOffsetBlocks: this.cfg.elSafeOffsetBlocks ?? 0,
     });
     await this.engine.forceReset(found.unsafe, found.safe, found.finalized);
-    await this.resetSafeDb(found);
+    await resetSafeDb(this.cfg.rollup, this.d.l1, this.d.safeDb, found);
     this.finalizer.reset();
     this.pendingAttrs = undefined;
     await this.pipeline.reset(found.safe);
@@ -286,31 +279,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       "reset: found L2 heads",
     );
     for (const w of this.resetWaiters.splice(0)) w();
-  }
-
-  /** SafeDB after a reset (op-node `SafeHeadReset`, or a plain truncation when the port lacks it). */
-  private async resetSafeDb(found: FoundHeads): Promise<void> {
-    const db = this.d.safeDb;
-    if (db === undefined) return;
-    if (db.safeHeadReset === undefined) {
-      await db.truncate(found.safeDbL1?.number ?? found.safe.l1origin.number);
-      return;
-    }
-    const g = this.cfg.rollup.genesis.l2;
-    if (found.safe.number === g.number && found.safe.hash.toLowerCase() === g.hash.toLowerCase()) {
-      // The genesis is safe as of L1 block 0 (dispute games may reference L1 heads before genesis.l1).
-      let l1Block0: L1BlockRef | undefined;
-      try {
-        l1Block0 = await this.d.l1.l1BlockRefByNumber(0);
-      } catch (err) {
-        if (severityOf(err) !== "temporary") throw err;
-      }
-      if (l1Block0 !== undefined) {
-        await db.safeHeadReset(found.safe, { isL2Genesis: true, l1Block0: { hash: l1Block0.hash, number: 0 } });
-        return;
-      }
-    }
-    await db.safeHeadReset(found.safe);
   }
 
   private async onSafeHead(safe: L2BlockRef, derivedFrom: L1BlockRef): Promise<void> {
@@ -374,7 +342,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       }
       this.d.metrics?.derivedBlocks.inc({ path: res === "consolidated" ? "consolidate" : "build" });
       // Let the sequencer and unsafe payloads interleave with a long catch-up.
-      if (this.seq.active && this.sequencerDue()) return progressed;
+      if (this.seq.due()) return progressed;
     }
     return progressed;
   }
@@ -393,54 +361,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       this.finalizer.prune(cand.l2.number);
       await this.engine.flushForkchoice();
     }
-  }
-
-  // ------------------------------------------------------------------------------------------------------------
-  // Sequencer
-
-  private nextSequencerDueMs(): number | undefined {
-    const u = this.engine.heads.unsafe;
-    const sealing = this.cfg.sequencer.sealingDurationMs ?? 50;
-    return (u.timestamp + this.cfg.rollup.block_time) * 1000 - sealing;
-  }
-
-  private sequencerDue(): boolean {
-    const due = this.nextSequencerDueMs();
-    return due !== undefined && this.d.clock.nowMs() >= due;
-  }
-
-  private async sequencerStep(): Promise<boolean> {
-    if (!this.seq.active || !this.initialised || this.elSync.syncing || !this.sequencerDue()) return false;
-    const h = this.engine.heads;
-    const lag = this.cfg.sequencer.maxSafeLag;
-    if (lag > 0 && h.unsafe.number >= h.safe.number + lag) return false;
-    const parent = h.unsafe;
-    const origin = await selectNextOrigin(this.cfg.rollup, this.d.l1, parent, {
-      l1Confs: this.cfg.sequencer.l1Confs,
-      recover: this.recoverMode,
-    });
-    const prepared = await this.d.attributesBuilder.prepare(parent, origin);
-    const ts = prepared.attributes.timestamp;
-    const attributes = {
-      ...prepared.attributes,
-      noTxPool: sequencerNoTxPool(this.cfg.rollup, ts, prepared.l1origin, this.recoverMode),
-    };
-    const built = await this.engine.buildAndInsert(attributes, parent, {
-      l1origin: prepared.l1origin,
-      sequenceNumber: prepared.sequenceNumber,
-    });
-    if (built === undefined) {
-      this.d.logger.warn({ parent: parent.number }, "sequencer: block building failed; retrying next block time");
-      return false;
-    }
-    await this.engine.flushForkchoice();
-    this.d.metrics?.sequencedBlocks.inc();
-    try {
-      await this.d.sink?.publish(built.envelope);
-    } catch (err) {
-      this.d.logger.warn({ err: String(err) }, "publishing the sequenced block failed");
-    }
-    return true;
   }
 
   // ------------------------------------------------------------------------------------------------------------
@@ -467,19 +387,12 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   // ChainAdminControl
 
   async startSequencer(expectedHead?: Hash): Promise<void> {
-    this.seq.checkStart(this.initialised ? this.engine.heads.unsafe : undefined, expectedHead);
-    await this.d.sequencerStore?.save(true);
-    this.seq.confirmStart();
-    this.d.logger.info({ head: this.engine.heads.unsafe.number }, "sequencer started");
+    await this.seq.start(this.initialised ? this.engine.heads.unsafe : undefined, expectedHead);
     this.poke();
   }
 
   async stopSequencer(): Promise<Hash> {
-    this.seq.checkStop();
-    await this.d.sequencerStore?.save(false);
-    this.seq.confirmStop();
-    this.d.logger.info({ head: this.engine.heads.unsafe.number }, "sequencer stopped");
-    return this.engine.heads.unsafe.hash;
+    return this.seq.stop();
   }
 
   async postUnsafePayload(env: ExecutionPayloadEnvelope): Promise<void> {
@@ -488,14 +401,12 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   async setRecoverMode(on: boolean): Promise<void> {
-    if (!this.seq.enabled) return; // op-node: a no-op without the sequencer
-    if (on !== this.recoverMode) this.d.logger.info({ recoverMode: on }, "sequencer recover mode set");
-    this.recoverMode = on;
+    this.seq.setRecoverMode(on);
   }
 
   /** Sequencer recover mode (`--sequencer.recover`, `admin_setRecoverMode`). */
   get sequencerRecoverMode(): boolean {
-    return this.recoverMode;
+    return this.seq.recoverMode;
   }
 
   async resetDerivationPipeline(): Promise<void> {

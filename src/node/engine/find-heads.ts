@@ -260,3 +260,35 @@ function checkParent(parent: L2BlockRef, n: L2BlockRef, l1Block: L1BlockRef | un
     );
   }
 }
+
+/**
+ * The SafeDB after a reset to `found` (op-node `SafeHeadReset`; a plain truncation above the safe head's L1 block when
+ * the port lacks it). A reset to the L2 genesis records it as safe as of L1 block 0 (dispute games may reference L1
+ * heads before `genesis.l1`).
+ */
+export async function resetSafeDb(
+  cfg: RollupConfig,
+  l1: L1Source,
+  db: SafeDbPort | undefined,
+  found: FoundHeads,
+): Promise<void> {
+  if (db === undefined) return;
+  if (db.safeHeadReset === undefined) {
+    await db.truncate(found.safeDbL1?.number ?? found.safe.l1origin.number);
+    return;
+  }
+  const g = cfg.genesis.l2;
+  if (found.safe.number === g.number && eqHash(found.safe.hash, g.hash)) {
+    let l1Block0: L1BlockRef | undefined;
+    try {
+      l1Block0 = await l1.l1BlockRefByNumber(0);
+    } catch (err) {
+      if (severityOf(err) !== "temporary") throw err;
+    }
+    if (l1Block0 !== undefined) {
+      await db.safeHeadReset(found.safe, { isL2Genesis: true, l1Block0: { hash: l1Block0.hash, number: 0 } });
+      return;
+    }
+  }
+  await db.safeHeadReset(found.safe);
+}

@@ -73,44 +73,47 @@ async function networkChain(l1: FakeL1, n: number): Promise<FakeEngine> {
 const payloadAt = (src: FakeEngine, n: number): ExecutionPayloadEnvelope => src.byHash.get(src.canonical[n]!)!;
 
 describe("execution-layer sync through the virtual node", () => {
-  it("variant_b, empty EL: derivation waits, SYNCING answers are expected, the first VALID finishes EL sync and derivation resumes from the tip", async () => {
-    const l1 = new FakeL1(12);
-    const source = await networkChain(l1, 8);
-    const engine = new FakeEngine(cfg);
-    const { node, safeDb, logger } = await elNode("variant_b", l1, engine);
-    await waitFor(() => logger.lines.some((l) => l.msg === "reset: found L2 heads"));
-    await new Promise((r) => setTimeout(r, 40));
-    expect(node.syncStatus().safe_l2.number).toBe(0); // derivation waits for EL sync
-    expect(node.elSync.status).toBe("will-start");
+  it.each(["variant_a", "variant_b"] as const)(
+    "%s, empty EL: derivation waits, SYNCING answers are expected, the first VALID finishes EL sync and derivation resumes from the tip",
+    async (kind) => {
+      const l1 = new FakeL1(12);
+      const source = await networkChain(l1, 8);
+      const engine = new FakeEngine(cfg);
+      const { node, safeDb, logger } = await elNode(kind, l1, engine);
+      await waitFor(() => logger.lines.some((l) => l.msg === "reset: found L2 heads"));
+      await new Promise((r) => setTimeout(r, 40));
+      expect(node.syncStatus().safe_l2.number).toBe(0); // derivation waits for EL sync
+      expect(node.elSync.status).toBe("will-start");
 
-    // Gossip far ahead of the EL: it answers SYNCING to newPayload and forkchoiceUpdated.
-    node.addUnsafePayload(payloadAt(source, 6));
-    node.addUnsafePayload(payloadAt(source, 7));
-    await waitFor(() => node.syncStatus().unsafe_l2.number === 7);
-    expect(node.elSync.status).toBe("started");
-    expect(safeDb.cleared).toBe(1); // safe heads now advance without derivation
-    expect(engine.calls.newPayload).toBe(2);
-    expect(engine.canonical).toHaveLength(1); // the EL has not got the chain yet
-    expect(node.syncStatus().safe_l2.number).toBe(0);
+      // Gossip far ahead of the EL: it answers SYNCING to newPayload and forkchoiceUpdated.
+      node.addUnsafePayload(payloadAt(source, 6));
+      node.addUnsafePayload(payloadAt(source, 7));
+      await waitFor(() => node.syncStatus().unsafe_l2.number === 7);
+      expect(node.elSync.status).toBe("started");
+      expect(safeDb.cleared).toBe(1); // safe heads now advance without derivation
+      expect(engine.calls.newPayload).toBe(2);
+      expect(engine.canonical).toHaveLength(1); // the EL has not got the chain yet
+      expect(node.syncStatus().safe_l2.number).toBe(0);
 
-    // The EL fetches the chain from its peers; the next payload is VALID.
-    for (let k = 1; k <= 7; k++) engine.byHash.set(source.canonical[k]!, payloadAt(source, k));
-    node.addUnsafePayload(payloadAt(source, 8));
-    await waitFor(() => node.elSync.status === "finished");
-    const fin = logger.lines.find((l) => l.msg === "finished EL sync");
-    expect(fin?.obj).toMatchObject({ unsafe: 8, safe: 8, finalized: 8 });
-    // Reset from the EL's labels, then derivation continues past the synced tip.
-    await waitFor(() => node.syncStatus().safe_l2.number === 12);
-    expect(engine.canonical.slice(0, 9)).toEqual(source.canonical.slice(0, 9));
-    expect(node.syncStatus().finalized_l2.number).toBe(8);
-    const reset = logger.lines.filter((l) => l.msg === "reset: found L2 heads").at(-1);
-    expect(reset?.obj).toMatchObject({
-      reason: "el-sync-finished",
-      how: "finalized",
-      unsafe: { number: 8, hash: source.canonical[8] },
-      safe: { number: 8, hash: source.canonical[8] },
-    });
-  });
+      // The EL fetches the chain from its peers; the next payload is VALID.
+      for (let k = 1; k <= 7; k++) engine.byHash.set(source.canonical[k]!, payloadAt(source, k));
+      node.addUnsafePayload(payloadAt(source, 8));
+      await waitFor(() => node.elSync.status === "finished");
+      const fin = logger.lines.find((l) => l.msg === "finished EL sync");
+      expect(fin?.obj).toMatchObject({ unsafe: 8, safe: 8, finalized: 8 });
+      // Reset from the EL's labels, then derivation continues past the synced tip.
+      await waitFor(() => node.syncStatus().safe_l2.number === 12);
+      expect(engine.canonical.slice(0, 9)).toEqual(source.canonical.slice(0, 9));
+      expect(node.syncStatus().finalized_l2.number).toBe(8);
+      const reset = logger.lines.filter((l) => l.msg === "reset: found L2 heads").at(-1);
+      expect(reset?.obj).toMatchObject({
+        reason: "el-sync-finished",
+        how: "finalized",
+        unsafe: { number: 8, hash: source.canonical[8] },
+        safe: { number: 8, hash: source.canonical[8] },
+      });
+    },
+  );
 
   it("variant_b with a finalized block skips EL sync: the payload goes through the consensus-layer queue", async () => {
     const l1 = new FakeL1(10);

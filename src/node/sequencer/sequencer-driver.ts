@@ -1,0 +1,138 @@
+/**
+ * The sequencer of one virtual node (op-node §5): the admin state machine with its persisted state, recover mode,
+ * and the block-building step the node's driver loop calls (a block every `block_time`, origin selection within
+ * the drift rules, deposits and — unless forbidden — the pool, published to the unsafe-block sink).
+ */
+import type { Logger } from "../../core/logger.js";
+import type { Clock } from "../../core/time/clock.js";
+import type { Hash } from "../../core/types/primitives.js";
+import type { L2BlockRef } from "../../core/types/block-ref.js";
+import type { RollupConfig } from "../../protocol/rollup-config.js";
+import type { AttributesBuilder } from "../derivation/types.js";
+import type { EngineController } from "../engine/engine-controller.js";
+import type { ChainMetrics } from "../metrics.js";
+import type { L1Source, SequencerStateStore, UnsafeBlockSink } from "../ports.js";
+import { selectNextOrigin, sequencerNoTxPool } from "./origin-selector.js";
+import { SequencerState } from "./sequencer-state.js";
+
+/** `--vn.<id>.sequencer.*`. */
+export interface SequencerConfig {
+  readonly enabled: boolean;
+  readonly stopped: boolean;
+  readonly l1Confs: number;
+  readonly maxSafeLag: number;
+  readonly recoverMode: boolean;
+  readonly sealingDurationMs?: number;
+}
+
+export interface SequencerDriverDeps {
+  readonly rollup: RollupConfig;
+  readonly l1: L1Source;
+  readonly engine: EngineController;
+  readonly attributesBuilder: AttributesBuilder;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: ChainMetrics | undefined;
+  readonly sink?: UnsafeBlockSink | undefined;
+  readonly store?: SequencerStateStore | undefined;
+}
+
+export class SequencerDriver {
+  private readonly state: SequencerState;
+  private recover: boolean;
+
+  constructor(
+    private readonly cfg: SequencerConfig,
+    private readonly d: SequencerDriverDeps,
+  ) {
+    this.state = new SequencerState(cfg.enabled, !cfg.stopped);
+    this.recover = cfg.recoverMode;
+  }
+
+  /** Applies the persisted start/stop state (it overrides `--sequencer.stopped`). */
+  async loadPersisted(): Promise<void> {
+    if (!this.cfg.enabled || this.d.store === undefined) return;
+    const persisted = await this.d.store.load();
+    if (persisted === true) this.state.confirmStart();
+    else if (persisted === false) this.state.confirmStop();
+  }
+
+  get active(): boolean {
+    return this.state.active;
+  }
+
+  get recoverMode(): boolean {
+    return this.recover;
+  }
+
+  /** Wall-clock time (ms) at which the next block should be sealed. */
+  nextDueMs(): number {
+    const u = this.d.engine.heads.unsafe;
+    return (u.timestamp + this.d.rollup.block_time) * 1000 - (this.cfg.sealingDurationMs ?? 50);
+  }
+
+  due(): boolean {
+    return this.state.active && this.d.clock.nowMs() >= this.nextDueMs();
+  }
+
+  /** Builds, inserts and publishes the next block when due; `ready` = the node has heads and is not EL syncing. */
+  async step(ready: boolean): Promise<boolean> {
+    if (!ready || !this.due()) return false;
+    const engine = this.d.engine;
+    const h = engine.heads;
+    const lag = this.cfg.maxSafeLag;
+    if (lag > 0 && h.unsafe.number >= h.safe.number + lag) return false;
+    const parent = h.unsafe;
+    const origin = await selectNextOrigin(this.d.rollup, this.d.l1, parent, {
+      l1Confs: this.cfg.l1Confs,
+      recover: this.recover,
+    });
+    const prepared = await this.d.attributesBuilder.prepare(parent, origin);
+    const ts = prepared.attributes.timestamp;
+    const attributes = {
+      ...prepared.attributes,
+      noTxPool: sequencerNoTxPool(this.d.rollup, ts, prepared.l1origin, this.recover),
+    };
+    const built = await engine.buildAndInsert(attributes, parent, {
+      l1origin: prepared.l1origin,
+      sequenceNumber: prepared.sequenceNumber,
+    });
+    if (built === undefined) {
+      this.d.logger.warn({ parent: parent.number }, "sequencer: block building failed; retrying next block time");
+      return false;
+    }
+    await engine.flushForkchoice();
+    this.d.metrics?.sequencedBlocks.inc();
+    try {
+      await this.d.sink?.publish(built.envelope);
+    } catch (err) {
+      this.d.logger.warn({ err: String(err) }, "publishing the sequenced block failed");
+    }
+    return true;
+  }
+
+  /** `admin_startSequencer`: `head` is undefined while the node has no heads yet ("no prestate"). */
+  async start(head: L2BlockRef | undefined, expected?: Hash): Promise<void> {
+    this.state.checkStart(head, expected);
+    await this.d.store?.save(true);
+    this.state.confirmStart();
+    this.d.logger.info({ head: head?.number }, "sequencer started");
+  }
+
+  /** `admin_stopSequencer`: returns the unsafe head hash to restart from. */
+  async stop(): Promise<Hash> {
+    this.state.checkStop();
+    await this.d.store?.save(false);
+    this.state.confirmStop();
+    const head = this.d.engine.heads.unsafe;
+    this.d.logger.info({ head: head.number }, "sequencer stopped");
+    return head.hash;
+  }
+
+  /** `admin_setRecoverMode`: a no-op without the sequencer (as op-node). */
+  setRecoverMode(on: boolean): void {
+    if (!this.state.enabled) return;
+    if (on !== this.recover) this.d.logger.info({ recoverMode: on }, "sequencer recover mode set");
+    this.recover = on;
+  }
+}
