@@ -14,7 +14,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Hex, keccak256 } from "viem";
+import { concat, type Hex, keccak256, numberToHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Devnet, startDevnet } from "../../../src/devnet/devnet.js";
 import { devAccount } from "../../../src/devnet/l1/dev-accounts.js";
@@ -28,6 +28,7 @@ import {
   jovianUpgradeDeposits,
 } from "../../../src/protocol/l2/upgrade-txs.js";
 import type { Fork } from "../../../src/protocol/rollup-config.js";
+import { createChainRpcMethods } from "../../../src/rpc/namespaces/stack.js";
 import {
   decodeL1Info,
   depositTxBytes,
@@ -386,4 +387,57 @@ describe("fork activation mid-chain: sequencer + verifier across Ecotone … Jov
     }
     expect(customApplied).toBeGreaterThan(0);
   });
+  it("stack_outputAtBlock across Isthmus: message-passer storage root from a proof before, from the header after", async () => {
+    expect(blocks.length).toBeGreaterThan(TARGET);
+    const url = (verifierEl as SimulatedExecutionClient).httpUrl;
+    const table = createChainRpcMethods((ver as TestNode).node, { version: "test" });
+    for (const n of [OFFSETS.isthmus - 1, OFFSETS.isthmus, OFFSETS.isthmus + 1]) {
+      const b = blocks[n]!;
+      const full = await rpc<{ stateRoot: Hex; withdrawalsRoot?: Hex }>(url, "eth_getBlockByHash", [b.hash, false]);
+      const proof = await rpc<{ storageHash: Hex }>(url, "eth_getProof", [
+        "0x4200000000000000000000000000000000000016",
+        [],
+        numberToHex(n),
+      ]);
+      const isthmus = Number(BigInt(b.timestamp)) >= g + OFFSETS.isthmus;
+      if (isthmus) expect(full.withdrawalsRoot, `block ${n}`).toBe(proof.storageHash);
+      const storage = isthmus ? (full.withdrawalsRoot as Hex) : proof.storageHash;
+      const zero: Hex = `0x${"00".repeat(32)}`;
+      const want = keccak256(concat([zero, full.stateRoot, storage, b.hash]));
+      const res = await table.get("stack_outputAtBlock")!.handler([numberToHex(n)], {});
+      expect(res, `output at block ${n}`).toEqual([zero, want]);
+    }
+  });
+
+  it("a restarted verifier resumes past the activations and still agrees with the sequencer", async () => {
+    const chain = devnet.chain(CHAIN_ID);
+    await (ver as TestNode).close();
+    ver = undefined;
+    // the safe head the stopped node left on its EL; the restarted one must derive past it
+    const verUrl = (verifierEl as SimulatedExecutionClient).httpUrl;
+    const before = Number(BigInt((await rpc<RpcBlock>(verUrl, "eth_getBlockByNumber", ["safe", false])).number));
+    expect(before).toBeGreaterThan(OFFSETS.jovian);
+    ver = await startNode({
+      chain,
+      l1: l1 as L1Client,
+      authUrl: (verifierEl as SimulatedExecutionClient).authUrl,
+      dataDir: join(dir, "ver"),
+      sequencer: false,
+    });
+    const v = ver;
+    let safe = -1;
+    await waitFor(
+      async () => {
+        const ref = v.node.syncStatus().safe_l2;
+        if (ref.number <= before || (await getBlock(verUrl, ref.number))?.hash !== ref.hash) return false;
+        safe = ref.number;
+        return true;
+      },
+      20_000,
+      `restarted verifier safe head > ${before}`,
+    );
+    for (let n = 0; n <= safe; n++) {
+      expect((await getBlock(verUrl, n))?.hash, `block ${n}`).toBe((await getBlock(chain.el.httpUrl, n))?.hash);
+    }
+  }, 30_000);
 });
