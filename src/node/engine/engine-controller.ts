@@ -11,6 +11,8 @@ import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ChainMetrics } from "../metrics.js";
 import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
 import { attributesMatchBlock } from "./attributes-match.js";
+import { BlockLookahead } from "./block-lookahead.js";
+export type { BatchedPayloadReads } from "./block-lookahead.js";
 import { allHeads, genesisL2Ref, type L2Heads } from "./heads.js";
 
 /** Derived payload attributes handed from the pipeline to the engine (op-node AttributesWithParent). */
@@ -26,14 +28,6 @@ export interface DerivedAttributes {
   readonly derivedFrom: L1BlockRef;
   /** Only deposits (a Holocene replacement): a failure here is critical. */
   readonly depositsOnly?: boolean;
-}
-
-/**
- * Reads of several canonical blocks in one request (EngineClient: a JSON-RPC batch of `eth_getBlockByNumber`).
- * Optional on the engine port; each element is the block, undefined (no such block) or the element's error.
- */
-export interface BatchedPayloadReads {
-  payloadsByNumber(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]>;
 }
 
 export type ApplyResult = "consolidated" | "built" | "invalid";
@@ -64,96 +58,121 @@ export class InvalidPayloadError extends SupernodeError {
   }
 }
 
+/** A derived block whose `engine_newPayload` is still in flight while derivation already prepares its successor. */
+interface InFlightInsert {
+  readonly valid: Promise<boolean>;
+  /** The heads before the block was adopted (restored when the insertion fails). */
+  readonly before: L2Heads;
+  readonly parentHash: Hash;
+  /** Work that must wait for the EL's verdict (the safe-head callback). */
+  readonly deferred: (() => Promise<void>)[];
+}
+
 export class EngineController {
+  /** The working heads (derivation and sequencing build on these; they may run ahead of the EL). */
   heads: L2Heads;
+  /** The heads the EL has acknowledged: the last forkchoice state it accepted (see {@link publishedHeads}). */
+  private acked: L2Heads;
+  /** The last derived block, inserted speculatively (its successor is prepared while the EL checks it). */
+  private inflight: InFlightInsert | undefined;
+  /** A parent whose speculative child failed: its next child is inserted synchronously (exact INVALID handling). */
+  private noSpeculationOn: Hash | undefined;
   /** A forkchoice update is owed to the EL (derived promotions are batched). */
   private fcuDirty = false;
   private readonly d: EngineControllerDeps;
   /** Blocks the EL already has, fetched ahead while consolidating a long run of them (catch-up). */
-  private prefetched = new Map<number, Promise<ExecutionPayloadEnvelope | undefined>>();
-  /** Highest block number requested in the batched look-ahead. */
-  private prefetchedTo = 0;
-  private static readonly PREFETCH_AHEAD = 8;
-  private static readonly LOOKAHEAD_BATCH = 32;
-  private static readonly LOOKAHEAD = 64;
+  private readonly lookahead: BlockLookahead;
 
   constructor(deps: EngineControllerDeps) {
     this.d = deps;
     this.heads = allHeads(genesisL2Ref(deps.cfg));
+    this.acked = { ...this.heads };
+    this.lookahead = new BlockLookahead(deps.engine, (method, fn) => this.timed(method, fn));
+  }
+
+  /**
+   * A read-only snapshot of the heads as the EL has acknowledged them: updated when a forkchoice update carrying
+   * them succeeded (and when the heads were loaded from the EL's labels). `heads` is the working state, which
+   * runs ahead (a block is adopted, or made safe, before the forkchoice update that carries it reaches the EL);
+   * what the node reports (`stack_syncStatus`) should come from here, so that a reported head can be read at the
+   * EL under the matching label.
+   */
+  get publishedHeads(): Readonly<L2Heads> {
+    return this.acked;
+  }
+
+  /**
+   * Waits for the in-flight insertion of the last derived block, if any. On VALID its deferred work runs (the
+   * safe-head callback); otherwise the heads are put back and a ResetError asks the node to reset (derivation
+   * has already moved past the block), and the block's parent is marked so that the re-derived block is inserted
+   * synchronously this time (then INVALID takes the normal path: deposits-only replacement or batch drop).
+   */
+  private async settle(): Promise<void> {
+    const f = this.inflight;
+    if (f === undefined) return;
+    this.inflight = undefined;
+    let ok = false;
+    let cause: unknown;
+    try {
+      ok = await f.valid;
+    } catch (err) {
+      cause = err;
+    }
+    if (!ok) {
+      this.heads = f.before;
+      this.dropPrefetched();
+      this.noSpeculationOn = f.parentHash;
+      throw new ResetError(
+        "SPECULATIVE_INSERT_FAILED",
+        cause === undefined
+          ? "the EL rejected a derived payload after its successor was prepared"
+          : "inserting a derived payload failed after its successor was prepared",
+        {},
+        cause,
+      );
+    }
+    for (const fn of f.deferred) await fn();
+  }
+
+  /** {@link settle}, for paths that replace the heads anyway (a failure is then moot). */
+  private async settleQuietly(): Promise<void> {
+    try {
+      await this.settle();
+    } catch {
+      // The heads are being replaced.
+    }
   }
 
   /** Loads the heads from the EL's labels (`latest`, `safe`, `finalized`); missing ones default to genesis. */
   async loadHeadsFromEngine(): Promise<L2Heads> {
+    await this.settleQuietly();
     const e = this.d.engine;
     const genesis = (await e.l2BlockRefByNumber(this.d.cfg.genesis.l2.number)) ?? genesisL2Ref(this.d.cfg);
     const finalized = (await e.l2BlockRefByLabel("finalized")) ?? genesis;
     const safe = (await e.l2BlockRefByLabel("safe")) ?? finalized;
     const unsafe = (await e.l2BlockRefByLabel("latest")) ?? safe;
     this.heads = { unsafe, crossUnsafe: unsafe, pendingSafe: safe, localSafe: safe, safe, finalized };
+    this.acked = { ...this.heads };
     return this.heads;
   }
 
   /** Replaces every head (after a reset found a consistent start point) and sends the forkchoice update. */
   async forceReset(unsafe: L2BlockRef, safe: L2BlockRef, finalized: L2BlockRef): Promise<void> {
+    await this.settleQuietly();
     this.heads = { unsafe, crossUnsafe: unsafe, pendingSafe: safe, localSafe: safe, safe, finalized };
     this.dropPrefetched();
     this.fcuDirty = true;
     await this.flushForkchoice();
   }
 
-  /**
-   * The EL's block `n`, with a bounded look-ahead for a long run of consolidations (catch-up): with batched reads,
-   * the following blocks up to LOOKAHEAD ahead (never beyond the unsafe head) are requested BATCH at a time in
-   * JSON-RPC batch requests; without, up to PREFETCH_AHEAD single requests run concurrently. The look-ahead is
-   * dropped whenever the heads change under it (build, insertion, reset).
-   */
+  /** The EL's block `n` (from the look-ahead when it was read ahead). */
   private existingBlock(n: number): Promise<ExecutionPayloadEnvelope | undefined> {
-    const p = this.prefetched.get(n) ?? this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(n));
-    this.prefetched.delete(n);
-    this.prefetchFrom(n + 1);
-    return p;
-  }
-
-  private prefetchFrom(from: number): void {
-    const unsafe = this.heads.unsafe.number;
-    const batched = (this.d.engine as Partial<BatchedPayloadReads>).payloadsByNumber;
-    if (typeof batched !== "function") {
-      const last = Math.min(from - 1 + EngineController.PREFETCH_AHEAD, unsafe);
-      for (let k = from; k <= last; k++) {
-        if (this.prefetched.has(k)) continue;
-        const q = this.d.engine.payloadByNumber(k);
-        q.catch(() => {});
-        this.prefetched.set(k, q);
-      }
-      return;
-    }
-    const B = EngineController.LOOKAHEAD_BATCH;
-    const limit = Math.min(from - 1 + EngineController.LOOKAHEAD, unsafe);
-    let start = Math.max(from, this.prefetchedTo + 1);
-    // Whole batches only, except when nothing is requested ahead (then up to the limit).
-    while (start <= limit && (limit - start + 1 >= B || start === from)) {
-      const end = Math.min(start + B - 1, limit);
-      const ns: number[] = [];
-      for (let k = start; k <= end; k++) ns.push(k);
-      const all = this.timed("payloadsByNumber", () => batched.call(this.d.engine, ns));
-      ns.forEach((k, i) => {
-        const q = all.then((r) => {
-          const v = r[i];
-          if (v instanceof Error) throw v;
-          return v;
-        });
-        q.catch(() => {});
-        this.prefetched.set(k, q);
-      });
-      this.prefetchedTo = end;
-      start = end + 1;
-    }
+    return this.lookahead.get(n, this.heads.unsafe.number);
   }
 
   /** Forgets the look-ahead (the EL's canonical chain may change under it). */
   private dropPrefetched(): void {
-    this.prefetched.clear();
-    this.prefetchedTo = 0;
+    this.lookahead.drop();
   }
 
   get forkchoicePending(): boolean {
@@ -179,7 +198,9 @@ export class EngineController {
 
   /** Sends `{head: unsafe, safe, finalized}` when owed (or when `force`). */
   async flushForkchoice(force = false): Promise<void> {
+    await this.settle();
     if (!this.fcuDirty && !force) return;
+    const sent = { ...this.heads };
     let res: Awaited<ReturnType<EngineApi["forkchoiceUpdated"]>>;
     try {
       res = await this.timed("forkchoiceUpdated", () => this.d.engine.forkchoiceUpdated(this.state()));
@@ -195,7 +216,9 @@ export class EngineController {
         validationError: res.payloadStatus.validationError ?? "",
       });
     }
-    this.fcuDirty = false;
+    this.acked = sent;
+    if (this.heads.unsafe === sent.unsafe && this.heads.safe === sent.safe && this.heads.finalized === sent.finalized)
+      this.fcuDirty = false;
   }
 
   /** Marks `ref` finalized (never backwards, never beyond safe). */
@@ -212,6 +235,7 @@ export class EngineController {
    * (the caller decides: Holocene deposits-only replacement, or drop the batch pre-Holocene).
    */
   async applyDerived(d: DerivedAttributes): Promise<ApplyResult> {
+    await this.settle();
     const ps = this.heads.pendingSafe;
     if (d.parent.hash !== ps.hash || d.parent.number !== ps.number) {
       throw new ResetError("STALE_ATTRIBUTES", "derived attributes do not build on the pending-safe head", {
@@ -239,7 +263,7 @@ export class EngineController {
         );
       }
     }
-    const built = await this.buildAndInsert(d.attributes, d.parent, d);
+    const built = await this.buildAndInsert(d.attributes, d.parent, d, { speculative: true });
     if (built === undefined) {
       if (d.depositsOnly) throw new CriticalError("DEPOSITS_ONLY_INVALID", "deposit-only attributes were rejected");
       return "invalid";
@@ -260,7 +284,12 @@ export class EngineController {
       this.heads.localSafe = ref;
       this.heads.safe = ref;
       this.fcuDirty = true;
-      await this.d.onSafeHead?.(ref, d.derivedFrom);
+      const cb = this.d.onSafeHead;
+      if (cb !== undefined) {
+        // Reported once the EL has accepted the block (the safe DB must not record a block it rejects).
+        if (this.inflight !== undefined) this.inflight.deferred.push(() => cb(ref, d.derivedFrom));
+        else await cb(ref, d.derivedFrom);
+      }
     }
   }
 
@@ -278,7 +307,9 @@ export class EngineController {
     attrs: PayloadAttributes,
     parent: L2BlockRef,
     meta: { l1origin: BlockId; sequenceNumber: number },
+    opts: { speculative?: boolean } = {},
   ): Promise<{ envelope: ExecutionPayloadEnvelope; ref: L2BlockRef } | undefined> {
+    await this.settle();
     const fc: ForkchoiceState = {
       headBlockHash: parent.hash,
       safeBlockHash: this.heads.safe.number <= parent.number ? this.heads.safe.hash : parent.hash,
@@ -294,6 +325,17 @@ export class EngineController {
       }
       if (st !== "VALID") throw new TemporaryError("ENGINE_SYNCING", `build start: engine is ${st}`);
       payloadId = res.payloadId;
+      const safeRef = this.heads.safe.number <= parent.number ? this.heads.safe : parent;
+      const finRef = this.heads.finalized.number <= parent.number ? this.heads.finalized : parent;
+      const ps = this.heads.pendingSafe.number <= parent.number ? this.heads.pendingSafe : safeRef;
+      this.acked = {
+        unsafe: parent,
+        crossUnsafe: parent,
+        pendingSafe: ps,
+        localSafe: safeRef,
+        safe: safeRef,
+        finalized: finRef,
+      };
     } catch (err) {
       const code = rpcCodeOf(err);
       if (code === RPC_INVALID_ATTRIBUTES) {
@@ -326,8 +368,17 @@ export class EngineController {
       this.d.logger.warn({}, "sealed payload does not start with a deposit");
       return undefined;
     }
-    const ok = await this.insertPayload(envelope);
-    if (!ok) return undefined;
+    // A derived block (the EL's own payload, just sealed) may be adopted before newPayload answers: derivation
+    // prepares the next block meanwhile, and the next engine call settles this one first (settle()).
+    if (opts.speculative === true && this.noSpeculationOn !== parent.hash) {
+      const valid = this.insertPayload(envelope);
+      valid.catch(() => {});
+      this.inflight = { valid, before: { ...this.heads }, parentHash: parent.hash, deferred: [] };
+    } else {
+      const ok = await this.insertPayload(envelope);
+      if (!ok) return undefined;
+      if (this.noSpeculationOn === parent.hash) this.noSpeculationOn = undefined;
+    }
     const p = envelope.executionPayload;
     const ref: L2BlockRef = {
       hash: p.blockHash,
@@ -365,6 +416,7 @@ export class EngineController {
    * Returns "inserted", "ignored" (does not extend the head) or "invalid".
    */
   async insertUnsafePayload(envelope: ExecutionPayloadEnvelope): Promise<"inserted" | "ignored" | "invalid"> {
+    await this.settle();
     const p = envelope.executionPayload;
     const u = this.heads.unsafe;
     if (p.blockNumber !== u.number + 1 || p.parentHash.toLowerCase() !== u.hash.toLowerCase()) return "ignored";

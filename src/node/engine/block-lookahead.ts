@@ -1,0 +1,82 @@
+/**
+ * Read-ahead of the EL's canonical blocks for a long run of consolidations (catch-up on an EL that already has
+ * the blocks). Read-only calls, so they may be batched; the owner drops the look-ahead whenever the EL's
+ * canonical chain may change under it (a build, an insertion, a reset), and decides on a fresh read when a
+ * read-ahead block does not match.
+ */
+import type { EngineApi, ExecutionPayloadEnvelope } from "../ports.js";
+
+/**
+ * Reads of several canonical blocks in one request (EngineClient: a JSON-RPC batch of `eth_getBlockByNumber`).
+ * Optional on the engine port; each element is the block, undefined (no such block) or the element's error.
+ */
+export interface BatchedPayloadReads {
+  payloadsByNumber(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]>;
+}
+
+type Timed = <T>(method: string, fn: () => Promise<T>) => Promise<T>;
+
+export class BlockLookahead {
+  /** Without batched reads: single requests in flight ahead. */
+  static readonly SINGLE_AHEAD = 8;
+  /** With batched reads: blocks per batch request, and how far ahead of the block asked for. */
+  static readonly BATCH = 32;
+  static readonly AHEAD = 64;
+
+  private readonly ahead = new Map<number, Promise<ExecutionPayloadEnvelope | undefined>>();
+  /** Highest block number requested in batches. */
+  private requestedTo = 0;
+
+  constructor(
+    private readonly engine: EngineApi,
+    private readonly timed: Timed,
+  ) {}
+
+  /** Block `n`; then the following blocks up to the look-ahead limit (never beyond `unsafe`) are requested. */
+  get(n: number, unsafe: number): Promise<ExecutionPayloadEnvelope | undefined> {
+    const p = this.ahead.get(n) ?? this.timed("payloadByNumber", () => this.engine.payloadByNumber(n));
+    this.ahead.delete(n);
+    this.fill(n + 1, unsafe);
+    return p;
+  }
+
+  drop(): void {
+    this.ahead.clear();
+    this.requestedTo = 0;
+  }
+
+  private fill(from: number, unsafe: number): void {
+    const batched = (this.engine as Partial<BatchedPayloadReads>).payloadsByNumber;
+    if (typeof batched !== "function") {
+      const last = Math.min(from - 1 + BlockLookahead.SINGLE_AHEAD, unsafe);
+      for (let k = from; k <= last; k++) {
+        if (this.ahead.has(k)) continue;
+        const q = this.engine.payloadByNumber(k);
+        q.catch(() => {});
+        this.ahead.set(k, q);
+      }
+      return;
+    }
+    const B = BlockLookahead.BATCH;
+    const limit = Math.min(from - 1 + BlockLookahead.AHEAD, unsafe);
+    let start = Math.max(from, this.requestedTo + 1);
+    // Whole batches only, except when nothing is requested ahead (then up to the limit).
+    while (start <= limit && (limit - start + 1 >= B || start === from)) {
+      const end = Math.min(start + B - 1, limit);
+      const ns: number[] = [];
+      for (let k = start; k <= end; k++) ns.push(k);
+      const all = this.timed("payloadsByNumber", () => batched.call(this.engine, ns));
+      ns.forEach((k, i) => {
+        const q = all.then((r) => {
+          const v = r[i];
+          if (v instanceof Error) throw v;
+          return v;
+        });
+        q.catch(() => {});
+        this.ahead.set(k, q);
+      });
+      this.requestedTo = end;
+      start = end + 1;
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import type { L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
+import type { Hex } from "../../../src/core/types/primitives.js";
+import { silentLogger } from "../../../src/core/logger.js";
+import { type DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
+import { genesisL2Ref } from "../../../src/node/engine/heads.js";
+import type { ExecutionPayloadEnvelope } from "../../../src/node/ports.js";
+import { FakeEngine, fakeL1InfoTx, fakeRefFromPayload, testRollupConfig } from "./fakes.js";
+
+const cfg = testRollupConfig();
+const origin: L1BlockRef = { ...cfg.genesis.l1, parentHash: cfg.genesis.l1.hash, timestamp: 0 };
+
+function derived(parent: L2BlockRef, txs: Hex[] = []): DerivedAttributes {
+  const seq = parent.sequenceNumber + 1;
+  return {
+    attributes: {
+      timestamp: parent.timestamp + cfg.block_time,
+      prevRandao: origin.hash,
+      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+      transactions: [fakeL1InfoTx(origin, seq), ...txs],
+      noTxPool: true,
+      gasLimit: 30_000_000n,
+    },
+    parent,
+    l1origin: origin,
+    sequenceNumber: seq,
+    concluding: true,
+    derivedFrom: origin,
+  };
+}
+
+function rig(engine = new FakeEngine(cfg)) {
+  const safeReports: number[] = [];
+  const ctl = new EngineController({
+    engine,
+    cfg,
+    logger: silentLogger,
+    refFromPayload: fakeRefFromPayload(cfg),
+    onSafeHead: async (safe) => {
+      safeReports.push(safe.number);
+    },
+  });
+  return { ctl, engine, safeReports };
+}
+
+describe("EngineController: derived blocks adopted while newPayload is in flight", () => {
+  it("reports the safe head once the EL accepted the block, and publishes heads only after the forkchoice update", async () => {
+    const { ctl, engine, safeReports } = rig();
+    const genesis = genesisL2Ref(cfg);
+    expect(await ctl.applyDerived(derived(genesis))).toBe("built");
+    const b1 = ctl.heads.safe;
+    expect(b1.number).toBe(1);
+    // Working heads moved; the EL has not been told yet.
+    expect(ctl.publishedHeads.safe.number).toBe(0);
+    expect(ctl.publishedHeads.unsafe.number).toBe(0);
+    expect(await ctl.applyDerived(derived(b1))).toBe("built");
+    // The first block was settled (VALID) before the second was started: its safe report went out.
+    expect(safeReports).toEqual([1]);
+    // The second block's build started with head = block 1: the EL acknowledged block 1 as head.
+    expect(ctl.publishedHeads.unsafe.hash).toBe(b1.hash);
+    await ctl.flushForkchoice();
+    expect(safeReports).toEqual([1, 2]);
+    expect(ctl.publishedHeads.safe).toEqual(ctl.heads.safe);
+    expect(engine.safe).toBe(ctl.heads.safe.hash);
+    expect(engine.canonical).toHaveLength(3);
+  });
+
+  it("an INVALID verdict after adoption restores the heads, asks for a reset, and the re-derived block is checked synchronously", async () => {
+    const { ctl, engine, safeReports } = rig();
+    const genesis = genesisL2Ref(cfg);
+    engine.poison.add("0x02bad0");
+    expect(await ctl.applyDerived(derived(genesis, ["0x02bad0"]))).toBe("built");
+    expect(ctl.heads.safe.number).toBe(1);
+    await expect(ctl.flushForkchoice()).rejects.toMatchObject({ code: "SPECULATIVE_INSERT_FAILED" });
+    expect(ctl.heads.safe.hash).toBe(genesis.hash);
+    expect(ctl.heads.unsafe.hash).toBe(genesis.hash);
+    expect(safeReports).toEqual([]);
+    // After the reset the same block is derived again: now the verdict is awaited and reported as "invalid".
+    await ctl.forceReset(genesis, genesis, genesis);
+    expect(await ctl.applyDerived(derived(genesis, ["0x02bad0"]))).toBe("invalid");
+    expect(ctl.heads.safe.hash).toBe(genesis.hash);
+    // A valid replacement goes through.
+    expect(await ctl.applyDerived(derived(genesis))).toBe("built");
+    await ctl.flushForkchoice();
+    expect(safeReports).toEqual([1]);
+  });
+});
+
+class BatchingEngine extends FakeEngine {
+  batches: number[][] = [];
+  async payloadsByNumber(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]> {
+    this.batches.push([...ns]);
+    return Promise.all(ns.map((n) => this.payloadByNumber(n)));
+  }
+}
+
+describe("EngineController: consolidation look-ahead", () => {
+  it("reads the blocks ahead in batches, never beyond the unsafe head, and consolidates each", async () => {
+    // Build 100 blocks as unsafe (a sequencer's EL), then consolidate them from a fresh controller.
+    const engine = new BatchingEngine(cfg);
+    const seq = rig(engine).ctl;
+    let parent = genesisL2Ref(cfg);
+    const attrs: DerivedAttributes[] = [];
+    for (let i = 0; i < 100; i++) {
+      const d = derived(parent);
+      attrs.push(d);
+      const built = await seq.buildAndInsert(d.attributes, parent, d);
+      parent = built!.ref;
+    }
+    await seq.flushForkchoice();
+    const { ctl } = rig(engine);
+    await ctl.forceReset(parent, genesisL2Ref(cfg), genesisL2Ref(cfg));
+    engine.batches = [];
+    for (const d of attrs) expect(await ctl.applyDerived(d)).toBe("consolidated");
+    expect(ctl.heads.safe.hash).toBe(parent.hash);
+    const requested = engine.batches.flat();
+    expect(Math.max(...requested)).toBeLessThanOrEqual(100);
+    expect(new Set(requested).size).toBe(requested.length);
+    expect(engine.batches.length).toBeLessThanOrEqual(5);
+  });
+});
