@@ -92,6 +92,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private loop: Promise<void> | undefined;
   private pendingAttrs: DerivedAttributes | undefined;
   readonly elSync: ElSync;
+  private lastGapCheckMs = Number.NEGATIVE_INFINITY;
   /** Temporary-error backoff state of the loop. */
   private failures = 0;
   private fatal: SupernodeError | Error | undefined;
@@ -306,11 +307,25 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       return r.result === "inserted" || r.result === "skipped";
     }
     const next = this.unsafeQueue.nextFor(h.unsafe, h.safe);
-    if (next === undefined) return false;
+    if (next === undefined) return this.unsafeGapStep();
     // Popped only after a definite answer: a temporary error leaves it queued for the retry.
     const res = await this.engine.insertUnsafePayload(next);
     if (this.unsafeQueue.peek() === next) this.unsafeQueue.pop();
     if (res === "invalid") this.d.logger.warn({ number: next.executionPayload.blockNumber }, "unsafe payload invalid");
+    return res === "inserted";
+  }
+
+  /** CL sync without req-resp: every 2·block_time, let the EL fetch a gap below the lowest queued payload. */
+  private async unsafeGapStep(): Promise<boolean> {
+    if (this.cfg.syncModeReqResp === true) return false;
+    const now = this.d.clock.nowMs();
+    if (now - this.lastGapCheckMs < 2 * this.cfg.rollup.block_time * 1000) return false;
+    const lowest = this.unsafeQueue.peek();
+    if (lowest === undefined || lowest.executionPayload.blockNumber <= this.engine.heads.unsafe.number + 1)
+      return false;
+    this.lastGapCheckMs = now;
+    const res = await this.elSync.catchUp(lowest);
+    if (res !== "syncing" && this.unsafeQueue.peek() === lowest) this.unsafeQueue.pop();
     return res === "inserted";
   }
 

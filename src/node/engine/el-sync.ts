@@ -193,6 +193,52 @@ export class ElSync {
     return { result: "inserted", finished: finishing };
   }
 
+  /**
+   * Consensus-layer sync without req-resp (op-node `checkForGapInUnsafeQueue`): when the lowest queued payload is
+   * beyond unsafe+1, hand it to the EL (newPayload, then forkchoiceUpdated(head = payload)) so the EL fetches the gap
+   * itself. The unsafe head moves only once the EL reports the head VALID; SYNCING means "ask again later".
+   */
+  async catchUp(env: ExecutionPayloadEnvelope): Promise<"inserted" | "syncing" | "invalid"> {
+    const d = this.d;
+    const ref = d.refFromPayload(env);
+    const p = env.executionPayload;
+    let np: Awaited<ReturnType<EngineApi["newPayload"]>>;
+    try {
+      np = await d.engine.newPayload(env);
+    } catch (err) {
+      throw new TemporaryError("ENGINE_NEW_PAYLOAD", "unsafe gap: newPayload failed", {}, err);
+    }
+    if (np.status === "INVALID" || np.status === "INVALID_BLOCK_HASH") return "invalid";
+    if (np.status !== "VALID" && np.status !== "SYNCING") return "syncing";
+    const heads = d.controller.heads;
+    let fcu: Awaited<ReturnType<EngineApi["forkchoiceUpdated"]>>;
+    try {
+      fcu = await d.engine.forkchoiceUpdated({
+        headBlockHash: p.blockHash,
+        safeBlockHash: heads.safe.hash,
+        finalizedBlockHash: heads.finalized.hash,
+      });
+    } catch (err) {
+      if ((err as { rpcCode?: unknown }).rpcCode === RPC_INVALID_FORKCHOICE) {
+        throw new ResetError(
+          "INVALID_FORKCHOICE",
+          "unsafe gap: forkchoice update inconsistent with the engine",
+          {},
+          err,
+        );
+      }
+      throw new TemporaryError("ENGINE_FCU", "unsafe gap: forkchoice update failed", {}, err);
+    }
+    const st = fcu.payloadStatus.status;
+    if (st === "INVALID" || st === "INVALID_BLOCK_HASH") return "invalid";
+    if (st !== "VALID") {
+      d.logger.info({ target: ref.number, unsafe: heads.unsafe.number }, "execution client syncing the unsafe gap");
+      return "syncing";
+    }
+    d.controller.heads = { ...d.controller.heads, unsafe: ref, crossUnsafe: ref };
+    return "inserted";
+  }
+
   private async offsetRef(tip: L2BlockRef): Promise<L2BlockRef> {
     const n = this.d.offsetBlocks ?? 0;
     const target = Math.max(this.d.cfg.genesis.l2.number, tip.number - Math.max(0, n));

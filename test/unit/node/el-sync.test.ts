@@ -9,6 +9,8 @@ import type { EngineApi, ExecutionPayloadEnvelope, PayloadStatusKind } from "../
 import {
   FakeEngine,
   FakeL1,
+  GENESIS_TIME,
+  ManualClock,
   MemorySafeDb,
   ToyPipeline,
   buildL2Chain,
@@ -161,6 +163,53 @@ describe("execution-layer sync through the virtual node", () => {
     await waitFor(() => node.elSync.status === "finished");
     expect(node.elSync.directInsert(true)).toBe(false);
     expect(node.elSync.directInsert(false)).toBe(true);
+  });
+});
+
+describe("consensus-layer sync: an unsafe gap is left to the execution client (req-resp off)", () => {
+  it("hands the lowest queued payload beyond unsafe+1 to the EL every 2·block_time until it reports it VALID", async () => {
+    const source = await networkChain(new FakeL1(8), 8);
+    const l1 = new FakeL1(5); // derivation stops at 5; 6..8 only arrive as gossip
+    const engine = new FakeEngine(cfg);
+    const clock = new ManualClock(GENESIS_TIME * 1000);
+    const builder = fakeAttributesBuilder(cfg, l1);
+    const node = await ChainNode.create(
+      {
+        rollup: cfg,
+        engineKind: "variant_b",
+        syncMode: "consensus-layer",
+        sequencer: { enabled: false, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
+        verifierL1Confs: 0,
+        idlePollMs: 5,
+      },
+      {
+        l1,
+        engine,
+        safeDb: new MemorySafeDb(),
+        clock,
+        logger: recordingLogger(),
+        createPipeline: () => new ToyPipeline(cfg, l1, builder),
+        attributesBuilder: builder,
+        refFromPayload: engine.refOf,
+      },
+    );
+    await node.start();
+    running.push(node);
+    await waitFor(() => node.syncStatus().safe_l2.number === 5);
+    const np = engine.calls.newPayload ?? 0;
+    node.addUnsafePayload(payloadAt(source, 8));
+    await waitFor(() => (engine.calls.newPayload ?? 0) === np + 1); // handed over at once: SYNCING
+    await new Promise((r) => setTimeout(r, 30));
+    expect(engine.calls.newPayload).toBe(np + 1); // not again before 2·block_time
+    expect(node.syncStatus().unsafe_l2.number).toBe(5);
+    expect(node.syncStatus().queued_unsafe_l2.number).toBe(8);
+    // The EL fetches 6 and 7; on the next check the payload is VALID and becomes the unsafe head.
+    for (const k of [6, 7]) engine.byHash.set(source.canonical[k]!, payloadAt(source, k));
+    clock.now += 2 * cfg.block_time * 1000;
+    await waitFor(() => node.syncStatus().unsafe_l2.number === 8);
+    expect(node.syncStatus().unsafe_l2.hash).toBe(source.canonical[8]);
+    expect(engine.canonical[8]).toBe(source.canonical[8]);
+    expect(node.syncStatus().queued_unsafe_l2.number).toBe(0);
   });
 });
 
