@@ -82,9 +82,14 @@ export interface RollupConfig {
   readonly alt_da?: AltDAConfig;
 }
 
+/** The config key of each fork's time (constant strings: no key is built per lookup on this hot path). */
+const FORK_TIME_KEY = Object.fromEntries(FORKS.map((f) => [f, `${f}_time`])) as {
+  readonly [F in Fork]: `${F}_time`;
+};
+
 /** Activation time of a fork, or undefined when unscheduled. */
 export function forkTime(cfg: RollupConfig, fork: Fork): number | undefined {
-  return cfg[`${fork}_time`];
+  return cfg[FORK_TIME_KEY[fork]];
 }
 
 /** Whether `fork` is active at L2 (or L1, for the L1-timed rules) timestamp `timestamp`. */
