@@ -48,14 +48,19 @@ describe("span batches (calldata): L1 reorg and restart", () => {
     const entries = await pair.ver.safeDb.entries();
     const entry = entries[entries.length - 1]!;
     expect(entry.safeHead.number).toBeGreaterThan(0);
-    const head = Number(BigInt((await anvil.getBlock("latest")).number));
     const finalized = Number(BigInt((await anvil.getBlock("finalized")).number));
     expect(entry.l1Block.number).toBeGreaterThan(finalized);
-    // Reorg out everything from the L1 block that made the current safe head safe (its batch is dropped).
-    const depth = head - entry.l1Block.number + 1;
-    traceLogger("test").info({ head, depth, entry, finalized }, "reorg");
-    const from = logs.length;
-    await anvil.reorg(depth);
+    // Reorg out everything from the L1 block that made the current safe head safe (its batch is dropped). Anvil
+    // replaces the newest `depth` blocks: if it mined one between reading the head and the reorg, that block is
+    // not reached, so reorg again until it is gone.
+    let from = logs.length;
+    for (let i = 0; i < 3 && (await anvil.getBlock(entry.l1Block.number)).hash === entry.l1Block.hash; i++) {
+      const head = Number(BigInt((await anvil.getBlock("latest")).number));
+      traceLogger("test").info({ head, depth: head - entry.l1Block.number + 1, entry, finalized }, "reorg");
+      from = logs.length;
+      await anvil.reorg(head - entry.l1Block.number + 1);
+    }
+    expect((await anvil.getBlock(entry.l1Block.number)).hash).not.toBe(entry.l1Block.hash);
     const reset = () => logs.slice(from).find((l) => l.msg === RESET);
     await waitFor(() => reset() !== undefined, 30_000, "the verifier's reset after the reorg");
     // The safe head derived from the dropped L1 block is no longer safe.
