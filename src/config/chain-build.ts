@@ -370,6 +370,7 @@ export function buildChain(
     verifierL1Confs: num(opts["verifier.l1-confs"]),
     syncMode,
     syncModeReqResp: bool(opts["syncmode.req-resp"]),
+    syncOffsetElSafeMs: num(opts["syncmode.offset-el-safe"]),
     finalityLookback: num(opts["finality.lookback"]),
     finalityDelay: num(opts["finality.delay"]),
     p2p,

@@ -39,6 +39,7 @@ function chainJson(c: ChainConfig): Record<string, unknown> {
     safedbPath: c.safedbPath,
     syncMode: c.syncMode,
     syncModeReqResp: c.syncModeReqResp,
+    syncOffsetElSafeMs: c.syncOffsetElSafeMs,
     verifierL1Confs: c.verifierL1Confs,
     finalityLookback: c.finalityLookback,
     finalityDelay: c.finalityDelay,

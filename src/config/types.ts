@@ -155,6 +155,8 @@ export interface ChainConfig {
   readonly syncMode: SyncMode;
   /** `syncmode.req-resp`: use the P2P req-resp client to fill unsafe gaps. */
   readonly syncModeReqResp: boolean;
+  /** `syncmode.offset-el-safe` in ms (EL sync only): safe/finalized this far behind the synced tip. */
+  readonly syncOffsetElSafeMs: number;
   /** 0 = default (auto). */
   readonly finalityLookback: number;
   /** 0 = default (64). */

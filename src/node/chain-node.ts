@@ -11,7 +11,7 @@ import type { RollupConfig } from "../protocol/rollup-config.js";
 import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
 import type { AttributesBuilder, DerivationPipeline } from "./derivation/types.js";
 import { type DerivedAttributes, EngineController } from "./engine/engine-controller.js";
-import { findL2Heads, resetSafeDb } from "./engine/find-heads.js";
+import { durationToBlocks, findL2Heads, resetSafeDb } from "./engine/find-heads.js";
 import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
 import { blockNumberAtTimestamp, ZERO_L1_REF, ZERO_L2_REF } from "./engine/heads.js";
 import { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
@@ -39,6 +39,8 @@ export interface ChainNodeConfig {
   readonly syncModeReqResp?: boolean;
   /** `syncmode.offset-el-safe` in L2 blocks: safe/finalized this far behind the tip when EL sync finishes. */
   readonly elSafeOffsetBlocks?: number;
+  /** The same as a duration in ms (converted as op-node: ceil(whole seconds / block time)); blocks win if both. */
+  readonly syncOffsetElSafeMs?: number;
   /** Bounds of the unsafe-payload queue (defaults: 500 MiB, 16,384 payloads). */
   readonly unsafeQueue?: { readonly maxBytes?: number; readonly maxCount?: number };
   readonly sequencer: SequencerConfig;
@@ -92,6 +94,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private loop: Promise<void> | undefined;
   private pendingAttrs: DerivedAttributes | undefined;
   readonly elSync: ElSync;
+  private readonly elSafeOffsetBlocks: number;
   private lastGapCheckMs = Number.NEGATIVE_INFINITY;
   /** Temporary-error backoff state of the loop. */
   private failures = 0;
@@ -121,6 +124,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       sink: deps.sink,
       store: deps.sequencerStore,
     });
+    this.elSafeOffsetBlocks =
+      cfg.elSafeOffsetBlocks ?? durationToBlocks(cfg.syncOffsetElSafeMs ?? 0, cfg.rollup.block_time);
     this.unsafeQueue = new UnsafePayloadQueue(cfg.unsafeQueue?.maxBytes, cfg.unsafeQueue?.maxCount);
     this.elSync = new ElSync(cfg.syncMode, {
       cfg: cfg.rollup,
@@ -131,7 +136,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       safeDb: deps.safeDb,
       clock: deps.clock,
       logger: deps.logger,
-      offsetBlocks: cfg.elSafeOffsetBlocks,
+      offsetBlocks: this.elSafeOffsetBlocks,
     });
   }
 
@@ -265,7 +270,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     const found = await findL2Heads(this.cfg.rollup, this.d.engine, this.d.l1, this.d.safeDb, {
       // op-node skips the genesis check in EL-sync mode (the EL may not serve it yet).
       skipGenesisCheck: this.elSync.syncing,
-      elSafeOffsetBlocks: this.cfg.elSafeOffsetBlocks ?? 0,
+      elSafeOffsetBlocks: this.elSafeOffsetBlocks,
     });
     await this.engine.forceReset(found.unsafe, found.safe, found.finalized);
     await resetSafeDb(this.cfg.rollup, this.d.l1, this.d.safeDb, found);

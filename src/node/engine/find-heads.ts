@@ -45,6 +45,13 @@ export const MAX_REORG_SEQ_WINDOWS = 5;
 export const RECOVER_MIN_SEQ_WINDOWS = 14;
 export const DEFAULT_MAX_WALK = 1_000_000;
 
+/** op-node `DurationToBlocks`: ceil(whole seconds of `offsetMs` / block time); 0 for no offset. */
+export function durationToBlocks(offsetMs: number, blockTime: number): number {
+  const sec = Math.floor(offsetMs / 1000);
+  if (sec <= 0 || blockTime <= 0) return 0;
+  return Math.ceil(sec / blockTime);
+}
+
 /** The sync lookback: the sequencing window, or the alt-DA challenge + resolve windows when larger. */
 export function syncLookback(cfg: RollupConfig): number {
   const alt = cfg.alt_da;

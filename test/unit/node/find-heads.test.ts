@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SupernodeError } from "../../../src/core/errors/supernode-error.js";
-import { findL2Heads } from "../../../src/node/engine/find-heads.js";
+import { durationToBlocks, findL2Heads } from "../../../src/node/engine/find-heads.js";
 import {
   FakeEngine,
   FakeL1,
@@ -207,5 +207,15 @@ describe("findL2Heads: recovery short-cuts", () => {
     const { l1, engine, refs } = await rig(50, 50); // origin 50 > 0 + 14·3
     const f = await findL2Heads(cfg, engine, l1, undefined, { elSafeOffsetBlocks: 5 });
     expect([f.unsafe, f.safe, f.finalized, f.how]).toEqual([refs[50], refs[45], refs[45], "recover-no-finality"]);
+  });
+});
+
+describe("durationToBlocks (syncmode.offset-el-safe)", () => {
+  it("is ceil(whole seconds / block time), 0 for no offset", () => {
+    expect(durationToBlocks(0, 2)).toBe(0);
+    expect(durationToBlocks(999, 2)).toBe(0);
+    expect(durationToBlocks(3_000, 2)).toBe(2);
+    expect(durationToBlocks(4_500, 2)).toBe(2);
+    expect(durationToBlocks(60_000, 12)).toBe(5);
   });
 });
