@@ -89,6 +89,7 @@ export class EngineClient {
       timeoutMs: opts.timeoutMs ?? 10_000,
       headers: jwtAuthHeaders(opts.jwtSecret, deps.clock),
       clock: deps.clock,
+      transport: "http1",
       ...(deps.onRequest === undefined ? {} : { onRequest: deps.onRequest }),
     });
   }

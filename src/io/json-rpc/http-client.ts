@@ -2,6 +2,7 @@ import type { Clock } from "../../core/time/clock.js";
 import { systemClock } from "../../core/time/clock.js";
 import { AbortedError, SupernodeError, TemporaryError } from "../../core/errors/supernode-error.js";
 import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
+import { postHttp1 } from "./http1-post.js";
 
 /** A JSON-RPC error object returned by the server (`{code, message, data}`). */
 export class RpcError extends SupernodeError {
@@ -55,6 +56,11 @@ export interface HttpRpcClientOptions {
   /** Called once per JSON-RPC call (a batch of n calls reports n events). */
   readonly onRequest?: (e: RpcRequestEvent) => void;
   readonly clock?: Clock;
+  /**
+   * "http1": the lean HTTP/1.1 client of http1-post.ts for `http:` URLs (hot loopback endpoints such as the
+   * Engine API); default "node-http" (node:http(s) keep-alive agent). `https:` always uses node:https.
+   */
+  readonly transport?: "node-http" | "http1";
 }
 
 export interface RpcCall {
@@ -85,6 +91,7 @@ export class HttpRpcClient {
   private readonly headers: HttpRpcClientOptions["headers"];
   private readonly onRequest: ((e: RpcRequestEvent) => void) | undefined;
   private readonly clock: Clock;
+  private readonly send: typeof postText;
   private nextId = 1;
 
   constructor(opts: HttpRpcClientOptions) {
@@ -93,6 +100,7 @@ export class HttpRpcClient {
     this.headers = opts.headers;
     this.onRequest = opts.onRequest;
     this.clock = opts.clock ?? systemClock;
+    this.send = opts.transport === "http1" && opts.url.startsWith("http:") ? postHttp1 : postText;
   }
 
   /** Calls one method and returns its raw `result`. */
@@ -178,7 +186,7 @@ export class HttpRpcClient {
     // Keep-alive node:http transport (about half the CPU per loopback request of fetch; see http-post.ts).
     let res: PostResult;
     try {
-      res = await postText(
+      res = await this.send(
         this.url,
         JSON.stringify(payload),
         extra === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...extra },

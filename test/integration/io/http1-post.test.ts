@@ -1,0 +1,117 @@
+import { createServer, type Server } from "node:http";
+import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postHttp1 } from "../../../src/io/json-rpc/http1-post.js";
+
+describe("postHttp1 (lean HTTP/1.1 POST)", () => {
+  let server: Server;
+  let url: string;
+  const ports = new Set<number>();
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      ports.add(req.socket.remotePort ?? 0);
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        const out = JSON.stringify({
+          len: Number(req.headers["content-length"]),
+          auth: req.headers.authorization,
+          body,
+        });
+        if (req.url === "/slow") return void setTimeout(() => res.end("late"), 2_000);
+        if (req.url === "/chunked") {
+          // No content-length: node:http sends it chunked, in several writes.
+          res.writeHead(200, { "content-type": "application/json" });
+          for (let i = 0; i < out.length; i += 1000) res.write(out.slice(i, i + 1000));
+          return void res.end();
+        }
+        if (req.url === "/close") res.setHeader("connection", "close");
+        res.statusCode = req.headers.authorization === "Bearer ok" ? 200 : 401;
+        res.setHeader("content-type", "application/json");
+        res.end(out);
+      });
+    });
+    server.keepAliveTimeout = 200;
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it("sends body and headers, reads content-length and chunked bodies, and reuses one connection", async () => {
+    const body = JSON.stringify({ s: "é".repeat(20_000) });
+    ports.clear();
+    for (const path of ["/", "/chunked", "/", "/chunked"]) {
+      const r = await postHttp1(`${url}${path}`, body, { authorization: "Bearer ok" });
+      expect(r.status).toBe(200);
+      expect(JSON.parse(r.text)).toEqual({ len: Buffer.byteLength(body), auth: "Bearer ok", body });
+    }
+    const denied = await postHttp1(`${url}/`, "{}", {});
+    expect(denied.status).toBe(401);
+    // Two distinct URLs (two targets), one connection each.
+    expect(ports.size).toBeLessThanOrEqual(2);
+  });
+
+  it("opens parallel connections for concurrent requests and honours connection: close", async () => {
+    const rs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => postHttp1(`${url}/`, JSON.stringify({ i }), { authorization: "Bearer ok" })),
+    );
+    rs.forEach((r, i) => expect(JSON.parse(JSON.parse(r.text).body)).toEqual({ i }));
+    for (let i = 0; i < 3; i++) {
+      const r = await postHttp1(`${url}/close`, "{}", { authorization: "Bearer ok" });
+      expect(r.status).toBe(200);
+    }
+  });
+
+  it("survives the server closing an idle keep-alive connection", async () => {
+    expect((await postHttp1(`${url}/`, "{}", { authorization: "Bearer ok" })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 600)); // past the server's keep-alive timeout
+    expect((await postHttp1(`${url}/`, "{}", { authorization: "Bearer ok" })).status).toBe(200);
+  });
+
+  it("times out, aborts, and reports refused connections", async () => {
+    const t0 = Date.now();
+    await expect(postHttp1(`${url}/slow`, "{}", {}, undefined, 100)).rejects.toMatchObject({ name: "TimeoutError" });
+    expect(Date.now() - t0).toBeLessThan(1_500);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(new Error("stop")), 50);
+    await expect(postHttp1(`${url}/slow`, "{}", {}, stop.signal)).rejects.toThrow("stop");
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    await expect(postHttp1(`http://127.0.0.1:${port}/`, "{}", {})).rejects.toMatchObject({ code: "ECONNREFUSED" });
+    expect((await postHttp1(`${url}/`, "{}", { authorization: "Bearer ok" })).status).toBe(200);
+  });
+
+  it("reads a body delimited by the connection close, skips interim responses, and rejects a truncated one", async () => {
+    let mode = "close-delimited";
+    const raw: TcpServer = createTcpServer((s) => {
+      s.once("data", () => {
+        if (mode === "close-delimited") s.end("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end");
+        else if (mode === "interim")
+          s.end("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        else s.end("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort");
+      });
+    });
+    await new Promise<void>((r) => raw.listen(0, "127.0.0.1", r));
+    const rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/`;
+    try {
+      expect(await postHttp1(rawUrl, "{}", {})).toEqual({ status: 200, text: "until the end" });
+      mode = "interim";
+      expect(await postHttp1(rawUrl, "{}", {})).toEqual({ status: 200, text: "ok" });
+      mode = "truncated";
+      await expect(postHttp1(rawUrl, "{}", {})).rejects.toThrow();
+    } finally {
+      await new Promise((r) => raw.close(r));
+    }
+  });
+
+  it("refuses header values that would break the request", async () => {
+    await expect(postHttp1(`${url}/`, "{}", { authorization: "Bearer ok\r\nX-Evil: 1" })).rejects.toThrow(TypeError);
+  });
+});
