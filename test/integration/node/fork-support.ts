@@ -8,6 +8,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { concat, type Hex, keccak256, numberToHex, pad, toRlp } from "viem";
+import { expect } from "vitest";
+import { devAccount } from "../../../src/devnet/l1/dev-accounts.js";
+import { encodeDepositTx } from "../../../src/protocol/l2/deposit-tx.js";
+import {
+  ecotoneUpgradeDeposits,
+  fjordUpgradeDeposits,
+  isthmusUpgradeDeposits,
+  jovianUpgradeDeposits,
+} from "../../../src/protocol/l2/upgrade-txs.js";
 
 export async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
   const res = await fetch(url, {
@@ -43,6 +52,7 @@ export interface RpcBlock {
   readonly baseFeePerGas: Hex;
   readonly extraData: Hex;
   readonly blobGasUsed?: Hex;
+  readonly withdrawalsRoot?: Hex;
   readonly parentBeaconBlockRoot?: Hex;
   readonly requestsHash?: Hex;
   readonly transactions: RpcTx[];
@@ -210,4 +220,84 @@ export async function mineL1BlockAt<T>(
   }
   await rpc(rpcUrl, "evm_mine", [timestamp]);
   return await done;
+}
+
+export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Keeps a sequencer's transaction pool fed: one signed transfer to `to` every `everyMs` from dev account
+ * `accountIndex` until `stop()`, which returns how many the pool accepted.
+ */
+export function userTraffic(o: {
+  elHttpUrl: string;
+  chainId: number;
+  accountIndex: number;
+  to: Hex;
+  everyMs: number;
+}): { stop(): Promise<number> } {
+  const acct = devAccount(o.accountIndex).account;
+  let running = true;
+  let nonce = 0;
+  const loop = (async () => {
+    while (running) {
+      const raw = await acct.signTransaction({
+        chainId: o.chainId,
+        type: "eip1559",
+        nonce,
+        to: o.to,
+        value: 1000n + BigInt(nonce),
+        gas: 21_000n,
+        maxFeePerGas: 10_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000n,
+      });
+      try {
+        await rpc(o.elHttpUrl, "eth_sendRawTransaction", [raw]);
+        nonce++;
+      } catch {
+        // a stopping EL; the next round retries the same nonce
+      }
+      await new Promise((r) => setTimeout(r, o.everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return nonce;
+    },
+  };
+}
+
+export const UPGRADE_FORKS = ["ecotone", "fjord", "isthmus", "jovian"] as const;
+export type UpgradeFork = (typeof UPGRADE_FORKS)[number];
+
+/** Expected EIP-2718 bytes of each fork's upgrade deposits: conformance vectors when present, else the builders. */
+export function expectedUpgradeTxs(dir: string | undefined): Record<UpgradeFork, Hex[]> {
+  const built = (txs: ReturnType<typeof ecotoneUpgradeDeposits>): Hex[] =>
+    txs.map((t) => `0x${Buffer.from(encodeDepositTx(t)).toString("hex")}` as Hex);
+  const out: Record<UpgradeFork, Hex[]> = {
+    ecotone: built(ecotoneUpgradeDeposits()),
+    fjord: built(fjordUpgradeDeposits()),
+    isthmus: built(isthmusUpgradeDeposits()),
+    jovian: built(jovianUpgradeDeposits()),
+  };
+  if (dir !== undefined) {
+    // Full-transaction vectors exist for Ecotone, Fjord and Isthmus; for Jovian the published creation code.
+    const counts = { ecotone: 6, fjord: 3, isthmus: 8 } as const;
+    for (const [fork, n] of Object.entries(counts) as [keyof typeof counts, number][]) {
+      const vectors = Array.from({ length: n }, (_, i) => readVector(dir, `${fork}_tx_${i}`));
+      expect(out[fork]).toEqual(vectors);
+      out[fork] = vectors;
+    }
+    const jovian = jovianUpgradeDeposits();
+    expect(jovian[0]?.data).toBe(readVector(dir, "jovian-l1-block-deployment"));
+    expect(jovian[2]?.data).toBe(readVector(dir, "jovian-gas-price-oracle-deployment"));
+  }
+  return out;
 }
