@@ -1,4 +1,4 @@
-import { type Server, type ServerResponse, createServer } from "node:http";
+import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import type { Logger } from "../../core/logger.js";
@@ -8,6 +8,7 @@ import { type ChainParams, DEFAULT_EIP1559, makeGenesis } from "./block-builder.
 import { ElCore } from "./el-core.js";
 import { engineMethods } from "./engine-api.js";
 import { ethMethods } from "./eth-api.js";
+import { listenHttp1 } from "./http1-server.js";
 import { baseMethods, debugMethods, traceMethods, txpoolMethods } from "./extra-api.js";
 import { type RpcHandler, type RpcMethods, dispatchBody } from "./json-rpc.js";
 import { verifyEngineJwt } from "./jwt-auth.js";
@@ -47,7 +48,7 @@ function merge(...maps: Map<string, RpcHandler>[]): Map<string, RpcHandler> {
 const BODY_LIMIT = 128 * 1024 * 1024;
 
 /**
- * A JSON-RPC 2.0 endpoint on a plain node:http server (lean per request: thousands of Engine API calls a second in
+ * A JSON-RPC 2.0 endpoint on the lean HTTP/1.1 server (http1-server.ts; thousands of Engine API calls a second in
  * catch-up): `POST /` with any content type, single and batch requests (json-rpc.ts), an optional authorization
  * check answering 401 with the reason, 404 for other paths and methods, 413 beyond the body limit.
  */
@@ -57,68 +58,23 @@ async function listenRpc(
   methods: RpcMethods,
   authorize?: (header: string | undefined) => string | undefined,
 ): Promise<{ close: () => Promise<void>; url: string }> {
-  const text = (res: ServerResponse, status: number, body: string) => {
-    res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(body) });
-    res.end(body);
-  };
-  const server = createServer((req, res) => {
-    if (authorize !== undefined) {
-      const why = authorize(req.headers.authorization);
-      if (why !== undefined) {
-        req.resume();
-        return text(res, 401, `${why}\n`);
+  const text = (status: number, body: string) => ({ status, contentType: "text/plain; charset=utf-8", body });
+  const srv = await listenHttp1(
+    addr,
+    port,
+    async (req) => {
+      if (authorize !== undefined) {
+        const why = authorize(req.headers.authorization);
+        if (why !== undefined) return text(401, `${why}\n`);
       }
-    }
-    if (req.method !== "POST" || (req.url !== "/" && req.url !== "")) {
-      req.resume();
-      return text(res, 404, "not found\n");
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > BODY_LIMIT) {
-        text(res, 413, "request body too large\n");
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on("end", () => {
-      const body = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8");
-      dispatchBody(methods, body).then(
-        (out) => {
-          if (out === undefined) {
-            res.writeHead(200, { "content-length": 0 });
-            res.end();
-            return;
-          }
-          const json = JSON.stringify(out);
-          res.writeHead(200, {
-            "content-type": "application/json; charset=utf-8",
-            "content-length": Buffer.byteLength(json),
-          });
-          res.end(json);
-        },
-        (err: unknown) => text(res, 500, `${err instanceof Error ? err.message : String(err)}\n`),
-      );
-    });
-  });
-  server.keepAliveTimeout = 72_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, addr, () => resolve());
-  });
-  const a = server.address() as AddressInfo;
-  return {
-    url: `http://${addr}:${a.port}`,
-    close: async () => {
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      });
+      if (req.method !== "POST" || (req.path !== "/" && req.path !== "")) return text(404, "not found\n");
+      const out = await dispatchBody(methods, req.body);
+      if (out === undefined) return { status: 200, body: "" };
+      return { status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify(out) };
     },
-  };
+    BODY_LIMIT,
+  );
+  return { url: `http://${addr}:${srv.port}`, close: srv.close };
 }
 
 /**
