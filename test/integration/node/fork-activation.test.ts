@@ -195,12 +195,21 @@ describe("fork activation mid-chain: sequencer + verifier across Canyon … Jovi
       runs.map(async (r) => {
         const verUrl = r.verifierEl.httpUrl;
         let safe = -1;
+        let scanned = 0;
+        let userTxSeen = false;
         await waitFor(
           async () => {
             const ref = r.ver.node.syncStatus().safe_l2;
             if (ref.number < r.c.target) return false;
             // the safe head is reported before the forkchoice update makes it canonical on the EL
             if ((await getBlock(verUrl, ref.number))?.hash !== ref.hash) return false;
+            // a slow start builds the first blocks before any user transaction reaches the pool: go on until
+            // one has been derived
+            for (; !userTxSeen && scanned < ref.number; scanned++) {
+              const b = await getBlock(verUrl, scanned + 1);
+              userTxSeen = b?.transactions.some((t) => t.type !== "0x7e") ?? false;
+            }
+            if (!userTxSeen) return false;
             // (901) its parent already carries the updated parameters, so one base fee follows them
             if (r.c === STAGGERED) {
               const parent = await getBlock(verUrl, ref.number - 1);
