@@ -117,7 +117,8 @@ describe("EL sync with the simulated execution client over the Engine API", () =
 
     // After EL sync (syncmode.req-resp off) payloads keep going straight to the client.
     expect(node.addUnsafePayload(await payload(8))).toBe(true);
-    await waitFor(() => syncingEl.head.header.number === 8, 10_000);
+    await waitFor(() => node.syncStatus().unsafe_l2.number === 8, 10_000);
     expect(node.syncStatus().unsafe_l2.hash).toBe(sequencerEl.head.hash);
+    expect(syncingEl.head.hash).toBe(sequencerEl.head.hash);
   });
 });
