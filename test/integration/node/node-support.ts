@@ -17,6 +17,7 @@ import type { DataMode } from "../../../src/devnet/batcher/batcher.js";
 import { type Devnet, type DevnetChain, startDevnet } from "../../../src/devnet/devnet.js";
 import { forksFromRollupConfig, SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
 import { ANVIL_ACCOUNT_COUNT, devAccount } from "../../../src/devnet/l1/dev-accounts.js";
+import { warmUpAnvilKzg } from "../../../src/devnet/l1/kzg-warm-up.js";
 import { devnetKzg } from "../../../src/devnet/l1/l1-client.js";
 import { BeaconClient } from "../../../src/io/beacon/beacon-client.js";
 import { SafeDB } from "../../../src/io/db/safe-db.js";
@@ -214,6 +215,18 @@ interface Shared {
   open: number;
 }
 
+/**
+ * Loads the KZG trusted setup in anvil and in this process (for the batcher's blob transactions), both at once,
+ * before anything runs: each load takes seconds (tens on a loaded machine), anvil answers nothing meanwhile and
+ * this process's load blocks its event loop.
+ */
+async function loadKzg(devnet: Devnet): Promise<void> {
+  const anvil = warmUpAnvilKzg(devnet.l1Node.anvil);
+  await new Promise((r) => setTimeout(r, 20)); // let the request go out before the event loop blocks
+  devnetKzg();
+  await anvil;
+}
+
 export class NodePair {
   private constructor(
     private readonly shared: Shared,
@@ -244,9 +257,6 @@ export class NodePair {
 
   /** One devnet (one anvil) with a chain per spec, and a sequencing and a verifying node for each chain. */
   static async startAll(specs: readonly NodePairSpec[], opts: NodeDevnetOptions = {}): Promise<NodePair[]> {
-    // Loading the KZG trusted setup blocks the process for seconds: do it before anything runs, not in the middle of
-    // the batcher's first blob transaction.
-    if (specs.some((s) => s.dataMode === "blobs")) devnetKzg();
     const dir = await mkdtemp(join(tmpdir(), `supernode-node-${specs.map((s) => s.chainId).join("-")}-`));
     const started: { close(): Promise<void> }[] = [];
     try {
@@ -267,6 +277,7 @@ export class NodePair {
         { logger: traceLogger("devnet") },
       );
       started.push({ close: () => devnet.stop() });
+      if (specs.some((s) => s.dataMode === "blobs")) await loadKzg(devnet);
       const l1 = sharedL1(devnet, traceLogger("l1"));
       started.push({ close: () => l1.stop() });
       const beacon = BeaconClient.create(
