@@ -35,6 +35,8 @@ export interface DevnetChainSpec {
   readonly variant: "a" | "b";
   /** Fork activation as seconds after L2 genesis (default: `DEFAULT_DEVNET_FORKS` at 0); `undefined` = never. */
   readonly forkOffsets?: Partial<Record<Fork, number | undefined>>;
+  /** Sequencing window in L1 blocks (default 3600); small values let tests reach forced empty batches quickly. */
+  readonly seqWindowSize?: number;
   /** Overrides the devnet-wide data mode / batch type for this chain's batcher. */
   readonly dataMode?: DataMode;
   readonly batchType?: BatchType;
@@ -173,6 +175,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         blockTimeSec: opts.l2BlockTimeSec ?? 2,
         gasLimit,
         forks,
+        ...(spec.seqWindowSize === undefined ? {} : { seqWindowSize: spec.seqWindowSize }),
       });
       const client = await SimulatedExecutionClient.start(
         {
@@ -195,6 +198,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         blockTimeSec: opts.l2BlockTimeSec ?? 2,
         gasLimit,
         forks,
+        ...(spec.seqWindowSize === undefined ? {} : { seqWindowSize: spec.seqWindowSize }),
       });
       const batcher = new Batcher({
         rollupConfig,
