@@ -96,6 +96,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   readonly elSync: ElSync;
   private readonly elSafeOffsetBlocks: number;
   private lastGapCheckMs = Number.NEGATIVE_INFINITY;
+  private unsafeFailures = 0;
   /** Temporary-error backoff state of the loop. */
   private failures = 0;
   private fatal: SupernodeError | Error | undefined;
@@ -300,24 +301,47 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     if (this.elSync.directInsert(this.cfg.syncModeReqResp ?? false)) {
       const env = this.unsafeQueue.popAbove(h.unsafe.number);
       if (env === undefined) return false;
-      let r: Awaited<ReturnType<ElSync["insert"]>>;
-      try {
-        r = await this.elSync.insert(env);
-      } catch (err) {
-        this.unsafeQueue.push(env); // retried after the backoff
-        throw err;
-      }
+      const r = await this.unsafeAttempt(env, () => this.elSync.insert(env));
+      if (r === undefined) return false;
       if (r.result === "skipped") this.unsafeQueue.push(env); // EL sync not needed: the CL path takes it
       if (r.finished) this.resetRequested = "el-sync-finished"; // resume derivation from the EL's labels
       return r.result === "inserted" || r.result === "skipped";
     }
     const next = this.unsafeQueue.nextFor(h.unsafe, h.safe);
     if (next === undefined) return this.unsafeGapStep();
-    // Popped only after a definite answer: a temporary error leaves it queued for the retry.
-    const res = await this.engine.insertUnsafePayload(next);
+    // Popped only after a definite answer: a temporary error leaves it queued for a retry.
+    const res = await this.unsafeAttempt(next, () => this.engine.insertUnsafePayload(next));
+    if (res === undefined) return false;
     if (this.unsafeQueue.peek() === next) this.unsafeQueue.pop();
     if (res === "invalid") this.d.logger.warn({ number: next.executionPayload.blockNumber }, "unsafe payload invalid");
     return res === "inserted";
+  }
+
+  /**
+   * Runs one unsafe-payload insertion. A temporary failure does not stop the loop's other work: the payload stays
+   * queued (re-queued in EL sync) for another try, and is dropped after three failures in a row.
+   */
+  private async unsafeAttempt<T>(env: ExecutionPayloadEnvelope, fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      const r = await fn();
+      this.unsafeFailures = 0;
+      return r;
+    } catch (err) {
+      if (severityOf(err) !== "temporary" || isAborted(err, this.abort.signal)) {
+        this.unsafeQueue.push(env); // a no-op when still queued (duplicate)
+        throw err;
+      }
+      const number = env.executionPayload.blockNumber;
+      if (++this.unsafeFailures >= 3) {
+        this.unsafeFailures = 0;
+        if (this.unsafeQueue.peek() === env) this.unsafeQueue.pop();
+        this.d.logger.warn({ number, err: String(err) }, "dropping an unsafe payload after repeated failures");
+      } else {
+        this.unsafeQueue.push(env); // a no-op when still queued (duplicate)
+        this.d.logger.debug({ number, err: String(err) }, "inserting an unsafe payload failed; will retry");
+      }
+      return undefined;
+    }
   }
 
   /** CL sync without req-resp: every 2·block_time, let the EL fetch a gap below the lowest queued payload. */

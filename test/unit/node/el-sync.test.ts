@@ -213,6 +213,59 @@ describe("consensus-layer sync: an unsafe gap is left to the execution client (r
   });
 });
 
+describe("consensus-layer sync: unsafe payload insertion failures", () => {
+  it("a temporary failure keeps the payload for a retry; three in a row drop it", async () => {
+    const source = await networkChain(new FakeL1(8), 8);
+    const l1 = new FakeL1(5);
+    const engine = new FakeEngine(cfg);
+    let failures = 0;
+    const flaky = new Set<string>([source.canonical[6]!, source.canonical[7]!]);
+    const newPayload = engine.newPayload.bind(engine);
+    engine.newPayload = async (env) => {
+      const hash = env.executionPayload.blockHash;
+      if (flaky.has(hash) && (hash === source.canonical[7] || failures < 2)) {
+        failures++;
+        throw new Error("connection reset");
+      }
+      return newPayload(env);
+    };
+    const builder = fakeAttributesBuilder(cfg, l1);
+    const logger = recordingLogger();
+    const node = await ChainNode.create(
+      {
+        rollup: cfg,
+        engineKind: "variant_b",
+        syncMode: "consensus-layer",
+        sequencer: { enabled: false, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
+        verifierL1Confs: 0,
+        idlePollMs: 5,
+      },
+      {
+        l1,
+        engine,
+        safeDb: new MemorySafeDb(),
+        clock: systemClock,
+        logger,
+        createPipeline: () => new ToyPipeline(cfg, l1, builder),
+        attributesBuilder: builder,
+        refFromPayload: engine.refOf,
+      },
+    );
+    await node.start();
+    running.push(node);
+    await waitFor(() => node.syncStatus().safe_l2.number === 5);
+    node.addUnsafePayload(payloadAt(source, 6));
+    await waitFor(() => node.syncStatus().unsafe_l2.number === 6); // after two failures
+    expect(failures).toBe(2);
+    node.addUnsafePayload(payloadAt(source, 7)); // always fails
+    await waitFor(() => node.unsafeQueue.length === 0);
+    expect(failures).toBe(5);
+    expect(node.syncStatus().unsafe_l2.number).toBe(6);
+    expect(logger.lines.some((l) => l.msg === "dropping an unsafe payload after repeated failures")).toBe(true);
+    expect(node.status).toBe("running");
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 
 function stubEngine(np: PayloadStatusKind[], fcu: PayloadStatusKind[], fcuError?: Error) {
