@@ -56,6 +56,9 @@ describe("Jovian activation block with a user transaction: the verifier drops it
     devnet = await startDevnet({
       dir,
       l1BlockTimeSec: 1,
+      // the L1 stays at its genesis until the batcher starts, so batches land within the (short) sequencing
+      // window however slowly the setup runs
+      holdL1AtGenesis: true,
       l2BlockTimeSec: 1,
       batcherPollIntervalMs: 200,
       chains: [
@@ -76,6 +79,7 @@ describe("Jovian activation block with a user transaction: the verifier drops it
     l1 = sharedL1(devnet);
     verifierEl = await startVerifierEl(devnet, chain);
     ver = await startNode({ chain, l1, authUrl: verifierEl.authUrl, dataDir: join(dir, "ver"), sequencer: false });
+    await devnet.resumeL1Mining();
     devnet.startBatchers();
   }, 60_000);
 
