@@ -14,7 +14,8 @@ describe("sequencer + verifier on the devnet (blobs; singular and span batches)"
       { chainId: 903, variant: "a", dataMode: "blobs", batchType: "singular" },
       { chainId: 904, variant: "b", dataMode: "blobs", batchType: "span" },
     ]);
-  }, 60_000);
+    // loading the KZG setups (anvil's and ours) takes tens of seconds on a loaded 2-core machine
+  }, 120_000);
 
   afterAll(async () => {
     for (const p of pairs) await p.close();
