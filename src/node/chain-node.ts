@@ -14,7 +14,8 @@ import { type DerivedAttributes, EngineController } from "./engine/engine-contro
 import { durationToBlocks, findL2Heads, resetSafeDb } from "./engine/find-heads.js";
 import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
 import { blockNumberAtTimestamp, ZERO_L1_REF, ZERO_L2_REF } from "./engine/heads.js";
-import { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
+import { UnsafeInput } from "./engine/unsafe-input.js";
+import type { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
 import { NodeRpcError } from "./errors.js";
 import type { ChainMetrics } from "./metrics.js";
 import { computeOutputAtBlock } from "./output.js";
@@ -78,7 +79,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   readonly engine: EngineController;
   private readonly pipeline: DerivationPipeline;
   private readonly finalizer: Finalizer;
-  readonly unsafeQueue: UnsafePayloadQueue;
+  private readonly unsafe: UnsafeInput;
   private readonly seq: SequencerDriver;
   private state: ChainNodeState = "created";
   private initialised = false;
@@ -95,8 +96,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private pendingAttrs: DerivedAttributes | undefined;
   readonly elSync: ElSync;
   private readonly elSafeOffsetBlocks: number;
-  private lastGapCheckMs = Number.NEGATIVE_INFINITY;
-  private unsafeFailures = 0;
   /** Temporary-error backoff state of the loop. */
   private failures = 0;
   private fatal: SupernodeError | Error | undefined;
@@ -127,7 +126,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     });
     this.elSafeOffsetBlocks =
       cfg.elSafeOffsetBlocks ?? durationToBlocks(cfg.syncOffsetElSafeMs ?? 0, cfg.rollup.block_time);
-    this.unsafeQueue = new UnsafePayloadQueue(cfg.unsafeQueue?.maxBytes, cfg.unsafeQueue?.maxCount);
     this.elSync = new ElSync(cfg.syncMode, {
       cfg: cfg.rollup,
       kind: cfg.engineKind,
@@ -138,6 +136,16 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       clock: deps.clock,
       logger: deps.logger,
       offsetBlocks: this.elSafeOffsetBlocks,
+    });
+    this.unsafe = new UnsafeInput({
+      cfg: cfg.rollup,
+      reqResp: cfg.syncModeReqResp ?? false,
+      engine: this.engine,
+      elSync: this.elSync,
+      clock: deps.clock,
+      logger: deps.logger,
+      refFromPayload: deps.refFromPayload,
+      queueBounds: cfg.unsafeQueue,
     });
   }
 
@@ -190,7 +198,9 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
           await this.doReset(this.resetRequested);
           progressed = true;
         } else {
-          progressed = (await this.unsafeStep()) || progressed;
+          const u = await this.unsafe.step(signal);
+          progressed = u.progressed || progressed;
+          if (u.elSyncFinished) this.resetRequested = "el-sync-finished"; // resume derivation from the EL's labels
           // A reset requested by the unsafe step (EL sync finished) comes before any derivation.
           if (this.resetRequested === undefined) {
             progressed = (await this.seq.step(this.initialised && !this.elSync.syncing)) || progressed;
@@ -296,68 +306,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     );
   }
 
-  private async unsafeStep(): Promise<boolean> {
-    const h = this.engine.heads;
-    if (this.elSync.directInsert(this.cfg.syncModeReqResp ?? false)) {
-      const env = this.unsafeQueue.popAbove(h.unsafe.number);
-      if (env === undefined) return false;
-      const r = await this.unsafeAttempt(env, () => this.elSync.insert(env));
-      if (r === undefined) return false;
-      if (r.result === "skipped") this.unsafeQueue.push(env); // EL sync not needed: the CL path takes it
-      if (r.finished) this.resetRequested = "el-sync-finished"; // resume derivation from the EL's labels
-      return r.result === "inserted" || r.result === "skipped";
-    }
-    const next = this.unsafeQueue.nextFor(h.unsafe, h.safe);
-    if (next === undefined) return this.unsafeGapStep();
-    // Popped only after a definite answer: a temporary error leaves it queued for a retry.
-    const res = await this.unsafeAttempt(next, () => this.engine.insertUnsafePayload(next));
-    if (res === undefined) return false;
-    if (this.unsafeQueue.peek() === next) this.unsafeQueue.pop();
-    if (res === "invalid") this.d.logger.warn({ number: next.executionPayload.blockNumber }, "unsafe payload invalid");
-    return res === "inserted";
-  }
-
-  /**
-   * Runs one unsafe-payload insertion. A temporary failure does not stop the loop's other work: the payload stays
-   * queued (re-queued in EL sync) for another try, and is dropped after three failures in a row.
-   */
-  private async unsafeAttempt<T>(env: ExecutionPayloadEnvelope, fn: () => Promise<T>): Promise<T | undefined> {
-    try {
-      const r = await fn();
-      this.unsafeFailures = 0;
-      return r;
-    } catch (err) {
-      if (severityOf(err) !== "temporary" || isAborted(err, this.abort.signal)) {
-        this.unsafeQueue.push(env); // a no-op when still queued (duplicate)
-        throw err;
-      }
-      const number = env.executionPayload.blockNumber;
-      if (++this.unsafeFailures >= 3) {
-        this.unsafeFailures = 0;
-        if (this.unsafeQueue.peek() === env) this.unsafeQueue.pop();
-        this.d.logger.warn({ number, err: String(err) }, "dropping an unsafe payload after repeated failures");
-      } else {
-        this.unsafeQueue.push(env); // a no-op when still queued (duplicate)
-        this.d.logger.debug({ number, err: String(err) }, "inserting an unsafe payload failed; will retry");
-      }
-      return undefined;
-    }
-  }
-
-  /** CL sync without req-resp: every 2·block_time, let the EL fetch a gap below the lowest queued payload. */
-  private async unsafeGapStep(): Promise<boolean> {
-    if (this.cfg.syncModeReqResp === true) return false;
-    const now = this.d.clock.nowMs();
-    if (now - this.lastGapCheckMs < 2 * this.cfg.rollup.block_time * 1000) return false;
-    const lowest = this.unsafeQueue.peek();
-    if (lowest === undefined || lowest.executionPayload.blockNumber <= this.engine.heads.unsafe.number + 1)
-      return false;
-    this.lastGapCheckMs = now;
-    const res = await this.elSync.catchUp(lowest);
-    if (res !== "syncing" && this.unsafeQueue.peek() === lowest) this.unsafeQueue.pop();
-    return res === "inserted";
-  }
-
   // ------------------------------------------------------------------------------------------------------------
   // Derivation
 
@@ -416,15 +364,14 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
    * its L1-info deposit does not decode).
    */
   addUnsafePayload(env: ExecutionPayloadEnvelope): boolean {
-    try {
-      this.d.refFromPayload(env);
-    } catch {
-      return false;
-    }
-    const res = this.unsafeQueue.push(env);
-    if (res === "added") this.poke();
-    else this.d.logger.debug({ number: env.executionPayload.blockNumber, res }, "unsafe payload not queued");
-    return res === "added";
+    const added = this.unsafe.add(env);
+    if (added) this.poke();
+    return added;
+  }
+
+  /** The unsafe-payload queue (sizes, tests). */
+  get unsafeQueue(): UnsafePayloadQueue {
+    return this.unsafe.queue;
   }
 
   // ------------------------------------------------------------------------------------------------------------
