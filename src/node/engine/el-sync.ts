@@ -5,7 +5,7 @@
  *
  *   will-start ──first payload──► started            (EL has no finalized block beyond genesis, or the engine kind
  *        │                          │                  supports post-finalization EL sync: SafeDB cleared)
- *        └─(finalized block, kind without post-finalization EL sync)──► finished (CL sync, payload goes to the queue)
+ *        └─(finalized block, kind without post-finalization EL sync)──► finished (no EL sync; the payload is re-queued)
  *   started ──newPayload or forkchoiceUpdated VALID──► finished-not-finalized
  *   finished-not-finalized ──next insertion (safe = finalized = head − offset, never backwards)──► finished
  *
@@ -63,7 +63,7 @@ export type ElSyncInsertResult =
   | "ignored"
   /** The EL rejected the payload. */
   | "invalid"
-  /** EL sync was skipped (finalized block exists): the payload belongs to the consensus-layer queue. */
+  /** EL sync was skipped (finalized block exists): nothing was sent; the caller re-queues the payload. */
   | "skipped";
 
 export class ElSync {

@@ -117,7 +117,7 @@ describe("execution-layer sync through the virtual node", () => {
     },
   );
 
-  it("variant_b with a finalized block skips EL sync: the payload goes through the consensus-layer queue", async () => {
+  it("variant_b with a finalized block skips EL sync: nothing waits, the SafeDB is kept and the payload is inserted", async () => {
     const l1 = new FakeL1(10);
     const source = await networkChain(l1, 8);
     const engine = new FakeEngine(cfg);
