@@ -85,11 +85,12 @@ export function encodePayloadAttributes(a: PayloadAttributes, standardOnly = fal
   return out;
 }
 
+function need<T>(v: T | undefined, k: string): T {
+  if (v === undefined) throw new DecodeError(`engine: payload field ${k} missing`);
+  return v;
+}
+
 export function encodeExecutionPayload(p: ExecutionPayload): Json {
-  const need = <T>(v: T | undefined, k: string): T => {
-    if (v === undefined) throw new DecodeError(`engine: payload field ${k} missing`);
-    return v;
-  };
   const out: Json = {
     parentHash: p.parentHash,
     feeRecipient: p.feeRecipient,

@@ -264,11 +264,14 @@ export class L1DerivationPipeline implements DerivationPipeline {
   // ------------------------------------------------------------------------------------------------------------
   // Step
 
+  /** The batch stage's view of the L2 blocks read so far (one object, not rebuilt per step). */
+  private readonly lookupView: SafeBlockLookup = {
+    l2BlockRefByNumber: (n) => this.l2Cache.get(n)?.ref,
+    safeBlockByNumber: (n) => this.l2Cache.get(n),
+  };
+
   private lookup(): SafeBlockLookup {
-    return {
-      l2BlockRefByNumber: (n) => this.l2Cache.get(n)?.ref,
-      safeBlockByNumber: (n) => this.l2Cache.get(n),
-    };
+    return this.lookupView;
   }
 
   private async fetchL2(numbers: readonly number[]): Promise<void> {

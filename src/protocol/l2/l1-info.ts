@@ -138,9 +138,34 @@ export function encodeL1InfoData(info: L1BlockInfo, format: L1InfoFormat): Uint8
   return w.buf;
 }
 
+const FORMATS = Object.keys(L1_INFO_SELECTORS) as L1InfoFormat[];
+
 function formatOfSelector(data: Uint8Array): L1InfoFormat | undefined {
-  const sel = Buffer.from(data.subarray(0, 4)).toString("hex");
-  return (Object.keys(L1_INFO_SELECTORS) as L1InfoFormat[]).find((f) => L1_INFO_SELECTORS[f] === sel);
+  for (const f of FORMATS) {
+    const sel = SELECTOR_BYTES[f];
+    if (data[0] === sel[0] && data[1] === sel[1] && data[2] === sel[2] && data[3] === sel[3]) return f;
+  }
+  return undefined;
+}
+
+/** Big-endian unsigned integer of `n` bytes at `off`; a number when it is at most 6 bytes. */
+function uintAt(data: Uint8Array, off: number, n: number): number {
+  let v = 0;
+  for (let i = 0; i < n; i++) v = v * 256 + data[off + i]!;
+  return v;
+}
+
+/** The `i`-th 32-byte word of Bedrock-format L1-info calldata. */
+function wordAt(data: Uint8Array, i: number): Uint8Array {
+  return data.subarray(4 + 32 * i, 36 + 32 * i);
+}
+
+/** A uint64 field as a number (DecodeError beyond 2^53 - 1). */
+function u64(data: Uint8Array, off: number, what: string): number {
+  const hi = uintAt(data, off, 4);
+  const lo = uintAt(data, off + 4, 4);
+  if (hi > 0x1fffff) throw new DecodeError(`l1 info: ${what} too large`);
+  return hi * 0x1_0000_0000 + lo;
 }
 
 function safeNumber(v: bigint, what: string): number {
@@ -159,45 +184,42 @@ export function decodeL1InfoData(data: Uint8Array, format?: L1InfoFormat): L1Blo
   if (formatOfSelector(data) !== f) throw new DecodeError(`l1 info: selector is not the ${f} selector`);
   if (data.length !== L1_INFO_LENGTHS[f])
     throw new DecodeError(`l1 info: ${f} data must be ${L1_INFO_LENGTHS[f]} bytes, got ${data.length}`);
-  const at = (off: number, n: number): Uint8Array => data.subarray(off, off + n);
-  const big = (off: number, n: number): bigint => bytesToBigint(at(off, n));
   if (f === "bedrock") {
-    const word = (i: number): Uint8Array => at(4 + 32 * i, 32);
-    const batcherWord = word(5);
+    const word = wordAt;
+    const batcherWord = word(data, 5);
     for (let i = 0; i < 12; i++)
       if (batcherWord[i] !== 0) throw new DecodeError("l1 info: batcher hash not an address");
     return {
       format: f,
-      number: safeNumber(bytesToBigint(word(0)), "number"),
-      time: safeNumber(bytesToBigint(word(1)), "time"),
-      baseFee: bytesToBigint(word(2)),
-      blockHash: bytesToHex(word(3)),
-      sequenceNumber: safeNumber(bytesToBigint(word(4)), "sequence number"),
+      number: safeNumber(bytesToBigint(word(data, 0)), "number"),
+      time: safeNumber(bytesToBigint(word(data, 1)), "time"),
+      baseFee: bytesToBigint(word(data, 2)),
+      blockHash: bytesToHex(word(data, 3)),
+      sequenceNumber: safeNumber(bytesToBigint(word(data, 4)), "sequence number"),
       batcherAddr: bytesToHex(batcherWord.subarray(12)),
-      l1FeeOverhead: bytesToHex(word(6)),
-      l1FeeScalar: bytesToHex(word(7)),
+      l1FeeOverhead: bytesToHex(word(data, 6)),
+      l1FeeScalar: bytesToHex(word(data, 7)),
       ...NO_POST_BEDROCK_FIELDS,
     };
   }
-  const batcher = at(132, 32);
   // The 12 padding bytes before the batcher address are skipped unchecked (as op-node does for packed formats).
   const ext = f === "isthmus" || f === "jovian";
   return {
     format: f,
-    baseFeeScalar: Number(big(4, 4)),
-    blobBaseFeeScalar: Number(big(8, 4)),
-    sequenceNumber: safeNumber(big(12, 8), "sequence number"),
-    time: safeNumber(big(20, 8), "time"),
-    number: safeNumber(big(28, 8), "number"),
-    baseFee: big(36, 32),
-    blobBaseFee: big(68, 32),
-    blockHash: bytesToHex(at(100, 32)),
-    batcherAddr: bytesToHex(batcher.subarray(12)),
+    baseFeeScalar: uintAt(data, 4, 4),
+    blobBaseFeeScalar: uintAt(data, 8, 4),
+    sequenceNumber: u64(data, 12, "sequence number"),
+    time: u64(data, 20, "time"),
+    number: u64(data, 28, "number"),
+    baseFee: bytesToBigint(data.subarray(36, 68)),
+    blobBaseFee: bytesToBigint(data.subarray(68, 100)),
+    blockHash: bytesToHex(data.subarray(100, 132)),
+    batcherAddr: bytesToHex(data.subarray(144, 164)),
     l1FeeOverhead: ZERO32,
     l1FeeScalar: ZERO32,
-    operatorFeeScalar: ext ? Number(big(164, 4)) : 0,
-    operatorFeeConstant: ext ? big(168, 8) : 0n,
-    daFootprintGasScalar: f === "jovian" ? Number(big(176, 2)) : 0,
+    operatorFeeScalar: ext ? uintAt(data, 164, 4) : 0,
+    operatorFeeConstant: ext ? bytesToBigint(data.subarray(168, 176)) : 0n,
+    daFootprintGasScalar: f === "jovian" ? uintAt(data, 176, 2) : 0,
   };
 }
 
