@@ -5,7 +5,7 @@ import type { Hash, Hex } from "../../core/types/primitives.js";
 import { asArray, asObject, jsonBig, jsonBytes, jsonHex, jsonNum } from "../block/json.js";
 import { encodeEcotoneScalars, encodeEip1559Params, encodeOperatorFeeParams } from "../l1/fee-scalars.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../rollup-config.js";
-import { DEPOSIT_TX_TYPE, decodeDepositTx } from "./deposit-tx.js";
+import { DEPOSIT_TX_TYPE, depositTxData } from "./deposit-tx.js";
 import { decodeExtraData } from "./extra-data.js";
 import { decodeL1InfoData, type L1BlockInfo, type L1InfoFormat, l1InfoFormatAt } from "./l1-info.js";
 
@@ -43,8 +43,7 @@ export function l1InfoOfL2Block(
   if (b.firstTx === undefined) throw new DecodeError("L2 block has no transactions (missing L1-info deposit)");
   const raw = typeof b.firstTx === "string" ? hexToBytes(b.firstTx) : b.firstTx;
   if (raw[0] !== DEPOSIT_TX_TYPE) throw new DecodeError("first L2 transaction is not a deposit");
-  const dep = decodeDepositTx(raw);
-  return decodeL1InfoData(hexToBytes(dep.data), l1InfoFormatAt(cfg, b.timestamp));
+  return decodeL1InfoData(depositTxData(raw), l1InfoFormatAt(cfg, b.timestamp));
 }
 
 /** L2 block → L2 block reference (l1origin and sequence number from its L1-info deposit; genesis from the config). */

@@ -104,6 +104,26 @@ export function decodeDepositTx(raw: Uint8Array): DepositTx {
   };
 }
 
+/**
+ * The calldata of a full 0x7E-prefixed deposit transaction, with the same checks as {@link decodeDepositTx} but
+ * without converting the other fields (the L1-info deposit of every L2 block read back is decoded for its data).
+ */
+export function depositTxData(raw: Uint8Array): Uint8Array {
+  if (raw.length === 0 || raw[0] !== DEPOSIT_TX_TYPE) throw new DecodeError("not a deposit transaction");
+  const fields = asList(rlpDecode(raw.subarray(1)), "deposit");
+  if (fields.length !== 8) throw new DecodeError(`deposit: expected 8 fields, got ${fields.length}`);
+  const to = asBytes(fields[2], "to");
+  const sys = asBytes(fields[6], "isSystemTx");
+  if (asBytes(fields[0], "sourceHash").length !== 32) throw new DecodeError("deposit: sourceHash must be 32 bytes");
+  if (asBytes(fields[1], "from").length !== 20) throw new DecodeError("deposit: from must be 20 bytes");
+  if (to.length !== 0 && to.length !== 20) throw new DecodeError("deposit: to must be empty or 20 bytes");
+  if (sys.length > 1 || (sys.length === 1 && sys[0] !== 1)) throw new DecodeError("deposit: invalid isSystemTx bool");
+  asUint(fields[3], "mint");
+  asUint(fields[4], "value");
+  asUint(fields[5], "gas", 8);
+  return asBytes(fields[7], "data");
+}
+
 /** Transaction hash of a deposit: keccak256 of its full encoding. */
 export function depositTxHash(tx: DepositTx): Hash {
   return keccakHex(encodeDepositTx(tx));

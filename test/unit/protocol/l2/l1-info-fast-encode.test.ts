@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bytesToHex } from "../../../../src/core/codec/hex.js";
+import { bytesToHex, hexToBytes } from "../../../../src/core/codec/hex.js";
 import type { Hash } from "../../../../src/core/types/primitives.js";
 import { encodeEcotoneScalars, encodeOperatorFeeParams } from "../../../../src/protocol/l1/fee-scalars.js";
-import { encodeDepositTx } from "../../../../src/protocol/l2/deposit-tx.js";
+import { DecodeError } from "../../../../src/core/errors/supernode-error.js";
+import { decodeDepositTx, depositTxData, encodeDepositTx } from "../../../../src/protocol/l2/deposit-tx.js";
 import { encodeL1InfoDepositTx, l1InfoDepositTx } from "../../../../src/protocol/l2/l1-info.js";
 import type { RollupConfig, SystemConfig } from "../../../../src/protocol/rollup-config.js";
 
@@ -67,6 +68,55 @@ describe("encodeL1InfoDepositTx", () => {
         },
       ),
       { numRuns: 400 },
+    );
+  });
+});
+
+describe("depositTxData", () => {
+  it("is decodeDepositTx(raw).data, and throws DecodeError exactly when decodeDepositTx does", () => {
+    const outcome = (f: () => Uint8Array): string => {
+      try {
+        return bytesToHex(f());
+      } catch (e) {
+        expect(e).toBeInstanceOf(DecodeError);
+        return "error";
+      }
+    };
+    const valid = fc
+      .record({
+        sourceHash: fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        from: fc.uint8Array({ minLength: 20, maxLength: 20 }),
+        to: fc.option(fc.uint8Array({ minLength: 20, maxLength: 20 }), { nil: null }),
+        mint: fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }),
+        value: fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }),
+        gas: fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }),
+        isSystemTx: fc.boolean(),
+        data: fc.uint8Array({ maxLength: 300 }),
+      })
+      .map((t) =>
+        encodeDepositTx({
+          ...t,
+          sourceHash: bytesToHex(t.sourceHash),
+          from: bytesToHex(t.from),
+          to: t.to === null ? null : bytesToHex(t.to),
+          data: bytesToHex(t.data),
+        }),
+      );
+    // Valid deposits, and the same bytes with one byte changed or cut short.
+    const mutated = fc
+      .tuple(valid, fc.nat(), fc.integer({ min: 0, max: 255 }), fc.boolean())
+      .map(([raw, i, v, cut]) => {
+        const b = Uint8Array.from(raw);
+        if (cut) return b.subarray(0, i % b.length);
+        b[i % b.length] = v;
+        return b;
+      });
+    fc.assert(
+      fc.property(fc.oneof(valid, mutated), (raw) => {
+        const want = outcome(() => hexToBytes(decodeDepositTx(raw).data));
+        expect(outcome(() => depositTxData(raw))).toBe(want);
+      }),
+      { numRuns: 1000 },
     );
   });
 });
