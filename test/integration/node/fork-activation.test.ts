@@ -28,11 +28,13 @@ import type { Fork } from "../../../src/protocol/rollup-config.js";
 import { createChainRpcMethods } from "../../../src/rpc/namespaces/stack.js";
 import {
   decodeL1Info,
+  expectedBaseFee,
   depositTxBytes,
   expectedUpgradeTxs,
   getBlock,
   type L1InfoFormatName,
   L1_INFO_FORMATS,
+  l1InfoFormatAt,
   mineL1BlockAt,
   nextBaseFeeEip1559,
   type RpcBlock,
@@ -315,8 +317,7 @@ describe("fork activation mid-chain: sequencer + verifier across Canyon … Jovi
   it("the L1-info format switches the block after each activation; header fields follow the forks", () => {
     for (const r of runs) {
       const o = r.c.offsets;
-      const formatAt = (ts: number): L1InfoFormatName =>
-        ts > g + o.jovian ? "jovian" : ts > g + o.isthmus ? "isthmus" : ts > g + o.ecotone ? "ecotone" : "bedrock";
+      const formatAt = (ts: number) => l1InfoFormatAt(ts, g, o);
       const seen: L1InfoFormatName[] = [];
       for (const b of r.blocks.slice(1)) {
         const ts = tsOf(b);
@@ -363,28 +364,12 @@ describe("fork activation mid-chain: sequencer + verifier across Canyon … Jovi
           expect(b.extraData.length, `${what}: extraData`).toBe(want.length);
           expect(b.extraData.slice(0, 4), `${what}: extraData version`).toBe(want.slice(0, 4));
         } else expect(b.extraData, `${what}: extraData`).toBe(want);
-        // base fee from the parent: chain constants (denominator 50, 250 from Canyon by the block's time;
-        // elasticity 6) under a pre-Holocene parent, the parent's extraData under a Holocene one
-        const pts = tsOf(parent);
-        const pHolocene = pts >= g + o.holocene;
-        const pJovian = pts >= g + o.jovian;
-        const px = parent.extraData;
-        const denominator = pHolocene ? BigInt(`0x${px.slice(4, 12)}`) : ts >= g + o.canyon ? 250n : 50n;
-        const elasticity = pHolocene ? BigInt(`0x${px.slice(12, 20)}`) : 6n;
-        const gasUsed = BigInt(parent.gasUsed);
-        const blobGasUsed = BigInt(parent.blobGasUsed ?? "0x0");
-        const base = {
-          baseFee: BigInt(parent.baseFeePerGas),
-          gasLimit: BigInt(parent.gasLimit),
-          used: pJovian && blobGasUsed > gasUsed ? blobGasUsed : gasUsed,
-        };
-        const min = pJovian ? { minBaseFee: BigInt(`0x${px.slice(20, 36)}`) } : {};
-        const expected = nextBaseFeeEip1559({ ...base, denominator, elasticity, ...min });
-        expect(BigInt(b.baseFeePerGas), `${what}: base fee`).toBe(expected);
-        if (denominator === BigInt(DENOMINATOR)) {
+        const fee = expectedBaseFee(parent, ts, g, o);
+        expect(BigInt(b.baseFeePerGas), `${what}: base fee`).toBe(fee.expected);
+        if (fee.denominator === BigInt(DENOMINATOR)) {
           customApplied++;
           // not vacuous: the chain constants would give another base fee
-          expect(nextBaseFeeEip1559({ ...base, denominator: 250n, elasticity: 6n })).not.toBe(expected);
+          expect(nextBaseFeeEip1559({ ...fee.parent, denominator: 250n, elasticity: 6n })).not.toBe(fee.expected);
         }
       }
     }

@@ -301,3 +301,43 @@ export function expectedUpgradeTxs(dir: string | undefined): Record<UpgradeFork,
   }
   return out;
 }
+
+/** Fork offsets (seconds after L2 genesis) of the forks these checks follow. */
+export type ForkOffsets = Readonly<
+  Record<"canyon" | "ecotone" | "holocene" | "isthmus" | "jovian", number> & Record<string, number>
+>;
+
+/** The L1-info format of the L2 block at `ts`: each activation block keeps the previous format (op-node). */
+export function l1InfoFormatAt(ts: number, g: number, o: ForkOffsets): L1InfoFormatName {
+  if (ts > g + o.jovian) return "jovian";
+  if (ts > g + o.isthmus) return "isthmus";
+  return ts > g + o.ecotone ? "ecotone" : "bedrock";
+}
+
+/**
+ * The base fee of the block at `ts` after `parent`: under a pre-Holocene parent the chain constants (denominator 50,
+ * 250 from Canyon by the new block's time; elasticity 6), under a Holocene parent its extraData parameters; a Jovian
+ * parent counts max(gasUsed, blobGasUsed) and clamps to its minimum base fee.
+ */
+export function expectedBaseFee(
+  parent: RpcBlock,
+  ts: number,
+  g: number,
+  o: ForkOffsets,
+): { expected: bigint; denominator: bigint; parent: { baseFee: bigint; gasLimit: bigint; used: bigint } } {
+  const pts = Number(BigInt(parent.timestamp));
+  const pHolocene = pts >= g + o.holocene;
+  const pJovian = pts >= g + o.jovian;
+  const px = parent.extraData;
+  const denominator = pHolocene ? BigInt(`0x${px.slice(4, 12)}`) : ts >= g + o.canyon ? 250n : 50n;
+  const elasticity = pHolocene ? BigInt(`0x${px.slice(12, 20)}`) : 6n;
+  const gasUsed = BigInt(parent.gasUsed);
+  const blobGasUsed = BigInt(parent.blobGasUsed ?? "0x0");
+  const p = {
+    baseFee: BigInt(parent.baseFeePerGas),
+    gasLimit: BigInt(parent.gasLimit),
+    used: pJovian && blobGasUsed > gasUsed ? blobGasUsed : gasUsed,
+  };
+  const min = pJovian ? { minBaseFee: BigInt(`0x${px.slice(20, 36)}`) } : {};
+  return { expected: nextBaseFeeEip1559({ ...p, denominator, elasticity, ...min }), denominator, parent: p };
+}
