@@ -14,7 +14,9 @@ import {
 import { userDepositsFromReceipts } from "../../protocol/l1/deposit-log.js";
 import { applySystemConfigReceipts } from "../../protocol/l1/system-config.js";
 import { buildPayloadAttributes } from "../../protocol/l2/attributes.js";
+import { systemConfigFromL2Block } from "../../protocol/l2/block-ref.js";
 import { encodeDepositTx } from "../../protocol/l2/deposit-tx.js";
+import { extraDataForAttributes } from "../../protocol/l2/extra-data.js";
 import type { L1OriginInfo } from "../../protocol/l2/l1-info.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
 import type { EngineApi, L1BlockInfo, L1Receipt, L1Source } from "../ports.js";
@@ -44,7 +46,10 @@ export function defaultL1ChainConfig(cfg: RollupConfig): L1ChainConfig {
 }
 
 export class FetchingAttributesBuilder implements AttributesBuilder {
-  /** SystemConfig of blocks built from our attributes, keyed by `${parentHash}:${origin hash}:${number}`. */
+  /**
+   * SystemConfig of blocks built from our attributes, keyed by `${parentHash}:${origin hash}:${number}`: what
+   * reading the block back gives (op-node `PayloadToSystemConfig`), not the config the attributes were built with.
+   */
   private readonly sysCache = new Map<string, SystemConfig>();
   private readonly l1cfg: L1ChainConfig;
 
@@ -117,11 +122,27 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       depositTxs: deposits,
       seqNumber: seq,
     });
-    // The block built on `parent` will have this SystemConfig.
+    // The block built on `parent` will read back as this SystemConfig. Not `sys` itself: fields its fork does not
+    // carry yet (EIP-1559 params before Holocene, min base fee before Jovian, operator fee before the Isthmus L1-info
+    // format, …) are lost, exactly as when the block is read from the execution client.
     const nextNumber = parent.number + 1;
-    this.sysCache.set(this.key(parent.hash, { hash: info.hash, number: info.number }, nextNumber), {
-      ...sys,
-    });
+    this.sysCache.set(
+      this.key(parent.hash, { hash: info.hash, number: info.number }, nextNumber),
+      systemConfigFromL2Block(this.cfg, {
+        hash: parent.hash,
+        number: nextNumber,
+        parentHash: parent.hash,
+        timestamp: attributes.timestamp,
+        gasLimit: attributes.gasLimit,
+        extraData: extraDataForAttributes(
+          this.cfg,
+          attributes.timestamp,
+          attributes.eip1559Params,
+          attributes.minBaseFee,
+        ),
+        firstTx: attributes.transactions[0],
+      }),
+    );
     if (this.sysCache.size > 4096) {
       const first = this.sysCache.keys().next().value;
       if (first !== undefined) this.sysCache.delete(first);
