@@ -420,7 +420,9 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   syncStatus(): SyncStatus {
-    const h = this.engine.heads;
+    // The heads the EL has acknowledged (a reported head can be read at the EL under its label); during EL sync the
+    // heads are only set after the EL accepted them.
+    const h = this.elSync.syncing ? this.engine.heads : this.engine.publishedHeads;
     const queued = this.unsafeQueue.lowest();
     const queuedRef = queued === undefined ? ZERO_L2_REF : safeRef(this.d.refFromPayload, queued);
     return {

@@ -102,6 +102,8 @@ export class ElSync {
   async insert(env: ExecutionPayloadEnvelope): Promise<{ result: ElSyncInsertResult; finished: boolean }> {
     const d = this.d;
     const ref = d.refFromPayload(env);
+    // Settle the controller first (a derived block may still await its verdict; an owed forkchoice update goes out).
+    await d.controller.flushForkchoice();
     const heads = d.controller.heads;
     if (ref.number <= heads.unsafe.number) return { result: "ignored", finished: false };
     if (this.st === "will-start") {
@@ -178,6 +180,11 @@ export class ElSync {
           finalized: finRef,
         }
       : { ...d.controller.heads, unsafe: ref, crossUnsafe: ref };
+    if (this.st === "finished" || finishing) {
+      // Outside the initial EL sync the controller's published heads must learn the new heads too (the same
+      // forkchoice state again: the EL has just accepted it).
+      await d.controller.flushForkchoice(true);
+    }
     if (finishing) {
       this.st = "finished";
       d.logger.info(
@@ -202,6 +209,7 @@ export class ElSync {
     const d = this.d;
     const ref = d.refFromPayload(env);
     const p = env.executionPayload;
+    await d.controller.flushForkchoice();
     let np: Awaited<ReturnType<EngineApi["newPayload"]>>;
     try {
       np = await d.engine.newPayload(env);
@@ -236,6 +244,7 @@ export class ElSync {
       return "syncing";
     }
     d.controller.heads = { ...d.controller.heads, unsafe: ref, crossUnsafe: ref };
+    await d.controller.flushForkchoice(true); // publishes the new head (the EL already has this state)
     return "inserted";
   }
 

@@ -316,6 +316,10 @@ function elSync(engine: EngineApi, kind: "variant_a" | "variant_b" = "variant_b"
       l1origin: cfg.genesis.l1,
       sequenceNumber: 0,
     }),
+    flushes: 0,
+    async flushForkchoice() {
+      controller.flushes++;
+    },
   };
   const s = new ElSync("execution-layer", {
     cfg,
