@@ -5,10 +5,10 @@
  * - 902 ("together", sequencer EL variant B): Bedrock/Regolith at genesis, Canyon + Delta at block 2, and Ecotone …
  *   Jovian all in block 3 (22 upgrade deposits in one block, Bedrock-format L1 info, then Jovian format).
  * Per chain a sequencing node builds across the activation blocks with user transactions in its pool, the batcher
- * posts span (901) or singular (902) batches as calldata, and a verifying node with its own simulated EL (the other variant) derives the
- * chain from L1 alone. The L1 holds at genesis until one L1 block is mined at exactly 901's Ecotone time with a user
- * deposit, so that activation block is the first of its epoch; 901's EIP-1559 parameters are changed on L1 once
- * Holocene is active.
+ * posts span (901) or singular (902) batches as calldata, and a verifying node with its own simulated EL (the other
+ * variant) derives the chain from L1 alone. The L1 holds at genesis until one L1 block is mined at exactly 901's
+ * Ecotone time with a user deposit (and an EIP-1559 update that must not survive into Holocene), so that activation
+ * block is the first of its epoch; 901's EIP-1559 parameters are changed on L1 again once Holocene is active.
  *
  * Checked against the verifiers' execution clients over eth JSON-RPC, with decoders independent of the project's
  * codecs: upgrade deposits byte for byte (`../shared/conformance/upgrade-txs` when present) in protocol order
