@@ -62,6 +62,17 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     this.l1cfg = l1cfg ?? defaultL1ChainConfig(cfg);
   }
 
+  /** L1OriginInfo of the last origin header (the same for every block of an epoch; headers are immutable). */
+  private lastOrigin: { info: L1BlockInfo; origin: L1OriginInfo } | undefined;
+
+  private originInfo(info: L1BlockInfo): L1OriginInfo {
+    const last = this.lastOrigin;
+    if (last !== undefined && last.info === info) return last.origin;
+    const origin = l1OriginInfo(this.cfg, this.l1cfg, info);
+    this.lastOrigin = { info, origin };
+    return origin;
+  }
+
   private key(parentHash: string, origin: BlockId, number: number): string {
     return `${parentHash}:${origin.hash}:${number}`;
   }
@@ -118,7 +129,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       cfg: this.cfg,
       sysConfig: sys,
       l2Parent: parent,
-      l1Origin: l1OriginInfo(this.cfg, this.l1cfg, info),
+      l1Origin: this.originInfo(info),
       depositTxs: deposits,
       seqNumber: seq,
     });
