@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { bytesToHex } from "../../core/codec/hex.js";
-import type { RollupConfig } from "../../protocol/rollup-config.js";
+import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
 import { type BatchData, SINGULAR_BATCH_TYPE, SPAN_BATCH_TYPE } from "../../protocol/derive/batch.js";
 import { spanBatchFromSingularBatches } from "../../protocol/derive/batch-span.js";
 import { isBrotliAllowed, isSpanBatchAllowed } from "../../protocol/derive/chain-spec.js";
@@ -55,7 +55,13 @@ export function buildChannel(
   opts: ChannelBuildOptions,
 ): BuiltChannel {
   if (blocks.length === 0) throw new RangeError("a channel needs at least one block");
-  const batchType: BatchType = opts.batchType === "span" && isSpanBatchAllowed(cfg, opts.l1Time) ? "span" : "singular";
+  // A span batch needs Delta at the L1 time it lands at and at its start epoch (the first block's L1 origin):
+  // derivation drops a span batch whose start epoch is before Delta (op-node checkSpanBatch).
+  const firstOriginTime = blocks[0]?.l1OriginTime;
+  const spanOk =
+    isSpanBatchAllowed(cfg, opts.l1Time) &&
+    (firstOriginTime === undefined || isForkActive(cfg, "delta", firstOriginTime));
+  const batchType: BatchType = opts.batchType === "span" && spanOk ? "span" : "singular";
   const compression: Compression =
     opts.compression === "auto" ? (isBrotliAllowed(cfg, opts.l1Time) ? "brotli" : "zlib") : opts.compression;
   const data = encodeChannel(batchesFor(cfg, blocks, batchType), { compression });

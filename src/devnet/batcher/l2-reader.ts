@@ -7,7 +7,7 @@ import { quantityToNumber } from "../../core/codec/quantity.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
 import { encodeRpcTransaction } from "../../protocol/block/rpc-transaction.js";
 import type { SingularBatch } from "../../protocol/derive/batch-singular.js";
-import { l2BlockFactsFromRpc, l2BlockToBlockRef } from "../../protocol/l2/block-ref.js";
+import { l1InfoOfL2Block, l2BlockFactsFromRpc, l2BlockToBlockRef } from "../../protocol/l2/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import { JsonRpcHttpClient } from "../l1/json-rpc.js";
 
@@ -18,6 +18,8 @@ export interface BatchBlock {
   readonly parentHash: Hash;
   readonly timestamp: number;
   readonly l1Origin: { readonly number: number; readonly hash: Hash };
+  /** Timestamp of the L1 origin (from the L1-info deposit; undefined for the genesis block). */
+  readonly l1OriginTime?: number;
   /** Position of the block within its epoch (0 = first block of the epoch). */
   readonly sequenceNumber: number;
   /** EIP-2718 encodings of the non-deposit transactions, in block order. */
@@ -62,7 +64,9 @@ export class L2Reader {
 
 /** Converts an RPC block object (full transactions) into a `BatchBlock`. */
 export function toBatchBlock(cfg: RollupConfig, b: RpcBlock): BatchBlock {
-  const ref = l2BlockToBlockRef(cfg, l2BlockFactsFromRpc(b));
+  const facts = l2BlockFactsFromRpc(b);
+  const ref = l2BlockToBlockRef(cfg, facts);
+  const l1OriginTime = ref.number === cfg.genesis.l2.number ? undefined : l1InfoOfL2Block(cfg, facts).time;
   const transactions = b.transactions
     .filter((tx) => tx.type !== "0x7e")
     .map((tx) => encodeRpcTransaction(tx as unknown as Record<string, unknown>));
@@ -72,6 +76,7 @@ export function toBatchBlock(cfg: RollupConfig, b: RpcBlock): BatchBlock {
     parentHash: ref.parentHash,
     timestamp: ref.timestamp,
     l1Origin: { number: ref.l1origin.number, hash: ref.l1origin.hash },
+    ...(l1OriginTime === undefined ? {} : { l1OriginTime }),
     sequenceNumber: ref.sequenceNumber,
     transactions,
   };

@@ -79,8 +79,9 @@ const TOGETHER: Case = {
   target: 6,
   formats: ["bedrock", "jovian"],
   trafficAccount: 7,
-  // Singular: the devnet batcher picks span batches by the L1 time alone, so its first span batch would start at
-  // a pre-Delta L1 origin, which derivation rightly drops (fix: /work/notes/s2/patches/batcher-span-pre-delta-origin.diff).
+  // Singular batches across the activations (901 covers span batches). Had this chain used span batches, the
+  // batcher would post singular ones until Delta is active at a block's L1 origin (derivation drops a span batch
+  // whose start epoch is before Delta).
   batchType: "singular",
 };
 const CASES = [STAGGERED, TOGETHER] as const;

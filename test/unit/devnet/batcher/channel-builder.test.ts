@@ -116,6 +116,15 @@ describe("buildChannel", () => {
     expect(only.batch.elements.map((e) => e.transactions)).toEqual(bs.map((b) => b.transactions));
   });
 
+  it("posts singular batches until Delta is active at the first block's L1 origin", async () => {
+    const cfg = cfgWith({ regolith: 0, canyon: 0, delta: 1010 });
+    expect(cfg.delta_time).toBe(1010);
+    const opts = { batchType: "span", compression: "zlib", maxFrameSize: 1000, l1Time: 2000 } as const;
+    const withOrigin = (bs: BatchBlock[], t: number) => bs.map((b) => ({ ...b, l1OriginTime: t }));
+    expect(buildChannel(cfg, withOrigin(await blocks(2, 1), 1009), opts).batchType).toBe("singular");
+    expect(buildChannel(cfg, withOrigin(await blocks(2, 1), 1010), opts).batchType).toBe("span");
+  });
+
   it("falls back to singular batches before Delta", async () => {
     const cfg = cfgWith({ regolith: 0, canyon: 0 });
     const ch = buildChannel(cfg, await blocks(2, 1), {
