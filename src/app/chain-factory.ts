@@ -112,6 +112,8 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           rollup: chain.rollup,
           engineKind: chain.engineKind,
           syncMode: chain.syncMode,
+          syncModeReqResp: chain.syncModeReqResp,
+          syncOffsetElSafeMs: chain.syncOffsetElSafeMs,
           sequencer: chain.sequencer,
           verifierL1Confs: chain.verifierL1Confs,
           finalityLookback: chain.finalityLookback,
