@@ -60,7 +60,7 @@ describe("postHttp1 (lean HTTP/1.1 POST)", () => {
     const rs = await Promise.all(
       Array.from({ length: 8 }, (_, i) => postHttp1(`${url}/`, JSON.stringify({ i }), { authorization: "Bearer ok" })),
     );
-    rs.forEach((r, i) => expect(JSON.parse(JSON.parse(r.text).body)).toEqual({ i }));
+    for (const [i, r] of rs.entries()) expect(JSON.parse(JSON.parse(r.text).body)).toEqual({ i });
     for (let i = 0; i < 3; i++) {
       const r = await postHttp1(`${url}/close`, "{}", { authorization: "Bearer ok" });
       expect(r.status).toBe(200);
