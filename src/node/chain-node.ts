@@ -478,7 +478,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private publishMetrics(): void {
     const m = this.d.metrics;
     if (m === undefined) return;
-    const h = this.engine.heads;
+    const h = this.elSync.syncing ? this.engine.heads : this.engine.publishedHeads;
     m.headNumber.set({ head: "unsafe" }, h.unsafe.number);
     m.headNumber.set({ head: "pending_safe" }, h.pendingSafe.number);
     m.headNumber.set({ head: "local_safe" }, h.localSafe.number);

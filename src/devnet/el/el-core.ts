@@ -19,6 +19,8 @@ export class ElCore {
   /** Blocks found invalid → their latest valid ancestor. */
   readonly invalid = new Map<Hash, Hash>();
   readonly #decoded = new Map<string, SimTx>();
+  /** Where to fetch blocks this client is asked about but does not have (EL sync); see sync-source.ts. */
+  syncSource: { request(target: Hash): void } | undefined;
 
   constructor(
     readonly params: ChainParams,

@@ -185,7 +185,10 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
     if (bad !== undefined)
       return { payloadStatus: status("INVALID", bad, "links to an invalid block"), payloadId: null };
     const head = core.chain.byHash(headHash);
-    if (head === undefined) return { payloadStatus: status("SYNCING", null), payloadId: null };
+    if (head === undefined) {
+      core.syncSource?.request(headHash);
+      return { payloadStatus: status("SYNCING", null), payloadId: null };
+    }
     const safe = safeHash === ZERO_HASH ? undefined : core.chain.byHash(safeHash);
     const fin = finalizedHash === ZERO_HASH ? undefined : core.chain.byHash(finalizedHash);
     if ((safeHash !== ZERO_HASH && safe === undefined) || (finalizedHash !== ZERO_HASH && fin === undefined))
@@ -315,7 +318,10 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
       return status("INVALID", badAncestor, "links to previously rejected block");
     }
     const parent = core.chain.byHash(parentHash);
-    if (parent === undefined) return status("SYNCING", null);
+    if (parent === undefined) {
+      core.syncSource?.request(parentHash);
+      return status("SYNCING", null);
+    }
     const reject = (why: string): PayloadStatus => {
       core.invalid.set(blockHash, parent.hash);
       core.log.debug({ hash: blockHash, why }, "rejected payload");

@@ -13,6 +13,7 @@ import { baseMethods, debugMethods, traceMethods, txpoolMethods } from "./extra-
 import { type RpcHandler, type RpcMethods, dispatchBody } from "./json-rpc.js";
 import { verifyEngineJwt } from "./jwt-auth.js";
 import { SubscriptionHub } from "./subscriptions.js";
+import { ElSyncSource, httpBlockFetcher } from "./sync-source.js";
 import type { Eip1559Constants, ElForks, SimBlock, Variant } from "./types.js";
 
 export const DEFAULT_HTTP_API: readonly string[] = ["eth", "net", "web3"];
@@ -32,6 +33,8 @@ export interface SimulatedElOptions {
   readonly ws?: { readonly addr?: string; readonly port: number };
   readonly authrpc: { readonly addr?: string; readonly port: number; readonly jwtSecret: Uint8Array };
   readonly sequencerHttp?: string;
+  /** Another client's HTTP JSON-RPC to fetch missing blocks from (EL sync, sync-source.ts). */
+  readonly syncSourceHttp?: string;
 }
 
 export interface SimulatedElDeps {
@@ -104,6 +107,13 @@ export class SimulatedExecutionClient {
       ...(opts.genesis.alloc === undefined ? {} : { alloc: opts.genesis.alloc }),
     });
     const core = new ElCore(params, opts.variant, genesis, deps.clock, log, opts.sequencerHttp);
+    if (opts.syncSourceHttp !== undefined) {
+      core.syncSource = new ElSyncSource(
+        core,
+        httpBlockFetcher(opts.syncSourceHttp),
+        log.child({ module: "sync-source" }),
+      );
+    }
     const api = (opts.http.api ?? DEFAULT_HTTP_API).map((s) => s.trim()).filter((s) => s !== "");
     for (const ns of api) if (!KNOWN_API.has(ns)) throw new Error(`unknown --http.api namespace "${ns}"`);
     const eth = ethMethods(core);

@@ -96,16 +96,13 @@ describe("EL sync with the simulated execution client over the Engine API", () =
     await node.start();
     nodes.push(node);
 
+    // With the wiring (engine-el-sync-wiring.diff) the client starts syncing by itself when it answers SYNCING.
+    const sync = new ElSyncSource(syncingEl.core, httpBlockFetcher(sequencerEl.httpUrl), silentLogger);
+    syncingEl.core.syncSource = sync;
     expect(node.addUnsafePayload(await payload(6))).toBe(true);
     await waitFor(() => node.syncStatus().unsafe_l2.number === 6, 10_000);
     expect(node.elSync.status).toBe("started");
-    expect(syncingEl.head.header.number).toBe(0); // it answered SYNCING: nothing imported yet
-
-    // The client syncs from the sequencer's client (what engine-api.ts does on SYNCING once the sync source is wired).
-    const sync = new ElSyncSource(syncingEl.core, httpBlockFetcher(sequencerEl.httpUrl), silentLogger);
-    sync.request(node.syncStatus().unsafe_l2.hash);
-    await sync.idle();
-    expect(sync.imported).toBe(6);
+    await waitFor(() => sync.imported === 6, 10_000);
 
     expect(node.addUnsafePayload(await payload(7))).toBe(true);
     await waitFor(() => node.elSync.status === "finished", 10_000);
