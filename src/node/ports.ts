@@ -105,6 +105,11 @@ export interface EngineApi {
   l2BlockRefByHash(hash: Hash): Promise<L2BlockRef | undefined>;
   payloadByNumber(n: number): Promise<ExecutionPayloadEnvelope | undefined>;
   payloadByHash(hash: Hash): Promise<ExecutionPayloadEnvelope | undefined>;
+  /**
+   * Optional: several canonical blocks in one request (a JSON-RPC batch of read-only calls); each element is the
+   * block, undefined (no such block) or that element's error. Without it the node reads block by block.
+   */
+  payloadsByNumber?(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]>;
   /** `eth_getProof(address, slots, blockHash)`; the node reads `storageHash`. */
   getProof(address: Address, slots: readonly Hash[], blockHash: Hash): Promise<{ storageHash: Hash }>;
 }

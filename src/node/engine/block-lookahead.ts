@@ -6,14 +6,6 @@
  */
 import type { EngineApi, ExecutionPayloadEnvelope } from "../ports.js";
 
-/**
- * Reads of several canonical blocks in one request (EngineClient: a JSON-RPC batch of `eth_getBlockByNumber`).
- * Optional on the engine port; each element is the block, undefined (no such block) or the element's error.
- */
-export interface BatchedPayloadReads {
-  payloadsByNumber(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]>;
-}
-
 type Timed = <T>(method: string, fn: () => Promise<T>) => Promise<T>;
 
 export class BlockLookahead {
@@ -46,7 +38,7 @@ export class BlockLookahead {
   }
 
   private fill(from: number, unsafe: number): void {
-    const batched = (this.engine as Partial<BatchedPayloadReads>).payloadsByNumber;
+    const batched = this.engine.payloadsByNumber;
     if (typeof batched !== "function") {
       const last = Math.min(from - 1 + BlockLookahead.SINGLE_AHEAD, unsafe);
       for (let k = from; k <= last; k++) {

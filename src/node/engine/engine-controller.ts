@@ -12,7 +12,6 @@ import type { ChainMetrics } from "../metrics.js";
 import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
 import { attributesMatchBlock } from "./attributes-match.js";
 import { BlockLookahead } from "./block-lookahead.js";
-export type { BatchedPayloadReads } from "./block-lookahead.js";
 import { allHeads, genesisL2Ref, type L2Heads } from "./heads.js";
 
 /** Derived payload attributes handed from the pipeline to the engine (op-node AttributesWithParent). */

@@ -377,11 +377,10 @@ describe("fork activation mid-chain: sequencer + verifier across Canyon … Jovi
     expect(customApplied).toBeGreaterThan(0);
   });
 
-  // KNOWN BUG (patch: /work/notes/s2/patches/attributes-sysconfig-readback.diff): the node's attributes builder
-  // caches the SystemConfig a block was built with instead of what the block reads back as (op-node
-  // PayloadToSystemConfig: no EIP-1559 parameters before Holocene), so 901's pre-Holocene update reaches the
-  // Holocene blocks (extraData 0x00‖20‖3 where op-node derives the chain constants 0x00‖250‖6: another chain).
-  it.skip("a pre-Holocene EIP-1559 update does not outlive the block that applies it (op-node PayloadToSystemConfig)", () => {
+  // The attributes builder must carry what the block reads back as (op-node PayloadToSystemConfig: no EIP-1559
+  // parameters before Holocene), not the SystemConfig it was built with: 901's pre-Holocene update must not reach
+  // the Holocene blocks (extraData 0x00‖20‖3 where op-node derives the chain constants 0x00‖250‖6).
+  it("a pre-Holocene EIP-1559 update does not outlive the block that applies it (op-node PayloadToSystemConfig)", () => {
     const r = runs[0]!;
     const affected = r.blocks.filter((b) => afterPreHoloceneUpdate(r, b));
     expect(affected.length).toBeGreaterThan(0);
