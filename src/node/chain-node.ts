@@ -10,7 +10,7 @@ import type { L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
 import type { AttributesBuilder, DerivationPipeline } from "./derivation/types.js";
-import { type DerivedAttributes, EngineController } from "./engine/engine-controller.js";
+import { type ApplyResult, type DerivedAttributes, EngineController } from "./engine/engine-controller.js";
 import { durationToBlocks, findL2Heads, resetSafeDb } from "./engine/find-heads.js";
 import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
 import { blockNumberAtTimestamp, ZERO_L1_REF, ZERO_L2_REF } from "./engine/heads.js";
@@ -325,7 +325,17 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
         if (r.kind === "progress") continue;
         attrs = r.attrs;
       }
-      const res = await this.engine.applyDerived(attrs);
+      let res: ApplyResult;
+      try {
+        res = await this.engine.applyDerived(attrs);
+      } catch (err) {
+        // A temporary engine failure before the block was adopted: retry the same attributes next time (the
+        // pipeline has already moved past them).
+        if (severityOf(err) === "temporary" && this.engine.heads.pendingSafe.hash === attrs.parent.hash) {
+          this.pendingAttrs = attrs;
+        }
+        throw err;
+      }
       if (res === "invalid") {
         const replacement = this.pipeline.invalidated(attrs);
         if (replacement !== undefined) this.pendingAttrs = replacement;

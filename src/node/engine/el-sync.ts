@@ -170,7 +170,7 @@ export class ElSync {
         `EL sync: cannot prepare the unsafe chain for the new payload: ${fcu.payloadStatus.status}`,
       );
     }
-    d.controller.heads = finishing
+    const next = finishing
       ? {
           unsafe: ref,
           crossUnsafe: ref,
@@ -180,11 +180,10 @@ export class ElSync {
           finalized: finRef,
         }
       : { ...d.controller.heads, unsafe: ref, crossUnsafe: ref };
-    if (this.st === "finished" || finishing) {
-      // Outside the initial EL sync the controller's published heads must learn the new heads too (the same
-      // forkchoice state again: the EL has just accepted it).
-      await d.controller.flushForkchoice(true);
-    }
+    // Outside the initial EL sync the controller's published heads learn the new heads too (the EL has just
+    // accepted exactly this forkchoice state); during it only the working heads move.
+    if (this.st === "finished" || finishing) d.controller.adoptAcknowledged(next);
+    else d.controller.heads = next;
     if (finishing) {
       this.st = "finished";
       d.logger.info(
@@ -243,8 +242,7 @@ export class ElSync {
       d.logger.info({ target: ref.number, unsafe: heads.unsafe.number }, "execution client syncing the unsafe gap");
       return "syncing";
     }
-    d.controller.heads = { ...d.controller.heads, unsafe: ref, crossUnsafe: ref };
-    await d.controller.flushForkchoice(true); // publishes the new head (the EL already has this state)
+    d.controller.adoptAcknowledged({ ...d.controller.heads, unsafe: ref, crossUnsafe: ref });
     return "inserted";
   }
 

@@ -59,6 +59,7 @@ export class InvalidPayloadError extends SupernodeError {
 
 /** A derived block whose `engine_newPayload` is still in flight while derivation already prepares its successor. */
 interface InFlightInsert {
+  readonly envelope: ExecutionPayloadEnvelope;
   readonly valid: Promise<boolean>;
   /** The heads before the block was adopted (restored when the insertion fails). */
   readonly before: L2Heads;
@@ -116,6 +117,17 @@ export class EngineController {
       ok = await f.valid;
     } catch (err) {
       cause = err;
+    }
+    if (cause !== undefined) {
+      // No verdict (a transport error, or the EL was busy): newPayload is idempotent, ask once more before
+      // giving up on the work derived since.
+      this.d.logger.debug({ err: String(cause), number: f.envelope.executionPayload.blockNumber }, "newPayload retry");
+      try {
+        ok = await this.insertPayload(f.envelope);
+        cause = undefined;
+      } catch (err) {
+        cause = err;
+      }
     }
     if (!ok) {
       this.heads = f.before;
@@ -218,6 +230,19 @@ export class EngineController {
     this.acked = sent;
     if (this.heads.unsafe === sent.unsafe && this.heads.safe === sent.safe && this.heads.finalized === sent.finalized)
       this.fcuDirty = false;
+  }
+
+  /**
+   * Adopts heads the EL has just accepted in a forkchoice update sent outside the controller (EL sync, an unsafe
+   * gap the EL filled): they become the working and the published heads, without another forkchoice update.
+   * Callers settle the controller first ({@link flushForkchoice}).
+   */
+  adoptAcknowledged(heads: L2Heads): void {
+    if (this.inflight !== undefined) throw new Error("adoptAcknowledged: a derived block still awaits its verdict");
+    this.heads = { ...heads };
+    this.acked = { ...heads };
+    this.fcuDirty = false;
+    this.dropPrefetched();
   }
 
   /** Marks `ref` finalized (never backwards, never beyond safe). */
@@ -372,7 +397,7 @@ export class EngineController {
     if (opts.speculative === true && this.noSpeculationOn !== parent.hash) {
       const valid = this.insertPayload(envelope);
       valid.catch(() => {});
-      this.inflight = { valid, before: { ...this.heads }, parentHash: parent.hash, deferred: [] };
+      this.inflight = { envelope, valid, before: { ...this.heads }, parentHash: parent.hash, deferred: [] };
     } else {
       const ok = await this.insertPayload(envelope);
       if (!ok) return undefined;

@@ -100,6 +100,28 @@ describe("ChainNode derivation", () => {
     });
   });
 
+  it("retries the same derived attributes after a temporary engine failure, without a reset", async () => {
+    class FlakyGetPayload extends FakeEngine {
+      failAt = new Set([3, 7]);
+      override async getPayload(id: Parameters<FakeEngine["getPayload"]>[0]) {
+        const n = (this.calls.getPayload ?? 0) + 1;
+        if (this.failAt.delete(n)) {
+          this.calls.getPayload = n;
+          throw new Error("connection reset");
+        }
+        return super.getPayload(id);
+      }
+    }
+    const engine = new FlakyGetPayload(cfg);
+    const { node } = await rig({ engine });
+    await waitFor(() => node.syncStatus().safe_l2.number === 10, 10_000);
+    expect(engine.failAt.size).toBe(0);
+    // Two failed seals, each retried with the same attributes: 10 blocks, 12 build starts, one startup reset only.
+    expect(engine.calls.newPayload).toBe(10);
+    expect(engine.calls.getPayload).toBe(12);
+    expect(node.syncStatus().safe_l2.hash).toBe(engine.canonical[10]);
+  });
+
   it("consolidates blocks the execution client already has instead of building them", async () => {
     const l1 = new FakeL1(8);
     const first = await rig({ l1 });

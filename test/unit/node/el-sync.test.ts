@@ -4,7 +4,7 @@ import { systemClock } from "../../../src/core/time/clock.js";
 import { ChainNode, type ChainNodeConfig } from "../../../src/node/chain-node.js";
 import { ElSync, shouldStartElSync, supportsPostFinalizationElSync } from "../../../src/node/engine/el-sync.js";
 import type { EngineController } from "../../../src/node/engine/engine-controller.js";
-import { allHeads } from "../../../src/node/engine/heads.js";
+import { allHeads, type L2Heads } from "../../../src/node/engine/heads.js";
 import type { EngineApi, ExecutionPayloadEnvelope, PayloadStatusKind } from "../../../src/node/ports.js";
 import {
   FakeEngine,
@@ -308,7 +308,13 @@ function payload(n: number): ExecutionPayloadEnvelope {
 }
 
 function elSync(engine: EngineApi, kind: "variant_a" | "variant_b" = "variant_b") {
-  const controller = {
+  const controller: {
+    heads: L2Heads;
+    flushes: number;
+    adopted: number;
+    flushForkchoice(): Promise<void>;
+    adoptAcknowledged(h: L2Heads): void;
+  } = {
     heads: allHeads({
       ...cfg.genesis.l2,
       parentHash: h("0"),
@@ -317,8 +323,13 @@ function elSync(engine: EngineApi, kind: "variant_a" | "variant_b" = "variant_b"
       sequenceNumber: 0,
     }),
     flushes: 0,
+    adopted: 0,
     async flushForkchoice() {
       controller.flushes++;
+    },
+    adoptAcknowledged(heads: L2Heads) {
+      controller.heads = { ...heads };
+      controller.adopted++;
     },
   };
   const s = new ElSync("execution-layer", {
@@ -345,6 +356,8 @@ describe("ElSync state machine", () => {
     expect(s.status).toBe("finished");
     expect(controller.heads.safe.number).toBe(11);
     expect(controller.heads.finalized.number).toBe(11);
+    // The finishing heads are adopted as acknowledged (the EL has just accepted them), without another update.
+    expect(controller.adopted).toBe(1);
     expect(calls.at(-1)?.arg).toEqual({
       headBlockHash: h("p11"),
       safeBlockHash: h("p11"),

@@ -86,6 +86,46 @@ describe("EngineController: derived blocks adopted while newPayload is in flight
   });
 });
 
+/** Fails the next `failures` newPayload calls with a transport error (no verdict). */
+class FlakyNewPayloadEngine extends FakeEngine {
+  failures = 0;
+  attempts = 0;
+  override async newPayload(env: ExecutionPayloadEnvelope) {
+    this.attempts++;
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error("socket hang up");
+    }
+    return super.newPayload(env);
+  }
+}
+
+describe("EngineController: no verdict for an adopted block", () => {
+  it("asks once more (newPayload is idempotent) and keeps the derived work when the EL then answers VALID", async () => {
+    const engine = new FlakyNewPayloadEngine(cfg);
+    const { ctl, safeReports } = rig(engine);
+    const genesis = genesisL2Ref(cfg);
+    engine.failures = 1;
+    expect(await ctl.applyDerived(derived(genesis))).toBe("built");
+    await ctl.flushForkchoice();
+    expect(ctl.heads.safe.number).toBe(1);
+    expect(safeReports).toEqual([1]);
+    expect(engine.attempts).toBe(2);
+    expect(engine.safe).toBe(ctl.heads.safe.hash);
+  });
+
+  it("asks for a reset when the second attempt fails too", async () => {
+    const engine = new FlakyNewPayloadEngine(cfg);
+    const { ctl, safeReports } = rig(engine);
+    const genesis = genesisL2Ref(cfg);
+    engine.failures = 2;
+    expect(await ctl.applyDerived(derived(genesis))).toBe("built");
+    await expect(ctl.flushForkchoice()).rejects.toMatchObject({ code: "SPECULATIVE_INSERT_FAILED" });
+    expect(ctl.heads.safe.hash).toBe(genesis.hash);
+    expect(safeReports).toEqual([]);
+  });
+});
+
 class BatchingEngine extends FakeEngine {
   batches: number[][] = [];
   async payloadsByNumber(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]> {
