@@ -18,6 +18,7 @@ import { type Clock, systemClock } from "../core/time/clock.js";
 import type { Address, Hash } from "../core/types/primitives.js";
 import { FORKS, type Fork, type RollupConfig } from "../protocol/rollup-config.js";
 import { Batcher, type DataMode } from "./batcher/batcher.js";
+import { warmUpAnvilKzg } from "./l1/kzg-warm-up.js";
 import type { BatchType } from "./batcher/channel-builder.js";
 import { DEFAULT_DEVNET_FORKS, writeJwtSecret, writeL1ChainConfig, writeRollupConfig } from "./config.js";
 import { forksFromRollupConfig, SimulatedExecutionClient } from "./el/index.js";
@@ -135,6 +136,13 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
     // batcher accounts past anvil's ten funded ones
     for (const idx of batcherIndices) {
       if (!fundedByAnvil(idx)) await l1.anvil.setBalance(devAccount(idx).address, DERIVED_ACCOUNT_BALANCE_WEI);
+    }
+    if (opts.chains.some((c) => (c.dataMode ?? opts.dataMode) === "blobs")) {
+      // Anvil loads its KZG setup on the first blob transaction and answers nothing meanwhile: do it now, before
+      // any client polls the L1.
+      const t0 = clock.nowMs();
+      await warmUpAnvilKzg(l1.anvil);
+      log.info({ ms: clock.nowMs() - t0 }, "anvil loaded its KZG setup (blob data mode)");
     }
     const l1BlockTimeSec = opts.l1BlockTimeSec ?? 2;
     const holdL1 = opts.holdL1AtGenesis === true && l1BlockTimeSec > 0;
