@@ -5,6 +5,7 @@
  * with safe = finalized = the tip on the client's forkchoice.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { toyNodeConfig } from "./toy-node.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { L1BlockRef } from "../../../src/core/types/block-ref.js";
@@ -73,26 +74,16 @@ describe("EL sync with the simulated execution client over the Engine API", () =
       reset: async () => {},
       invalidated: () => undefined,
     };
-    const node = await ChainNode.create(
-      {
-        rollup: cfg,
-        engineKind: "variant_b",
-        syncMode: "execution-layer",
-        sequencer: { enabled: false, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
-        verifierL1Confs: 0,
-        idlePollMs: 5,
-      },
-      {
-        l1,
-        engine,
-        safeDb: new MemorySafeDb(),
-        clock: systemClock,
-        logger: silentLogger,
-        createPipeline: () => idle,
-        attributesBuilder: {} as AttributesBuilder,
-        refFromPayload: (env) => l2RefFromPayload(cfg, env),
-      },
-    );
+    const node = await ChainNode.create(toyNodeConfig(cfg, { syncMode: "execution-layer" }), {
+      l1,
+      engine,
+      safeDb: new MemorySafeDb(),
+      clock: systemClock,
+      logger: silentLogger,
+      createPipeline: () => idle,
+      attributesBuilder: {} as AttributesBuilder,
+      refFromPayload: (env) => l2RefFromPayload(cfg, env),
+    });
     await node.start();
     nodes.push(node);
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { startToyNode, toyNodeConfig } from "./toy-node.js";
 import type { SupernodeError } from "../../../src/core/errors/supernode-error.js";
 import { systemClock } from "../../../src/core/time/clock.js";
-import { ChainNode, type ChainNodeConfig } from "../../../src/node/chain-node.js";
+import type { ChainNode, ChainNodeConfig } from "../../../src/node/chain-node.js";
 import { ElSync, shouldStartElSync, supportsPostFinalizationElSync } from "../../../src/node/engine/el-sync.js";
 import type { EngineController } from "../../../src/node/engine/engine-controller.js";
 import { allHeads, type L2Heads } from "../../../src/node/engine/heads.js";
@@ -12,9 +13,7 @@ import {
   GENESIS_TIME,
   ManualClock,
   MemorySafeDb,
-  ToyPipeline,
   buildL2Chain,
-  fakeAttributesBuilder,
   fakeL1InfoTx,
   fakeRefFromPayload,
   h,
@@ -38,29 +37,13 @@ async function elNode(
   const safeDb = new MemorySafeDb();
   await safeDb.safeHeadUpdated({ hash: cfg.genesis.l2.hash, number: 0 }, { hash: l1.blocks[0]!.hash, number: 0 });
   const logger = recordingLogger();
-  const builder = fakeAttributesBuilder(cfg, l1);
-  const node = await ChainNode.create(
-    {
-      rollup: cfg,
-      engineKind: kind,
-      syncMode: "execution-layer",
-      sequencer: { enabled: false, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
-      verifierL1Confs: 0,
-      idlePollMs: 5,
-      ...over,
-    },
-    {
-      l1,
-      engine,
-      safeDb,
-      clock: systemClock,
-      logger,
-      createPipeline: () => new ToyPipeline(cfg, l1, builder),
-      attributesBuilder: builder,
-      refFromPayload: engine.refOf,
-    },
-  );
-  await node.start();
+  const node = await startToyNode({
+    l1,
+    engine,
+    safeDb,
+    logger,
+    config: toyNodeConfig(cfg, { engineKind: kind, syncMode: "execution-layer", ...over }),
+  });
   running.push(node);
   return { node, safeDb, logger };
 }
@@ -172,28 +155,7 @@ describe("consensus-layer sync: an unsafe gap is left to the execution client (r
     const l1 = new FakeL1(5); // derivation stops at 5; 6..8 only arrive as gossip
     const engine = new FakeEngine(cfg);
     const clock = new ManualClock(GENESIS_TIME * 1000);
-    const builder = fakeAttributesBuilder(cfg, l1);
-    const node = await ChainNode.create(
-      {
-        rollup: cfg,
-        engineKind: "variant_b",
-        syncMode: "consensus-layer",
-        sequencer: { enabled: false, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
-        verifierL1Confs: 0,
-        idlePollMs: 5,
-      },
-      {
-        l1,
-        engine,
-        safeDb: new MemorySafeDb(),
-        clock,
-        logger: recordingLogger(),
-        createPipeline: () => new ToyPipeline(cfg, l1, builder),
-        attributesBuilder: builder,
-        refFromPayload: engine.refOf,
-      },
-    );
-    await node.start();
+    const node = await startToyNode({ l1, engine, clock, logger: recordingLogger(), config: toyNodeConfig(cfg) });
     running.push(node);
     await waitFor(() => node.syncStatus().safe_l2.number === 5);
     const np = engine.calls.newPayload ?? 0;
@@ -229,29 +191,8 @@ describe("consensus-layer sync: unsafe payload insertion failures", () => {
       }
       return newPayload(env);
     };
-    const builder = fakeAttributesBuilder(cfg, l1);
     const logger = recordingLogger();
-    const node = await ChainNode.create(
-      {
-        rollup: cfg,
-        engineKind: "variant_b",
-        syncMode: "consensus-layer",
-        sequencer: { enabled: false, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
-        verifierL1Confs: 0,
-        idlePollMs: 5,
-      },
-      {
-        l1,
-        engine,
-        safeDb: new MemorySafeDb(),
-        clock: systemClock,
-        logger,
-        createPipeline: () => new ToyPipeline(cfg, l1, builder),
-        attributesBuilder: builder,
-        refFromPayload: engine.refOf,
-      },
-    );
-    await node.start();
+    const node = await startToyNode({ l1, engine, logger, config: toyNodeConfig(cfg) });
     running.push(node);
     await waitFor(() => node.syncStatus().safe_l2.number === 5);
     node.addUnsafePayload(payloadAt(source, 6));

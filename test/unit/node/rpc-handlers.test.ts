@@ -1,20 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../../src/core/logger.js";
-import { systemClock } from "../../../src/core/time/clock.js";
-import { ChainNode } from "../../../src/node/chain-node.js";
+import { startToyNode, toyNodeConfig } from "./toy-node.js";
+import type { ChainNode } from "../../../src/node/chain-node.js";
 import { outputRootV0 } from "../../../src/node/output.js";
 import { createChainRpcMethods } from "../../../src/rpc/namespaces/stack.js";
 import { toRpcError } from "../../../src/rpc/errors.js";
 import type { MethodTable } from "../../../src/rpc/method-table.js";
-import {
-  FakeEngine,
-  FakeL1,
-  MemorySafeDb,
-  ToyPipeline,
-  fakeAttributesBuilder,
-  testRollupConfig,
-  waitFor,
-} from "./fakes.js";
+import { FakeEngine, FakeL1, testRollupConfig, waitFor } from "./fakes.js";
 
 const cfg = testRollupConfig();
 let node: ChainNode | undefined;
@@ -26,29 +17,12 @@ afterEach(async () => {
 async function setup(sequencer = false): Promise<{ table: MethodTable; engine: FakeEngine; n: ChainNode }> {
   const l1 = new FakeL1(5);
   const engine = new FakeEngine(cfg);
-  const builder = fakeAttributesBuilder(cfg, l1);
-  const pipeline = new ToyPipeline(cfg, l1, builder);
-  node = await ChainNode.create(
-    {
-      rollup: cfg,
-      engineKind: "variant_a",
-      syncMode: "consensus-layer",
-      sequencer: { enabled: sequencer, stopped: true, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
-      verifierL1Confs: 0,
-      idlePollMs: 5,
-    },
-    {
-      l1,
-      engine,
-      safeDb: new MemorySafeDb(),
-      clock: systemClock,
-      logger: silentLogger,
-      createPipeline: () => pipeline,
-      attributesBuilder: builder,
-      refFromPayload: engine.refOf,
-    },
-  );
-  await node.start();
+  node = await startToyNode({
+    l1,
+    engine,
+    config: toyNodeConfig(cfg, { engineKind: "variant_a", sequencer: { enabled: sequencer, stopped: true } }),
+    singlePipeline: true,
+  });
   await waitFor(() => node!.syncStatus().safe_l2.number === 5);
   return { table: createChainRpcMethods(node, { version: "v0.1.0-test" }), engine, n: node };
 }

@@ -1,24 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { startToyNode, toyNodeConfig } from "../node/toy-node.js";
 import { toQuantity } from "../../../src/core/codec/quantity.js";
-import { silentLogger } from "../../../src/core/logger.js";
-import { systemClock } from "../../../src/core/time/clock.js";
-import { ChainNode } from "../../../src/node/chain-node.js";
+import type { ChainNode } from "../../../src/node/chain-node.js";
 import type { ExecutionPayload } from "../../../src/node/ports.js";
 import { computePayloadBlockHash } from "../../../src/protocol/block/payload-hash.js";
 import { toRpcError } from "../../../src/rpc/errors.js";
 import type { MethodTable } from "../../../src/rpc/method-table.js";
 import { createChainRpcMethods } from "../../../src/rpc/namespaces/stack.js";
-import {
-  FakeEngine,
-  FakeL1,
-  MemorySafeDb,
-  ToyPipeline,
-  fakeAttributesBuilder,
-  fakeL1InfoTx,
-  h,
-  testRollupConfig,
-  waitFor,
-} from "../node/fakes.js";
+import { FakeEngine, FakeL1, fakeL1InfoTx, h, testRollupConfig, waitFor } from "../node/fakes.js";
 
 const cfg = testRollupConfig();
 let node: ChainNode | undefined;
@@ -30,28 +19,11 @@ afterEach(async () => {
 async function setup(sequencer: boolean) {
   const l1 = new FakeL1(5);
   const engine = new FakeEngine(cfg);
-  const builder = fakeAttributesBuilder(cfg, l1);
-  node = await ChainNode.create(
-    {
-      rollup: cfg,
-      engineKind: "variant_b",
-      syncMode: "consensus-layer",
-      sequencer: { enabled: sequencer, stopped: true, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
-      verifierL1Confs: 0,
-      idlePollMs: 5,
-    },
-    {
-      l1,
-      engine,
-      safeDb: new MemorySafeDb(),
-      clock: systemClock,
-      logger: silentLogger,
-      createPipeline: () => new ToyPipeline(cfg, l1, builder),
-      attributesBuilder: builder,
-      refFromPayload: engine.refOf,
-    },
-  );
-  await node.start();
+  node = await startToyNode({
+    l1,
+    engine,
+    config: toyNodeConfig(cfg, { sequencer: { enabled: sequencer, stopped: true } }),
+  });
   const n = node;
   await waitFor(() => n.syncStatus().safe_l2.number === 5);
   return { table: createChainRpcMethods(n, { version: "v0.1.0-test" }), engine, l1, n };
