@@ -10,6 +10,8 @@ import type { Clock } from "../core/time/clock.js";
 import type { Logger } from "../core/logger.js";
 import type { Address, Hash, Hex } from "../core/types/primitives.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../core/types/block-ref.js";
+import type { Receipt } from "../protocol/block/receipt.js";
+import type { L1TxEntry } from "../protocol/l1/l1-block-index.js";
 
 export type { Clock, Logger };
 
@@ -59,6 +61,16 @@ export interface L1Source {
   infoByHash(hash: Hash): Promise<L1BlockInfo>;
   infoAndTxsByHash(hash: Hash): Promise<{ info: L1BlockInfo; txs: readonly L1Transaction[] }>;
   fetchReceipts(hash: Hash): Promise<{ info: L1BlockInfo; receipts: readonly L1Receipt[] }>;
+  /**
+   * The block's transactions sent to `to`, from an index shared by every chain: each is decoded, and its sender
+   * recovered, at most once per process. Optional: without it a chain decodes `infoAndTxsByHash` itself.
+   */
+  txsTo?(hash: Hash, to: Address): Promise<readonly L1TxEntry[]>;
+  /**
+   * The block's successful receipts reduced to the logs `address` emitted (block-wide `logIndex` kept), from an
+   * index shared by every chain. Optional: without it a chain filters `fetchReceipts` itself.
+   */
+  receiptsOf?(hash: Hash, address: Address): Promise<{ info: L1BlockInfo; receipts: readonly Receipt[] }>;
   /** Last polled head / safe / finalized (no request), when the client tracks them. */
   getLabel?(label: BlockLabel): L1BlockRef | undefined;
 }

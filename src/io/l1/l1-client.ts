@@ -11,6 +11,14 @@ import { abortable } from "../common/abortable.js";
 import { LruCache } from "../common/lru.js";
 import { Semaphore } from "../common/semaphore.js";
 import type { L1Metrics } from "./metrics.js";
+import {
+  type L1IndexCounters,
+  L1LogIndex,
+  type L1TxEntry,
+  L1TxIndex,
+  newL1IndexCounters,
+} from "../../protocol/l1/l1-block-index.js";
+import type { Receipt } from "../../protocol/block/receipt.js";
 import { toL1BlockRef, type L1BlockInfo, type L1Label, type L1Receipt, type L1Transaction } from "./l1-types.js";
 import { checkedBody, checkedHeader, checkedReceipts } from "./validate.js";
 
@@ -39,6 +47,19 @@ type BlockWithTxs = { readonly info: L1BlockInfo; readonly txs: readonly L1Trans
 type BlockWithReceipts = { readonly info: L1BlockInfo; readonly receipts: readonly L1Receipt[] };
 const NOT_FOUND = Symbol("not-found");
 
+/** The one name per cache kind in `supernode_l1_cache_total` (coalescing keys use short prefixes). */
+const CACHE_KIND: Readonly<Record<string, string>> = {
+  label: "label",
+  num: "number",
+  hdr: "header",
+  txs: "txs",
+  rawtxs: "txs",
+  rcpt: "receipts",
+  rawrcpt: "receipts",
+  storage: "storage",
+  chainId: "chain_id",
+};
+
 const FAST_BACKOFF: BackoffOptions = { initialMs: 200, maxMs: 5_000, factor: 2, maxAttempts: 5 };
 
 /**
@@ -55,6 +76,11 @@ export class L1Client {
   private readonly receipts: LruCache<Hash, BlockWithReceipts>;
   /** number → hash, kept only for blocks at or below the finalized head, or for one poll interval otherwise. */
   private readonly byNumber: LruCache<number, { hash: Hash; atMs: number }>;
+  /** Per-block indexes shared by every chain, living exactly as long as the cached body / receipts they index. */
+  private readonly txIndexes = new WeakMap<BlockWithTxs, L1TxIndex>();
+  private readonly logIndexes = new WeakMap<BlockWithReceipts, L1LogIndex>();
+  /** Decode / recovery work done for all chains (tests and benchmarks). */
+  readonly indexCounters: L1IndexCounters = newL1IndexCounters();
   private readonly inflight = new Map<string, Promise<unknown>>();
   private readonly labels = new Map<L1Label, Ref>();
   private readonly headSubs = new Set<(head: Ref) => void>();
@@ -317,11 +343,39 @@ export class L1Client {
     return out;
   }
 
+  // ---------------------------------------------------------------- shared per-chain slices
+
+  /** The block's transactions sent to `to`; each decoded and its sender recovered at most once for all chains. */
+  async txsTo(hash: Hash, to: Address, signal?: AbortSignal): Promise<readonly L1TxEntry[]> {
+    const block = await this.infoAndTxsByHash(hash, signal);
+    let index = this.txIndexes.get(block);
+    if (index === undefined) {
+      index = new L1TxIndex(block.txs, this.indexCounters);
+      this.txIndexes.set(block, index);
+    }
+    return index.txsTo(to);
+  }
+
+  /** The block's successful receipts reduced to the logs `address` emitted; the block is indexed once. */
+  async receiptsOf(
+    hash: Hash,
+    address: Address,
+    signal?: AbortSignal,
+  ): Promise<{ info: L1BlockInfo; receipts: readonly Receipt[] }> {
+    const block = await this.fetchReceipts(hash, signal);
+    let index = this.logIndexes.get(block);
+    if (index === undefined) {
+      index = new L1LogIndex(block.receipts, this.indexCounters);
+      this.logIndexes.set(block, index);
+    }
+    return { info: block.info, receipts: index.receiptsOf(address) };
+  }
+
   // ---------------------------------------------------------------- misc
 
   async chainId(signal?: AbortSignal): Promise<bigint> {
     if (this.cachedChainId !== undefined) return this.cachedChainId;
-    const raw = await this.fetch("chainId", "eth_chainId", [], signal);
+    const raw = await this.fetch("chainId:", "eth_chainId", [], signal);
     this.cachedChainId = quantityToBigint(raw);
     return this.cachedChainId;
   }
@@ -373,7 +427,8 @@ export class L1Client {
   private coalesce<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     let p = this.inflight.get(key) as Promise<T> | undefined;
     if (p !== undefined) {
-      this.deps.metrics?.cache.inc({ kind: key.slice(0, key.indexOf(":")), result: "coalesced" });
+      const prefix = key.slice(0, key.indexOf(":"));
+      this.deps.metrics?.cache.inc({ kind: CACHE_KIND[prefix] ?? prefix, result: "coalesced" });
     } else {
       p = fn().finally(() => this.inflight.delete(key));
       this.inflight.set(key, p);

@@ -4,7 +4,10 @@ import { Counter, type Registry } from "prom-client";
 export interface L1Metrics {
   /** JSON-RPC calls sent to L1, by method. */
   readonly requests: Counter<"method">;
-  /** Cache lookups by kind (`header`, `txs`, `receipts`, `number`) and result (`hit`, `miss`, `coalesced`). */
+  /**
+   * Cache lookups by kind (`label`, `number`, `header`, `txs`, `receipts`, `storage`, `chain_id`: one name per
+   * kind, whether a cache hit or a coalesced call) and result (`hit`, `miss`, `coalesced`).
+   */
   readonly cache: Counter<"kind" | "result">;
   /** Failed calls and rejected responses, by kind (`timeout`, `network`, `http_error`, `rpc_error`, `decode`, `invalid`, `not_found`). */
   readonly errors: Counter<"kind">;
@@ -20,7 +23,7 @@ export function createL1Metrics(register: Registry, prefix = "supernode_l1_"): L
     }),
     cache: new Counter({
       name: `${prefix}cache_total`,
-      help: "Shared L1 cache lookups by kind and result (hit, miss, coalesced)",
+      help: "Shared L1 cache lookups by kind (label, number, header, txs, receipts, storage, chain_id) and result (hit, miss, coalesced)",
       labelNames: ["kind", "result"],
       registers: [register],
     }),

@@ -19,15 +19,10 @@ import { encodeDepositTx } from "../../protocol/l2/deposit-tx.js";
 import { extraDataForAttributes } from "../../protocol/l2/extra-data.js";
 import type { L1OriginInfo } from "../../protocol/l2/l1-info.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
-import type { EngineApi, L1BlockInfo, L1Receipt, L1Source } from "../ports.js";
+import type { EngineApi, L1BlockInfo, L1Source } from "../ports.js";
 import type { AttributesBuilder } from "./types.js";
 import { systemConfigFromPayload } from "./l2-block.js";
-import type { Receipt } from "../../protocol/block/receipt.js";
-
-/** Receipts in the protocol's shape (only status and logs matter to derivation). */
-export function toProtocolReceipts(receipts: readonly L1Receipt[]): Receipt[] {
-  return receipts.map((r) => ({ type: 0, status: r.status === 1 ? 1 : 0, cumulativeGasUsed: 0n, logs: r.logs }));
-}
+import { receiptsOf } from "./l1-slices.js";
 
 export function l1OriginInfo(cfg: RollupConfig, l1cfg: L1ChainConfig, info: L1BlockInfo): L1OriginInfo {
   return {
@@ -93,16 +88,19 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     let info: L1BlockInfo;
     let deposits: Uint8Array[] = [];
     if (parent.l1origin.number !== epoch.number) {
-      const r = await this.l1.fetchReceipts(epoch.hash);
+      const r = await receiptsOf(this.l1, epoch.hash, [
+        this.cfg.deposit_contract_address,
+        this.cfg.l1_system_config_address,
+      ]);
       info = r.info;
       if (info.parentHash !== parent.l1origin.hash) {
         throw new ResetError("L1_ORIGIN_MISMATCH", "new epoch's parent hash does not match the parent's L1 origin", {
           epoch: epoch.number,
         });
       }
-      const receipts = toProtocolReceipts(r.receipts);
+      const [depositReceipts = [], configReceipts = []] = r.receipts;
       try {
-        deposits = userDepositsFromReceipts(receipts, this.cfg.deposit_contract_address, info.hash).map(
+        deposits = userDepositsFromReceipts(depositReceipts, this.cfg.deposit_contract_address, info.hash).map(
           encodeDepositTx,
         );
       } catch (err) {
@@ -111,7 +109,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       }
       sys = applySystemConfigReceipts(
         sys,
-        receipts,
+        configReceipts,
         this.cfg.l1_system_config_address,
         isForkActive(this.cfg, "ecotone", info.timestamp),
       ).config;

@@ -19,13 +19,13 @@ import { ChannelAssembler } from "../../protocol/derive/channel-assembler.js";
 import { ChannelBank } from "../../protocol/derive/channel-bank.js";
 import { channelReaderOptions, readChannel } from "../../protocol/derive/channel-reader.js";
 import { type Frame, parseFrames, pruneFrameQueue } from "../../protocol/derive/frame.js";
-import { type BatcherDataItem, selectBatcherData } from "../../protocol/l1/batcher-tx.js";
+import { type BatcherDataItem, selectBatcherEntries } from "../../protocol/l1/batcher-tx.js";
 import { decodeBlob } from "../../protocol/l1/blob.js";
 import { applySystemConfigReceipts } from "../../protocol/l1/system-config.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
 import type { DerivedAttributes } from "../engine/engine-controller.js";
 import type { BlobSource, EngineApi, ExecutionPayloadEnvelope, L1Source } from "../ports.js";
-import { toProtocolReceipts } from "./attributes-builder.js";
+import { receiptsOf, txsTo } from "./l1-slices.js";
 import type { AttributesBuilder, DerivationPipeline, StepResult } from "./types.js";
 
 export interface PipelineDeps {
@@ -140,10 +140,11 @@ export class L1DerivationPipeline implements DerivationPipeline {
     if (next.parentHash !== this.originRef.hash) {
       throw new ResetError("L1_REORG", "detected L1 reorg", { number: n, expectedParent: this.originRef.hash });
     }
-    const { receipts } = await l1.fetchReceipts(next.hash);
+    const sysAddr = this.d.cfg.l1_system_config_address;
+    const [receipts = []] = (await receiptsOf(l1, next.hash, [sysAddr])).receipts;
     const res = applySystemConfigReceipts(
       this.sysCfg,
-      toProtocolReceipts(receipts),
+      receipts,
       this.d.cfg.l1_system_config_address,
       isForkActive(this.d.cfg, "ecotone", next.timestamp),
     );
@@ -160,12 +161,14 @@ export class L1DerivationPipeline implements DerivationPipeline {
   private async loadItems(): Promise<void> {
     const cfg = this.d.cfg;
     const origin = this.originRef;
-    const { txs } = await this.d.l1.infoAndTxsByHash(origin.hash);
+    const entries = await txsTo(this.d.l1, origin.hash, cfg.batch_inbox_address);
     const blobs = isForkActive(cfg, "ecotone", origin.timestamp);
-    const selected = selectBatcherData(
-      txs.map((t) => hexToBytes(t.raw)),
-      { batchInbox: cfg.batch_inbox_address, batcherAddr: this.sysCfg.batcherAddr, l1ChainId: cfg.l1_chain_id, blobs },
-    );
+    const selected = selectBatcherEntries(entries, {
+      batchInbox: cfg.batch_inbox_address,
+      batcherAddr: this.sysCfg.batcherAddr,
+      l1ChainId: cfg.l1_chain_id,
+      blobs,
+    });
     const blobItems = selected.filter((i): i is Extract<BatcherDataItem, { kind: "blob" }> => i.kind === "blob");
     let blobData: Uint8Array[] = [];
     if (blobItems.length > 0) {

@@ -1,5 +1,6 @@
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Address, Hash } from "../../core/types/primitives.js";
+import type { L1TxEntry } from "./l1-block-index.js";
 import { decodeSignedTx, type SignedTxInfo, txSender } from "./signed-tx.js";
 
 /** One data item of an L1 block for derivation: batcher calldata, or a blob still to be fetched. */
@@ -19,12 +20,19 @@ export interface BatcherSelection {
 /** Transaction types a batcher may use: legacy, access-list, dynamic-fee, blob, deposit (L3). */
 const ALLOWED_TYPES = new Set([0, 1, 2, 3, 0x7e]);
 
-/** Why a transaction is not a valid batcher transaction, or null when it is one. */
-export function batcherTxRejection(tx: SignedTxInfo, sel: BatcherSelection): string | null {
+/**
+ * Why a transaction is not a valid batcher transaction, or null when it is one. `senderOf` is only called for a
+ * transaction that passes every cheaper check (recovery is the expensive part).
+ */
+export function batcherTxRejection(
+  tx: SignedTxInfo,
+  sel: BatcherSelection,
+  senderOf: (tx: SignedTxInfo) => Address | null = txSender,
+): string | null {
   if (!ALLOWED_TYPES.has(tx.type)) return `unsupported tx type ${tx.type}`;
   if (tx.to === null || tx.to.toLowerCase() !== sel.batchInbox.toLowerCase()) return "not sent to the batch inbox";
   if (tx.chainId !== undefined && tx.type !== 0x7e && tx.chainId !== sel.l1ChainId) return "wrong chain id";
-  const sender = txSender(tx);
+  const sender = senderOf(tx);
   if (sender === null) return "invalid signature";
   if (sender.toLowerCase() !== sel.batcherAddr.toLowerCase()) return "not sent by the authorised batcher";
   return null;
@@ -49,13 +57,32 @@ export function selectBatcherData(txs: readonly Uint8Array[], sel: BatcherSelect
     }
     if (tx.to === null || tx.to.toLowerCase() !== inbox) return;
     if (batcherTxRejection(tx, sel) !== null) return;
-    if (sel.blobs && tx.type === 3) {
-      tx.blobVersionedHashes.forEach((versionedHash, blobIndex) => {
-        out.push({ kind: "blob", txIndex, blobIndex, versionedHash });
-      });
-    } else {
-      out.push({ kind: "calldata", txIndex, data: tx.data });
-    }
+    pushItems(out, txIndex, tx, sel);
   });
+  return out;
+}
+
+function pushItems(out: BatcherDataItem[], txIndex: number, tx: SignedTxInfo, sel: BatcherSelection): void {
+  if (sel.blobs && tx.type === 3) {
+    tx.blobVersionedHashes.forEach((versionedHash, blobIndex) => {
+      out.push({ kind: "blob", txIndex, blobIndex, versionedHash });
+    });
+  } else {
+    out.push({ kind: "calldata", txIndex, data: tx.data });
+  }
+}
+
+/**
+ * {@link selectBatcherData} over a shared index's entries for the inbox (`L1TxIndex.txsTo(batchInbox)`): the
+ * same items, but each transaction is decoded and its sender recovered at most once for all chains.
+ */
+export function selectBatcherEntries(entries: readonly L1TxEntry[], sel: BatcherSelection): BatcherDataItem[] {
+  const out: BatcherDataItem[] = [];
+  for (const e of entries) {
+    const tx = e.tx;
+    if (tx === null) continue;
+    if (batcherTxRejection(tx, sel, () => e.sender()) !== null) continue;
+    pushItems(out, e.txIndex, tx, sel);
+  }
   return out;
 }

@@ -7,7 +7,11 @@ import type { Hash } from "../../../src/core/types/primitives.js";
 import { L1Client } from "../../../src/io/l1/l1-client.js";
 import { createL1Metrics } from "../../../src/io/l1/metrics.js";
 import { useAnvil } from "../../support/anvil.js";
-import { sendTransfer } from "../../support/blob-tx.js";
+import { DEV_KEY, sendTransfer } from "../../support/blob-tx.js";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { bytesToHex } from "../../../src/core/codec/hex.js";
+import { selectBatcherEntries } from "../../../src/protocol/l1/batcher-tx.js";
 
 async function counter(reg: Registry, name: string, labels: Record<string, string>): Promise<number> {
   const m = await reg.getSingleMetric(name)?.get();
@@ -83,6 +87,14 @@ describe("L1Client against anvil", () => {
     expect(await counter(reg, "supernode_l1_requests_total", { method: "eth_getBlockByHash" })).toBe(1);
     expect(await counter(reg, "supernode_l1_requests_total", { method: "eth_getBlockReceipts" })).toBe(1);
     expect(await counter(reg, "supernode_l1_cache_total", { kind: "txs", result: "hit" })).toBeGreaterThanOrEqual(1);
+    // one kind name per cache, whether hit, missed or coalesced
+    const kinds = new Set(
+      (await reg.getSingleMetric("supernode_l1_cache_total")?.get())?.values.map((v) => v.labels.kind),
+    );
+    expect([...kinds].sort()).toEqual(["header", "number", "receipts", "txs"]);
+    expect(await counter(reg, "supernode_l1_cache_total", { kind: "receipts", result: "coalesced" })).toBeGreaterThan(
+      0,
+    );
   });
 
   it("tracks latest/safe/finalized and sees a reorg (anvil_reorg)", async () => {
@@ -155,5 +167,70 @@ describe("L1Client against anvil", () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it("indexes a block once for every chain: each inbox tx decoded and its sender recovered once", async () => {
+    const a = anvil();
+    const keys = [DEV_KEY, "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"] as const;
+    const inboxes = [
+      "0xff00000000000000000000000000000000000901",
+      "0xff00000000000000000000000000000000000902",
+    ] as const;
+    await a.rpc.call("evm_setAutomine", [false]);
+    try {
+      const sends: [number, string, string][] = [
+        [0, inboxes[0], "0x00aa"],
+        [1, inboxes[1], "0x00bb"],
+        [0, "0x00000000000000000000000000000000000000aa", "0x"],
+        [1, inboxes[0], "0x00cc"], // not chain 0's batcher
+      ];
+      const nonces = [0, 0];
+      for (const [i, k] of keys.entries()) {
+        const addr = privateKeyToAccount(k).address;
+        nonces[i] = Number(await a.rpc.call("eth_getTransactionCount", [addr, "pending"]));
+      }
+      for (const [who, to, data] of sends) {
+        const account = privateKeyToAccount(keys[who] as Hex);
+        const raw = await account.signTransaction({
+          type: "eip1559",
+          chainId: a.chainId,
+          nonce: nonces[who]++,
+          to: to as Hex,
+          data: data as Hex,
+          gas: 100_000n,
+          maxFeePerGas: 100_000_000_000n,
+          maxPriorityFeePerGas: 1n,
+        });
+        await a.rpc.call("eth_sendRawTransaction", [raw]);
+      }
+      await a.rpc.call("evm_mine", []);
+    } finally {
+      await a.rpc.call("evm_setAutomine", [true]);
+    }
+    const client = makeClient(a.rpcUrl);
+    const ref = await client.l1BlockRefByLabel("latest");
+    expect((await client.infoAndTxsByHash(ref.hash)).txs.length).toBe(4);
+    const chains = [0, 1, 0, 1, 0, 1].map((i) => ({
+      batchInbox: inboxes[i] as Hex,
+      batcherAddr: privateKeyToAccount(keys[i] as Hex).address,
+      l1ChainId: BigInt(a.chainId),
+      blobs: true,
+    }));
+    const selected = await Promise.all(
+      chains.map(async (sel) => selectBatcherEntries(await client.txsTo(ref.hash, sel.batchInbox), sel)),
+    );
+    expect(selected.map((items) => items.map((i) => i.kind === "calldata" && bytesToHex(i.data)))).toEqual([
+      ["0x00aa"],
+      ["0x00bb"],
+      ["0x00aa"],
+      ["0x00bb"],
+      ["0x00aa"],
+      ["0x00bb"],
+    ]);
+    // three txs to hosted inboxes, none to the other address: each decoded and recovered exactly once
+    expect(client.indexCounters.decoded).toBe(3);
+    expect(client.indexCounters.recovered).toBe(3);
+    await Promise.all(chains.map((c) => client.receiptsOf(ref.hash, c.batchInbox)));
+    expect(client.indexCounters.receiptsIndexed).toBe(1);
   });
 });
