@@ -189,12 +189,13 @@ describe("L1Client against anvil", () => {
         const addr = privateKeyToAccount(k).address;
         nonces[i] = Number(await a.rpc.call("eth_getTransactionCount", [addr, "pending"]));
       }
-      for (const [who, to, data] of sends) {
+      for (const send of sends) {
+        const [who, to, data] = send;
         const account = privateKeyToAccount(keys[who] as Hex);
         const raw = await account.signTransaction({
           type: "eip1559",
           chainId: a.chainId,
-          nonce: nonces[who]++,
+          nonce: (nonces[who] as number) + sends.slice(0, sends.indexOf(send)).filter((x) => x[0] === who).length,
           to: to as Hex,
           data: data as Hex,
           gas: 100_000n,

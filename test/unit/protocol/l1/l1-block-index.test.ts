@@ -6,11 +6,8 @@ import type { Address, Hash, Hex } from "../../../../src/core/types/primitives.j
 import type { Receipt } from "../../../../src/protocol/block/receipt.js";
 import { selectBatcherData, selectBatcherEntries } from "../../../../src/protocol/l1/batcher-tx.js";
 import { L1LogIndex, L1TxIndex, newL1IndexCounters } from "../../../../src/protocol/l1/l1-block-index.js";
-import {
-  applySystemConfigReceipts,
-  configUpdateLog,
-  type SystemConfig,
-} from "../../../../src/protocol/l1/system-config.js";
+import type { SystemConfig } from "../../../../src/protocol/rollup-config.js";
+import { applySystemConfigReceipts, configUpdateLog } from "../../../../src/protocol/l1/system-config.js";
 
 const batcherA = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
 const batcherB = privateKeyToAccount("0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a");
