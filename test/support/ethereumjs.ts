@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -31,6 +31,23 @@ export async function freePort(): Promise<number> {
       s.close(() => (typeof addr === "object" && addr !== null ? res(addr.port) : rej(new Error("no port"))));
     });
   });
+}
+
+/** Resolves once 127.0.0.1:port accepts a TCP connection (polled every 50 ms, up to `timeoutMs`). */
+async function untilListening(port: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((res) => {
+      const s = connect({ host: "127.0.0.1", port }, () => {
+        s.destroy();
+        res(true);
+      });
+      s.once("error", () => res(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`ethereumjs: 127.0.0.1:${port} not listening after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export const EJS_CHAIN_ID = 900001;
@@ -139,6 +156,14 @@ export async function startEthereumJs(opts: { startTimeoutMs?: number } = {}): P
         rej(new Error(`ethereumjs exited (${code}): ${out.slice(-800)}`));
       });
     });
+  } catch (err) {
+    kill();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  // It logs its servers as started before they accept connections: wait until both ports answer.
+  try {
+    await Promise.all([untilListening(rpcPort), untilListening(enginePort)]);
   } catch (err) {
     kill();
     rmSync(dir, { recursive: true, force: true });
