@@ -68,6 +68,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
           ...ctx,
           enableAdmin: config.rpc.enableAdmin,
           idlePollMs: opts.idlePollMs,
+          dependencySetSize: config.dependencySet?.chainIds.length ?? config.chains.length,
         }),
       );
     }
@@ -86,6 +87,7 @@ export const buildChainRuntimes = buildChainRuntimesWith();
 interface ChainCtx extends ChainBuildContext {
   readonly enableAdmin: boolean;
   readonly idlePollMs: number | undefined;
+  readonly dependencySetSize: number;
 }
 
 function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: ChainCtx): ChainServiceFactory {
@@ -117,6 +119,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           sequencer: chain.sequencer,
           verifierL1Confs: chain.verifierL1Confs,
           finalityLookback: chain.finalityLookback,
+          dependencySetSize: ctx.dependencySetSize,
           ...(ctx.idlePollMs === undefined ? {} : { idlePollMs: ctx.idlePollMs }),
         },
         {

@@ -1,5 +1,6 @@
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import { type ChainFacts, bool, buildChain, HTTP, HTTP_WS, isUrl, list, num, str } from "./chain-build.js";
+import { type DependencySetSource, resolveDependencySet } from "./dependency-set.js";
 import { ENV_PREFIX, GLOBAL_OPTIONS } from "./global-options.js";
 import type { ConfigIssue, ConfigWarning } from "./issues.js";
 import { defaultNetworksDir } from "./networks.js";
@@ -160,7 +161,7 @@ export function buildConfig(
         message: `required: chain ${id} schedules Ecotone (blob data) at ${c.rollup.ecotone_time}`,
       });
     }
-    if (c.rollup?.interop_time !== undefined && !c.dependencySet) {
+    if (c.rollup?.interop_time !== undefined && !c.dependencySet && str(g["dependency-set"]) === "") {
       warnings.push({
         msg: "Interop is scheduled but no dependency set is configured",
         fields: { chain: id, interop_time: c.rollup.interop_time },
@@ -179,7 +180,16 @@ export function buildConfig(
         "requires an interop activation timestamp (set --interop.activation-timestamp or schedule interop_time in every chain's rollup config)",
     });
   }
-  if (issues.length > 0) return { issues, warnings };
+  const depSources: DependencySetSource[] = [];
+  const topDepSet = str(g["dependency-set"]);
+  if (topDepSet !== "") depSources.push({ option: gOrigin("dependency-set"), path: topDepSet });
+  for (const f of facts) {
+    const id = f.chainId.toString(10);
+    if (f.dependencySetPath !== "")
+      depSources.push({ option: `--vn.${id}.interop.dependency-set`, chain: id, path: f.dependencySetPath });
+  }
+  const dependencySet = resolveDependencySet(depSources, r.chains, issues);
+  if (issues.length > 0 || dependencySet === undefined) return { issues, warnings };
 
   const config: SupernodeConfig = {
     chains: r.chains,
@@ -191,6 +201,7 @@ export function buildConfig(
     disableP2p,
     ...(interop !== undefined ? { interopActivationTimestamp: interop } : {}),
     interopLogBackfillDepthMs: backfill,
+    dependencySet,
     rpc: { addr: str(g["rpc.addr"]), port: num(g["rpc.port"]), enableAdmin: bool(g["rpc.enable-admin"]) },
     log: {
       level: str(g["log.level"], "info") as LogLevel,

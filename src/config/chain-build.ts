@@ -68,6 +68,8 @@ export interface ChainFacts {
   readonly listenTcp: number;
   readonly listenUdp: number;
   readonly dependencySet: boolean;
+  /** `interop.dependency-set` ("" when not set). */
+  readonly dependencySetPath: string;
 }
 
 export interface ChainBuild {
@@ -345,6 +347,7 @@ export function buildChain(
     listenTcp: p2p.listenTcp,
     listenUdp: p2p.listenUdp,
     dependencySet: depSet !== "",
+    dependencySetPath: depSet,
   };
   if (issues.length > before || rollupRes.rollup === undefined || jwtSecret === undefined) return { facts };
 

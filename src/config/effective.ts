@@ -69,6 +69,14 @@ export function effectiveConfigJson(config: SupernodeConfig): Record<string, unk
     disableP2p: config.disableP2p,
     interopActivationTimestamp: config.interopActivationTimestamp ?? null,
     interopLogBackfillDepthMs: config.interopLogBackfillDepthMs,
+    ...(config.dependencySet !== undefined
+      ? {
+          dependencySet: {
+            chains: config.dependencySet.chainIds.map((c) => c.toString(10)),
+            messageExpiryWindow: config.dependencySet.messageExpiryWindow,
+          },
+        }
+      : {}),
     rpc: config.rpc,
     log: config.log,
     metrics: config.metrics,

@@ -76,6 +76,13 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
     help: "Interop activation time (unix seconds); 0 = use the rollup configs' interop_time",
   },
   {
+    name: "dependency-set",
+    type: "path",
+    env: ["DEPENDENCY_SET"],
+    group: G_INTEROP,
+    help: "Dependency-set JSON file shared by every chain (default: the per-chain interop.dependency-set files, else the hosted chains)",
+  },
+  {
     name: "interop.log-backfill-depth",
     type: "duration",
     default: 0,

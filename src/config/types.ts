@@ -1,3 +1,4 @@
+import type { DependencySet } from "../protocol/interop/dependency-set.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 
 /** Log levels, lowest first. `crit` is a custom level above `error`. */
@@ -59,6 +60,8 @@ export interface SupernodeConfig {
   readonly interopActivationTimestamp?: number;
   /** `--interop.log-backfill-depth` in ms (0 = disabled). */
   readonly interopLogBackfillDepthMs: number;
+  /** The resolved dependency set (`--dependency-set`, the chains' files, or the hosted chains); absent = hosted. */
+  readonly dependencySet?: DependencySet;
   readonly rpc: RpcConfig;
   readonly log: LogConfig;
   readonly metrics: ListenConfig;

@@ -52,6 +52,8 @@ export interface ChainNodeConfig {
   readonly idlePollMs?: number;
   /** Max derivation steps per loop iteration before yielding. */
   readonly maxStepsPerTick?: number;
+  /** Chains in the interop dependency set (default 1): > 1 adds the CrossL2Inbox deposits at Interop activation. */
+  readonly dependencySetSize?: number;
 }
 
 export interface ChainNodeDeps {

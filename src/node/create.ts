@@ -17,7 +17,7 @@ export type ChainNodeIo = Omit<ChainNodeDeps, "createPipeline" | "attributesBuil
 
 export async function createChainNode(cfg: ChainNodeConfig, io: ChainNodeIo): Promise<ChainNode> {
   const refFromPayload = (env: ExecutionPayloadEnvelope): L2BlockRef => l2RefFromPayload(cfg.rollup, env);
-  const builder = new FetchingAttributesBuilder(cfg.rollup, io.l1, io.engine, io.l1ChainConfig);
+  const builder = new FetchingAttributesBuilder(cfg.rollup, io.l1, io.engine, io.l1ChainConfig, cfg.dependencySetSize);
   return ChainNode.create(cfg, {
     ...io,
     refFromPayload,

@@ -25,12 +25,17 @@ export interface RoundObservation {
   readonly paused: boolean;
   /** Every chain has a local-safe block at the next timestamp. */
   readonly chainsReady: boolean;
-  /** Every accepted result's L1 inclusion is still canonical. */
-  readonly l1Consistent: boolean;
+  /** The last verified result's L1 inclusion is still canonical (true when nothing is verified yet). */
+  readonly verifiedL1Canonical: boolean;
+  /** Every L1 block the frontier (the chains' blocks at the next timestamp) was derived from is canonical. */
+  readonly frontierL1Canonical: boolean;
 }
 
 export type RoundDecision =
-  | { readonly kind: "wait"; readonly reason: "paused" | "chains-not-ready" | "empty-result" }
+  | {
+      readonly kind: "wait";
+      readonly reason: "paused" | "chains-not-ready" | "frontier-l1-stale" | "empty-result";
+    }
   | { readonly kind: "rewind" }
   | { readonly kind: "invalidate"; readonly result: VerificationResult }
   | { readonly kind: "advance"; readonly result: VerificationResult };
@@ -41,9 +46,10 @@ export function isEmptyResult(r: VerificationResult): boolean {
 }
 
 /**
- * Decides one round. Conditions in order: paused → wait; chains not ready → wait; L1 inconsistent → rewind;
- * then `verify()` (called only when needed, so a waiting round does no verification work): empty → wait;
- * any invalid head → invalidate; otherwise advance.
+ * Decides one round. Conditions in order: paused → wait; chains not ready → wait; the last verified result's L1
+ * inclusion no longer canonical → rewind; a frontier L1 block not canonical (a chain has not caught up with an L1
+ * reorg yet) → wait; then `verify()` (called only when needed, so a waiting round does no verification work):
+ * empty → wait; any invalid head → invalidate; otherwise advance.
  */
 export async function decideRound(
   obs: RoundObservation,
@@ -51,7 +57,8 @@ export async function decideRound(
 ): Promise<RoundDecision> {
   if (obs.paused) return { kind: "wait", reason: "paused" };
   if (!obs.chainsReady) return { kind: "wait", reason: "chains-not-ready" };
-  if (!obs.l1Consistent) return { kind: "rewind" };
+  if (!obs.verifiedL1Canonical) return { kind: "rewind" };
+  if (!obs.frontierL1Canonical) return { kind: "wait", reason: "frontier-l1-stale" };
   const result = await verify();
   if (isEmptyResult(result)) return { kind: "wait", reason: "empty-result" };
   if (Object.keys(result.invalidHeads).length > 0) return { kind: "invalidate", result };

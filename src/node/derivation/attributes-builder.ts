@@ -53,6 +53,8 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     private readonly l1: L1Source,
     private readonly engine: EngineApi,
     l1cfg?: L1ChainConfig,
+    /** Chains in the interop dependency set (the Interop activation block deploys the CrossL2Inbox when > 1). */
+    private readonly dependencySetSize = 1,
   ) {
     this.l1cfg = l1cfg ?? defaultL1ChainConfig(cfg);
   }
@@ -130,6 +132,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       l1Origin: this.originInfo(info),
       depositTxs: deposits,
       seqNumber: seq,
+      dependencySetSize: this.dependencySetSize,
     });
     // The block built on `parent` will read back as this SystemConfig. Not `sys` itself: fields its fork does not
     // carry yet (EIP-1559 params before Holocene, min base fee before Jovian, operator fee before the Isthmus L1-info

@@ -19,14 +19,14 @@ const invalid: VerificationResult = {
   ...valid,
   invalidHeads: { "10": { hash: h(2), number: 5, stateRoot: h(3), messagePasserStorageRoot: h(4) } },
 };
-const ok: RoundObservation = { paused: false, chainsReady: true, l1Consistent: true };
+const ok: RoundObservation = { paused: false, chainsReady: true, verifiedL1Canonical: true, frontierL1Canonical: true };
 
 describe("decideRound", () => {
   it.each([
     ["paused", { ...ok, paused: true }, valid, { kind: "wait", reason: "paused" }, false],
     [
       "paused wins over everything",
-      { paused: true, chainsReady: false, l1Consistent: false },
+      { paused: true, chainsReady: false, verifiedL1Canonical: false, frontierL1Canonical: false },
       invalid,
       { kind: "wait", reason: "paused" },
       false,
@@ -34,12 +34,26 @@ describe("decideRound", () => {
     ["chains not ready", { ...ok, chainsReady: false }, valid, { kind: "wait", reason: "chains-not-ready" }, false],
     [
       "not ready wins over L1 inconsistency",
-      { ...ok, chainsReady: false, l1Consistent: false },
+      { ...ok, chainsReady: false, verifiedL1Canonical: false },
       valid,
       { kind: "wait", reason: "chains-not-ready" },
       false,
     ],
-    ["L1 inconsistent", { ...ok, l1Consistent: false }, valid, { kind: "rewind" }, false],
+    ["verified L1 inclusion reorged out", { ...ok, verifiedL1Canonical: false }, valid, { kind: "rewind" }, false],
+    [
+      "stale frontier L1 head only",
+      { ...ok, frontierL1Canonical: false },
+      valid,
+      { kind: "wait", reason: "frontier-l1-stale" },
+      false,
+    ],
+    [
+      "rewind wins over a stale frontier",
+      { ...ok, verifiedL1Canonical: false, frontierL1Canonical: false },
+      valid,
+      { kind: "rewind" },
+      false,
+    ],
     ["empty result", ok, empty, { kind: "wait", reason: "empty-result" }, true],
     ["an invalid head", ok, invalid, { kind: "invalidate", result: invalid }, true],
     ["all valid", ok, valid, { kind: "advance", result: valid }, true],
