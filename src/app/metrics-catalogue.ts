@@ -20,7 +20,14 @@ RPC series use \`chain_id="supernode"\` for the supernode's own endpoint (\`POST
 JSON-RPC error code; calls of unknown methods are counted under \`method="unknown"\` so clients cannot inflate the
 label set. Besides the families below, the standard Node.js process collectors are exported with the
 \`supernode_\` prefix (\`supernode_process_cpu_seconds_total\`, \`supernode_process_resident_memory_bytes\`,
-\`supernode_nodejs_eventloop_lag_seconds\`, \`supernode_nodejs_heap_size_used_bytes\`, …).`;
+\`supernode_nodejs_eventloop_lag_seconds\`, \`supernode_nodejs_eventloop_lag_p50_seconds\`,
+\`supernode_nodejs_eventloop_lag_p99_seconds\`, \`supernode_nodejs_heap_size_used_bytes\`,
+\`supernode_nodejs_heap_size_total_bytes\`, …).
+
+The alert rules (\`deploy/prometheus/supernode-alerts.yml\`) and the Grafana dashboard
+(\`deploy/grafana/supernode-dashboard.json\`) use only the series named here (checked by
+\`test/integration/deploy/monitoring.test.ts\`); the counters they watch exist with 0 from start-up (per chain for
+\`supernode_chain_restarts_total\` and \`supernode_node_errors_total\`, per kind for \`supernode_l1_errors_total\`).`;
 
 /** Every family the supernode can export (process collectors excluded), for docs/metrics.md. */
 export async function metricsCatalogue(): Promise<string> {

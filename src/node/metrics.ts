@@ -77,6 +77,8 @@ export function createChainMetrics(register: Registry, chainId: bigint): ChainMe
     "Errors of the virtual node's driver loop by severity",
     ["chain_id", "severity"],
   );
+  // Counters alerts use exist from start-up with 0, so `increase(...)` sees the first error of a chain.
+  for (const severity of ["temporary", "reset", "critical"]) errors.inc({ chain_id: chain, severity }, 0);
   return {
     headNumber: { set: (l, v) => headGauge.set({ chain_id: chain, head: l.head }, v) },
     derivationOrigin: { set: (v) => origin.set({ chain_id: chain }, v) },

@@ -98,6 +98,7 @@ export function createSupernodeMetrics(opts: CreateMetricsOptions, registry = ne
       };
     },
     setChainState(chainId, state) {
+      restarts.inc({ chain_id: chainId }, 0); // the counter exists with 0 from the chain's first state on
       for (const s of CHAIN_STATES) chainState.set({ chain_id: chainId, state: s }, s === state ? 1 : 0);
     },
     incChainRestarts(chainId) {

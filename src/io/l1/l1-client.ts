@@ -168,6 +168,7 @@ export class L1Client {
       const ref = toL1BlockRef(info);
       const prev = this.labels.get(label);
       this.labels.set(label, ref);
+      this.deps.metrics?.head.set({ label }, ref.number);
       if (label === "latest" && (prev === undefined || prev.hash !== ref.hash)) {
         this.onNewHead(prev, ref);
       }

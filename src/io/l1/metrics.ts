@@ -1,4 +1,4 @@
-import { Counter, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "prom-client";
 
 /** Metrics of the shared L1 client (one set per process: the client is shared by all chains). */
 export interface L1Metrics {
@@ -11,10 +11,23 @@ export interface L1Metrics {
   readonly cache: Counter<"kind" | "result">;
   /** Failed calls and rejected responses, by kind (`timeout`, `network`, `http_error`, `rpc_error`, `decode`, `invalid`, `not_found`). */
   readonly errors: Counter<"kind">;
+  /** Block number of the last polled `latest`, `safe` and `finalized` L1 blocks. */
+  readonly head: Gauge<"label">;
 }
 
+/** Error kinds, each exported with 0 from start-up so that `increase(...)` alerts see the first error. */
+export const L1_ERROR_KINDS = [
+  "timeout",
+  "network",
+  "http_error",
+  "rpc_error",
+  "decode",
+  "invalid",
+  "not_found",
+] as const;
+
 export function createL1Metrics(register: Registry, prefix = "supernode_l1_"): L1Metrics {
-  return {
+  const m: L1Metrics = {
     requests: new Counter({
       name: `${prefix}requests_total`,
       help: "JSON-RPC calls sent to the L1 endpoint, by method",
@@ -33,5 +46,13 @@ export function createL1Metrics(register: Registry, prefix = "supernode_l1_"): L
       labelNames: ["kind"],
       registers: [register],
     }),
+    head: new Gauge({
+      name: `${prefix}head_number`,
+      help: "Block number of the last polled L1 block by label (latest, safe, finalized)",
+      labelNames: ["label"],
+      registers: [register],
+    }),
   };
+  for (const kind of L1_ERROR_KINDS) m.errors.inc({ kind }, 0);
+  return m;
 }
