@@ -11,7 +11,15 @@ module.exports = {
       to: { path: ["^src/(?!core/|protocol/)", "node_modules/(pino|prom-client|fastify|level|classic-level|libp2p|@libp2p|commander)/"] },
     },
     { name: "io-layer", severity: "error", from: { path: layer("io") }, to: { path: "^src/(?!core/|protocol/|io/)" } },
+    { name: "p2p-layer", severity: "error", from: { path: layer("p2p") }, to: { path: "^src/(?!core/|protocol/|io/|p2p/)" } },
     { name: "node-layer", severity: "error", from: { path: layer("node") }, to: { path: "^src/(?!core/|protocol/|node/)" } },
+    {
+      name: "only-p2p-and-app-use-libp2p",
+      severity: "error",
+      comment: "libp2p stays inside src/p2p (node and rpc see it through ports and the P2PControl view)",
+      from: { path: "^src/(?!p2p/|app/)" },
+      to: { path: "node_modules/(libp2p|@libp2p|@chainsafe/libp2p-[a-z]+|@chainsafe/discv5|@chainsafe/enr)/" },
+    },
     {
       name: "activities-layer",
       severity: "error",
