@@ -7,6 +7,7 @@ import { EngineClient } from "../io/engine/engine-client.js";
 import { L1Client } from "../io/l1/l1-client.js";
 import { createL1Metrics } from "../io/l1/metrics.js";
 import { BeaconClient } from "../io/beacon/beacon-client.js";
+import { responseTooLargeCounter } from "../io/common/response-limit.js";
 import type { ChainNode } from "../node/chain-node.js";
 import { createChainNode } from "../node/create.js";
 import { createChainMetrics } from "../node/metrics.js";
@@ -41,7 +42,13 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
     let shared = opts.shared;
     if (shared === undefined) {
       l1Client = L1Client.create(
-        { url: config.l1, pollIntervalMs: config.l1HttpPollIntervalMs, maxConcurrency: 10, cacheSize: 1000 },
+        {
+          url: config.l1,
+          pollIntervalMs: config.l1HttpPollIntervalMs,
+          maxConcurrency: 10,
+          cacheSize: 1000,
+          ...(config.l1MaxResponseBytes === undefined ? {} : { maxResponseBytes: config.l1MaxResponseBytes }),
+        },
         {
           clock: ctx.clock,
           logger: ctx.logger.child({ module: "l1" }),
@@ -49,12 +56,26 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
         },
       );
       l1Client.start();
+      const beaconTooLarge = responseTooLargeCounter(ctx.metrics.registry).labels({
+        upstream: "beacon",
+        chain_id: "supernode",
+      });
       const blobs =
         config.l1Beacon === undefined
           ? undefined
           : BeaconClient.create(
-              { url: config.l1Beacon, fallbacks: config.l1BeaconFallbacks },
-              { clock: ctx.clock, logger: ctx.logger.child({ module: "beacon" }) },
+              {
+                url: config.l1Beacon,
+                fallbacks: config.l1BeaconFallbacks,
+                ...(config.l1BeaconMaxResponseBytes === undefined
+                  ? {}
+                  : { maxResponseBytes: config.l1BeaconMaxResponseBytes }),
+              },
+              {
+                clock: ctx.clock,
+                logger: ctx.logger.child({ module: "beacon" }),
+                onResponseTooLarge: () => beaconTooLarge.inc(),
+              },
             );
       if (blobs === undefined)
         ctx.logger.info({}, "no beacon endpoint configured; blob-carried batches cannot be read");
@@ -94,6 +115,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
   const id = chain.chainId.toString(10);
   const logger = ctx.logger.child({ chain: id });
   const metrics = createChainMetrics(ctx.metrics.registry, chain.chainId);
+  const engineTooLarge = responseTooLargeCounter(ctx.metrics.registry).labels({ upstream: "engine", chain_id: id });
   return async (attempt) => {
     const engine = EngineClient.create(
       {
@@ -101,9 +123,16 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
         jwtSecret: chain.jwtSecret,
         kind: chain.engineKind,
         timeoutMs: chain.l2EngineRpcTimeoutMs,
+        ...(chain.l2MaxResponseBytes === undefined ? {} : { maxResponseBytes: chain.l2MaxResponseBytes }),
         rollupConfig: chain.rollup,
       },
-      { clock: ctx.clock, logger: logger.child({ module: "engine" }) },
+      {
+        clock: ctx.clock,
+        logger: logger.child({ module: "engine" }),
+        onRequest: (e) => {
+          if (e.outcome === "too_large") engineTooLarge.inc();
+        },
+      },
     );
     // Logs the engine-kind mismatch and variant B end-of-support warnings; never throws.
     await engine.identify();

@@ -124,12 +124,23 @@ export class Supernode {
 
       // Register everything, then bind: the RPC server never answers with a half-built router.
       const rpc = await RpcServer.listen(
-        { addr: config.rpc.addr, port: config.rpc.port, enableAdmin, version: SUPERNODE_VERSION },
+        {
+          addr: config.rpc.addr,
+          port: config.rpc.port,
+          enableAdmin,
+          version: SUPERNODE_VERSION,
+          ...(config.rpc.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.rpc.requestTimeoutMs }),
+          ...(config.rpc.maxConnections === undefined ? {} : { maxConnections: config.rpc.maxConnections }),
+        },
         {
           root,
           chains: {
             tableOf: (id) => supervisors.get(id)?.methods,
             chainIds: () => [...supervisors.keys()],
+            notRunning: (id) => {
+              const sup = supervisors.get(id);
+              return sup === undefined || sup.current !== undefined ? undefined : sup.state;
+            },
           },
           readiness: () => readiness(supervisors),
           logger: log.child({ module: "rpc" }),

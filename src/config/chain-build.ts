@@ -361,6 +361,7 @@ export function buildChain(
     jwtSecretPath: jwtPath,
     engineKind: str(opts["l2.enginekind"], "variant_b") as EngineKind,
     l2EngineRpcTimeoutMs: num(opts["l2.engine-rpc-timeout"]),
+    l2MaxResponseBytes: num(opts["l2.max-response-size"]),
     dataDir: chainDir,
     sequencer: {
       enabled: bool(opts["sequencer.enabled"]),

@@ -114,6 +114,14 @@ export const CHAIN_OPTIONS: readonly OptionSpec[] = [
   ),
   opt("l2.engine-rpc-timeout", "duration", 10 * S, "L2_ENGINE_RPC_TIMEOUT", G_ENGINE, "Timeout of Engine API calls"),
   opt(
+    "l2.max-response-size",
+    "uint",
+    256 * 1024 * 1024,
+    "L2_MAX_RESPONSE_SIZE",
+    G_ENGINE,
+    "Largest Engine API / L2 response body read, in bytes (default 256 MiB: a block must fit a 100 MB channel, 200 MB as hex); larger ones are aborted",
+  ),
+  opt(
     "l2.follow.source",
     "string",
     "",

@@ -35,6 +35,10 @@ export interface RpcConfig {
   readonly port: number;
   /** Serve the per-chain `admin_*` namespace. */
   readonly enableAdmin: boolean;
+  /** `--rpc.request-timeout` (ms; server default 30 s). */
+  readonly requestTimeoutMs?: number;
+  /** `--rpc.max-connections` (server default 1024). */
+  readonly maxConnections?: number;
 }
 
 /** Top-level supernode configuration, fully resolved and validated. */
@@ -51,6 +55,10 @@ export interface SupernodeConfig {
   readonly l1BeaconFallbacks: readonly string[];
   /** Shared L1 client head-poll interval (`--l1.http-poll-interval`, default 12 s). */
   readonly l1HttpPollIntervalMs: number;
+  /** `--l1.max-response-size` in bytes (client default 64 MiB). */
+  readonly l1MaxResponseBytes?: number;
+  /** `--l1.beacon.max-response-size` in bytes (client default 32 MiB). */
+  readonly l1BeaconMaxResponseBytes?: number;
   /** `--disable-p2p`: P2P off on every chain. */
   readonly disableP2p: boolean;
   /**
@@ -151,6 +159,8 @@ export interface ChainConfig {
   readonly jwtSecretPath: string;
   readonly engineKind: EngineKind;
   readonly l2EngineRpcTimeoutMs: number;
+  /** `l2.max-response-size` in bytes (client default 256 MiB). */
+  readonly l2MaxResponseBytes?: number;
   /** `<data-dir>/chain-<id>`. */
   readonly dataDir: string;
   readonly sequencer: SequencerConfig;

@@ -33,6 +33,16 @@ export interface DispatchOptions {
   readonly observer?: RpcObserver;
   /** Called with errors that were not `RpcError`/`SupernodeError` (mapped to -32603), for the logs. */
   readonly onUnexpectedError?: (method: string, err: unknown) => void;
+  /**
+   * Called with every other error a method threw (its client message may have been shortened or replaced, see
+   * `toRpcError`): the logs keep the detail.
+   */
+  readonly onMethodError?: (method: string, err: unknown) => void;
+  /**
+   * Answers a method name the table lacks (instead of -32601), e.g. "chain N is not running" (-32000) for a chain
+   * that has never started; `undefined` → -32601.
+   */
+  readonly unknownMethod?: (method: string) => RpcErrorObject | undefined;
 }
 
 export const DEFAULT_MAX_BATCH_SIZE = 100;
@@ -60,7 +70,9 @@ async function dispatchOne(
   const isNotification = !("id" in r);
   const id: JsonRpcId = isValidId(r.id) ? r.id : null;
   if (r.jsonrpc !== "2.0" || typeof r.method !== "string" || (!isNotification && !isValidId(r.id))) {
-    return isNotification ? undefined : errorResponse(id, new InvalidRequestError().toJSON());
+    // Not a valid Request object, so not a notification either: JSON-RPC 2.0 answers -32600 with `id: null` when
+    // the id cannot be read (`{}`, `{"foo":1}`, a non-string method without id).
+    return errorResponse(id, new InvalidRequestError().toJSON());
   }
   const method = r.method;
   const spec = table.get(method);
@@ -70,7 +82,7 @@ async function dispatchOne(
   let label = method;
   if (spec === undefined || (spec.admin === true && !opts.enableAdmin)) {
     label = UNKNOWN_METHOD_LABEL;
-    error = new MethodNotFoundError(method).toJSON();
+    error = opts.unknownMethod?.(method) ?? new MethodNotFoundError(method).toJSON();
   } else if (r.params !== undefined && r.params !== null && !Array.isArray(r.params)) {
     error = new InvalidParamsError("params must be an array (by-position)").toJSON();
   } else {
@@ -80,6 +92,7 @@ async function dispatchOne(
     } catch (err) {
       error = toRpcError(err);
       if (error.code === -32603) opts.onUnexpectedError?.(method, err);
+      else opts.onMethodError?.(method, err);
     }
   }
   opts.observer?.observe(label, error?.code ?? 0, (performance.now() - started) / 1000);

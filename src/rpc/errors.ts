@@ -82,20 +82,60 @@ export class LimitExceededError extends RpcError {
 }
 
 /** Error codes of our own errors that mean "not found / not yet available". */
+/**
+ * Errors of the node's own upstream calls (L1, beacon, execution client): the client gets a fixed text (the code
+ * stays); the original message, which names internal endpoints, is for the logs only.
+ */
+const UPSTREAM_MESSAGES: Readonly<Record<string, string>> = {
+  RPC_NETWORK: "upstream node unreachable",
+  RPC_TIMEOUT: "upstream node timed out",
+  RPC_HTTP: "upstream node answered with an HTTP error",
+  RPC_BAD_RESPONSE: "upstream node sent an invalid response",
+  RPC_RESPONSE_TOO_LARGE: "upstream node response too large",
+  BEACON_NETWORK: "beacon node unreachable",
+  BEACON_HTTP: "beacon node answered with an HTTP error",
+  BEACON_RESPONSE_TOO_LARGE: "beacon node response too large",
+};
+
+const MAX_CLIENT_MESSAGE = 512;
+
+/**
+ * A message made safe for RPC clients: no URLs, IP addresses with ports, `localhost:<port>` or absolute file paths
+ * (replaced by `<endpoint>` / `<path>`), no line breaks, at most 512 characters.
+ */
+export function clientSafeMessage(message: string): string {
+  const s = message
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s,;)'"]+/gi, "<endpoint>")
+    .replace(/\[[0-9a-fA-F:.]*:[0-9a-fA-F:.]*\](?::\d+)?/g, "<endpoint>")
+    .replace(/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g, "<endpoint>")
+    .replace(/\blocalhost:\d+\b/gi, "<endpoint>")
+    .replace(/(^|[\s('"=])\/(?:[\w.@+-]+\/)+[\w.@+-]*/g, "$1<path>")
+    .replace(/\s*[\r\n]+\s*/g, " ")
+    .trim();
+  return s.length > MAX_CLIENT_MESSAGE ? `${s.slice(0, MAX_CLIENT_MESSAGE - 3)}...` : s;
+}
+
 const NOT_FOUND_CODES = new Set(["NOT_FOUND", "UNKNOWN_BLOCK", "NOT_READY"]);
 
 /**
  * Maps any thrown value to a JSON-RPC error object:
  * - `RpcError` → itself;
  * - `DecodeError` (bad params) → -32602 with its message;
- * - other `SupernodeError` → -32001 for not-found codes, else -32000, with its (safe, stack-free) message;
+ * - other `SupernodeError` → -32001 for not-found codes, else -32000, with its stack-free message made client-safe
+ *   (`clientSafeMessage`; upstream I/O errors get a fixed text, see `UPSTREAM_MESSAGES`);
  * - anything else → -32603 `internal error` (the original is for the logs only).
  */
 export function toRpcError(err: unknown): RpcErrorObject {
-  if (err instanceof RpcError) return err.toJSON();
-  if (err instanceof DecodeError) return { code: RPC_INVALID_PARAMS, message: `invalid params: ${err.message}` };
+  if (err instanceof RpcError) {
+    const o = err.toJSON();
+    return { ...o, message: clientSafeMessage(o.message) };
+  }
+  if (err instanceof DecodeError) {
+    return { code: RPC_INVALID_PARAMS, message: clientSafeMessage(`invalid params: ${err.message}`) };
+  }
   if (err instanceof SupernodeError) {
-    return { code: NOT_FOUND_CODES.has(err.code) ? RPC_RESOURCE_NOT_FOUND : RPC_SERVER_ERROR, message: err.message };
+    const code = NOT_FOUND_CODES.has(err.code) ? RPC_RESOURCE_NOT_FOUND : RPC_SERVER_ERROR;
+    return { code, message: UPSTREAM_MESSAGES[err.code] ?? clientSafeMessage(err.message) };
   }
   return new InternalRpcError().toJSON();
 }

@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "../core/logger.js";
 import {
@@ -7,7 +9,14 @@ import {
   type RpcObserver,
   stringifyJson,
 } from "./dispatch.js";
-import { InvalidRequestError, LimitExceededError, ResourceNotFoundError, type RpcError } from "./errors.js";
+import {
+  InvalidRequestError,
+  LimitExceededError,
+  RPC_SERVER_ERROR,
+  ResourceNotFoundError,
+  type RpcError,
+  type RpcErrorObject,
+} from "./errors.js";
 import type { MethodTable } from "./method-table.js";
 
 /**
@@ -15,7 +24,11 @@ import type { MethodTable } from "./method-table.js";
  * - `POST /` → the supernode's own methods (activities);
  * - `POST /<chainID>` and `POST /<chainID>/` → that chain's current method table (decimal chain ID, exact match);
  * - `GET /healthz` → liveness; `GET /readyz` → 200 when every chain is running, else 503 (body lists each chain).
- * Anything else is a 404 with a JSON-RPC error body. Bodies are bounded (`maxBodyBytes`), batches too.
+ * Anything else is a 404 with a JSON-RPC error body. Bodies are bounded (`maxBodyBytes`), batches too, a whole
+ * request in time (`requestTimeoutMs`, enforced within a second) and the open connections in number
+ * (`maxConnections`). Only the literal path counts: a percent-encoded chain ID (`/9%30%31/`) and a request target
+ * that is not a path (`POST *`, absolute URLs) are not routed. Every error reply, also those HTTP parsing produces
+ * itself (400, 408, 431), carries a JSON-RPC error envelope.
  */
 export interface RpcServerOptions {
   readonly addr: string;
@@ -23,6 +36,10 @@ export interface RpcServerOptions {
   readonly enableAdmin: boolean;
   /** Default 5 MiB, as the Go node. */
   readonly maxBodyBytes?: number;
+  /** Time for a whole request (headers and body) to arrive; default 30 s. Checked every second. */
+  readonly requestTimeoutMs?: number;
+  /** Open connections at most; further ones are closed at once (default 1024). */
+  readonly maxConnections?: number;
   readonly maxBatchSize?: number;
   /** Reported by `/healthz`. */
   readonly version?: string;
@@ -34,6 +51,11 @@ export interface ChainTables {
   tableOf(chainId: string): MethodTable | undefined;
   /** Decimal IDs of the hosted chains (for error messages). */
   chainIds(): readonly string[];
+  /**
+   * The state of a hosted chain that is not running (e.g. `starting`, `stopped`), else undefined: methods its
+   * table lacks then answer -32000 "chain N is not running (<state>)" rather than -32601.
+   */
+  notRunning?(chainId: string): string | undefined;
 }
 
 export interface Readiness {
@@ -51,6 +73,10 @@ export interface RpcServerDeps {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+/** How often node:http looks for requests past their timeout (its default, 30 s, made 30 s cuts take 48-78 s). */
+const TIMEOUT_CHECK_MS = 1_000;
 const JSON_TYPES = ["application/json", "application/json-rpc", "application/jsonrequest"];
 const CHAIN_ID_RE = /^[1-9][0-9]{0,19}$/;
 
@@ -100,14 +126,66 @@ function errorBody(err: RpcError): string {
   return stringifyJson({ jsonrpc: "2.0", id: null, error: err.toJSON() });
 }
 
+/** A raw HTTP error reply with a JSON-RPC envelope, for errors met before Fastify has a request. */
+function writeRawError(socket: Socket, status: number, reason: string, err: RpcError): void {
+  if (!socket.writable) return;
+  const body = errorBody(err);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** node:http `clientError`s (unparsable request, header section too large, request timeout) as JSON-RPC replies. */
+function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    writeRawError(socket, 408, "Request Timeout", new InvalidRequestError("request timed out"));
+  } else if (err.code === "HPE_HEADER_OVERFLOW") {
+    writeRawError(
+      socket,
+      431,
+      "Request Header Fields Too Large",
+      new LimitExceededError("request header fields too large"),
+    );
+  } else {
+    writeRawError(socket, 400, "Bad Request", new InvalidRequestError("malformed HTTP request"));
+  }
+  socket.destroySoon();
+}
+
 function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance {
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: false,
     bodyLimit: maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true },
-    requestTimeout: 30_000,
-    keepAliveTimeout: 120_000,
+    clientErrorHandler: onClientError,
+    serverFactory: (handler) => {
+      const server: Server = createServer(
+        {
+          requestTimeout,
+          headersTimeout: Math.min(requestTimeout, 60_000),
+          keepAliveTimeout: 120_000,
+          connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+        },
+        handler,
+      );
+      server.maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+      return server;
+    },
+  });
+  // Only origin-form targets with a literal path: `POST *`, absolute-form URLs and percent-encoded paths (which the
+  // router would decode, so `/9%30%31/` would reach chain 901) are refused.
+  app.addHook("onRequest", async (req, reply) => {
+    const url = req.raw.url ?? "";
+    const path = url.split("?")[0] ?? "";
+    if (!url.startsWith("/") || path.includes("%")) {
+      return reply
+        .code(url.startsWith("/") ? 404 : 400)
+        .type("application/json")
+        .send(errorBody(url.startsWith("/") ? new ResourceNotFoundError("not found") : new InvalidRequestError()));
+    }
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_TYPES, { parseAs: "string", bodyLimit: maxBodyBytes }, (_req, body, done) => {
@@ -122,10 +200,15 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
   const onUnexpectedError = (method: string, err: unknown): void => {
     deps.logger.error({ method, err }, "rpc method failed unexpectedly");
   };
+  // Clients get a short, endpoint-free message; the detail stays here.
+  const onMethodError = (method: string, err: unknown): void => {
+    deps.logger.debug({ method, err }, "rpc method failed");
+  };
   const base = {
     enableAdmin: opts.enableAdmin,
     maxBatchSize: opts.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
     onUnexpectedError,
+    onMethodError,
   };
   const rootOpts: DispatchOptions = withObserver({ ...base, ctx: {} }, observerFor("supernode"));
 
@@ -148,7 +231,13 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
     }
     let dopts = chainOpts.get(chain);
     if (dopts === undefined) {
-      dopts = withObserver({ ...base, ctx: { chainId: BigInt(chain) } }, observerFor(chain));
+      const unknownMethod = (): RpcErrorObject | undefined => {
+        const state = deps.chains.notRunning?.(chain);
+        return state === undefined
+          ? undefined
+          : { code: RPC_SERVER_ERROR, message: `chain ${chain} is not running (${state})`, data: { state } };
+      };
+      dopts = withObserver({ ...base, ctx: { chainId: BigInt(chain) }, unknownMethod }, observerFor(chain));
       chainOpts.set(chain, dopts);
     }
     return send(reply, table, req.body, dopts);
@@ -184,6 +273,12 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
         .code(415)
         .type("application/json")
         .send(errorBody(new InvalidRequestError("invalid content type, only application/json is supported")));
+    }
+    if (status === 408) {
+      return reply
+        .code(408)
+        .type("application/json")
+        .send(errorBody(new InvalidRequestError("request timed out")));
     }
     if (status >= 400 && status < 500) {
       return reply.code(status).type("application/json").send(errorBody(new InvalidRequestError()));

@@ -5,6 +5,7 @@ import type { Clock } from "../../core/time/clock.js";
 import type { L1BlockRef } from "../../core/types/block-ref.js";
 import type { Hash } from "../../core/types/primitives.js";
 import { LruCache } from "../common/lru.js";
+import { DEFAULT_BEACON_MAX_RESPONSE_BYTES } from "../common/response-limit.js";
 import { BLOB_SIZE, blobVersionedHash, commitmentToVersionedHash, verifyBlobProof } from "./kzg.js";
 
 export interface BeaconClientOptions {
@@ -23,6 +24,8 @@ export interface BeaconClientOptions {
   readonly secondsPerSlot?: number;
   /** Verified blobs kept by versioned hash (shared by every chain). */
   readonly cacheBlobs?: number;
+  /** `--l1.beacon.max-response-size`: bound on one response body (default 32 MiB, see response-limit.ts). */
+  readonly maxResponseBytes?: number;
 }
 
 export interface BeaconClientDeps {
@@ -30,6 +33,8 @@ export interface BeaconClientDeps {
   readonly logger: Logger;
   /** Called for every HTTP request sent (endpoint index 0 = primary). */
   readonly onRequest?: (e: { endpoint: number; path: string; status: number }) => void;
+  /** Called for every response aborted for exceeding `maxResponseBytes`. */
+  readonly onResponseTooLarge?: (e: { endpoint: number; path: string }) => void;
 }
 
 export interface BlobRef {
@@ -240,8 +245,23 @@ export class BeaconClient {
     } catch (err) {
       throw new TemporaryError("BEACON_NETWORK", `beacon request failed: ${(err as Error).message}`, { endpoint: e });
     }
-    const text = await res.text();
-    this.deps.onRequest?.({ endpoint: e, path: path.split("?")[0] ?? path, status: res.status });
+    const route = path.split("?")[0] ?? path;
+    const limit = this.opts.maxResponseBytes ?? DEFAULT_BEACON_MAX_RESPONSE_BYTES;
+    let text: string;
+    try {
+      text = await readBounded(res, limit);
+    } catch (err) {
+      if (!(err instanceof BodyTooLarge)) {
+        throw new TemporaryError("BEACON_NETWORK", `beacon request failed: ${(err as Error).message}`, { endpoint: e });
+      }
+      this.deps.onResponseTooLarge?.({ endpoint: e, path: route });
+      throw new TemporaryError(
+        "BEACON_RESPONSE_TOO_LARGE",
+        `beacon ${route}: response larger than the limit of ${limit} bytes; aborted`,
+        { endpoint: e, limit },
+      );
+    }
+    this.deps.onRequest?.({ endpoint: e, path: route, status: res.status });
     let body: unknown;
     try {
       body = text === "" ? undefined : JSON.parse(text);
@@ -250,6 +270,36 @@ export class BeaconClient {
     }
     return { status: res.status, body };
   }
+}
+
+class BodyTooLarge extends Error {}
+
+/**
+ * Reads a fetch body as UTF-8 text, at most `limit` bytes: a larger announced `content-length` is refused before
+ * reading, and the stream is cancelled (the connection closed) as soon as more arrives.
+ */
+async function readBounded(res: Response, limit: number): Promise<string> {
+  const announced = Number(res.headers.get("content-length") ?? Number.NaN);
+  if (announced > limit) {
+    await res.body?.cancel().catch(() => {});
+    throw new BodyTooLarge();
+  }
+  if (res.body === null) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      chunks.length = 0;
+      await reader.cancel().catch(() => {});
+      throw new BodyTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 function parseBytes(v: unknown, size: number): Uint8Array | undefined {

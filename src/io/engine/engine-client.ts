@@ -6,6 +6,7 @@ import type { Clock } from "../../core/time/clock.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { Address, Hash, Hex } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
+import { DEFAULT_ENGINE_MAX_RESPONSE_BYTES } from "../common/response-limit.js";
 import { HttpRpcClient, RpcError, isMethodNotFound, type RpcRequestEvent } from "../json-rpc/http-client.js";
 import {
   decodeForkchoiceResult,
@@ -33,6 +34,8 @@ export interface EngineClientOptions {
   readonly kind: EngineKind;
   /** `--l2.engine-rpc-timeout` (default 10 s). */
   readonly timeoutMs?: number;
+  /** `--l2.max-response-size`: bound on one response body (default 256 MiB, see response-limit.ts). */
+  readonly maxResponseBytes?: number;
   readonly rollupConfig: RollupConfig;
   /**
    * Send only the standard (L1) payload-attribute fields, without the OP extensions (transactions, noTxPool,
@@ -87,6 +90,7 @@ export class EngineClient {
     this.rpc = new HttpRpcClient({
       url: opts.url,
       timeoutMs: opts.timeoutMs ?? 10_000,
+      maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_ENGINE_MAX_RESPONSE_BYTES,
       headers: jwtAuthHeaders(opts.jwtSecret, deps.clock),
       clock: deps.clock,
       transport: "http1",

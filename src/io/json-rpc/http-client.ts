@@ -1,6 +1,7 @@
 import type { Clock } from "../../core/time/clock.js";
 import { systemClock } from "../../core/time/clock.js";
 import { AbortedError, SupernodeError, TemporaryError } from "../../core/errors/supernode-error.js";
+import { ResponseTooLargeError } from "../common/response-limit.js";
 import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 import { postHttp1 } from "./http1-post.js";
 
@@ -43,14 +44,19 @@ export function isMethodNotFound(err: unknown): boolean {
 export interface RpcRequestEvent {
   readonly method: string;
   readonly durationMs: number;
-  /** "ok", "rpc_error", "http_error", "timeout", "network" */
-  readonly outcome: "ok" | "rpc_error" | "http_error" | "timeout" | "network" | "decode";
+  /** "ok", "rpc_error", "http_error", "timeout", "network", "decode", "too_large" (body over `maxResponseBytes`) */
+  readonly outcome: "ok" | "rpc_error" | "http_error" | "timeout" | "network" | "decode" | "too_large";
 }
 
 export interface HttpRpcClientOptions {
   readonly url: string;
   /** Per-request timeout (a batch is one request). */
   readonly timeoutMs?: number;
+  /**
+   * Bound on one response body (a batch is one response); a larger body is aborted while streaming and the call
+   * fails with a temporary `RPC_RESPONSE_TOO_LARGE` error (outcome `too_large`). Default: unbounded.
+   */
+  readonly maxResponseBytes?: number;
   /** Extra headers per HTTP request (e.g. a freshly minted JWT). */
   readonly headers?: () => Promise<Record<string, string>> | Record<string, string>;
   /** Called once per JSON-RPC call (a batch of n calls reports n events). */
@@ -88,6 +94,7 @@ interface JsonRpcResponse {
 export class HttpRpcClient {
   readonly url: string;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
   private readonly headers: HttpRpcClientOptions["headers"];
   private readonly onRequest: ((e: RpcRequestEvent) => void) | undefined;
   private readonly clock: Clock;
@@ -97,6 +104,7 @@ export class HttpRpcClient {
   constructor(opts: HttpRpcClientOptions) {
     this.url = opts.url;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.maxResponseBytes = opts.maxResponseBytes ?? Number.POSITIVE_INFINITY;
     this.headers = opts.headers;
     this.onRequest = opts.onRequest;
     this.clock = opts.clock ?? systemClock;
@@ -192,6 +200,7 @@ export class HttpRpcClient {
         extra === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...extra },
         signal,
         this.timeoutMs,
+        this.maxResponseBytes,
       );
     } catch (err) {
       throw classifyFetchError(err, method, this.url, signal);
@@ -245,6 +254,14 @@ function classifyFetchError(err: unknown, method: string, url: string, signal: A
   if (signal?.aborted) return new AbortedError();
   if (err instanceof PostTimeoutError)
     return new TemporaryError("RPC_TIMEOUT", `${method}: request timed out`, { url });
+  if (err instanceof ResponseTooLargeError) {
+    return new TemporaryError(
+      "RPC_RESPONSE_TOO_LARGE",
+      `${method}: response larger than the limit of ${err.limit} bytes; aborted`,
+      { url, limit: err.limit },
+      err,
+    );
+  }
   return new TemporaryError("RPC_NETWORK", `${method}: ${(err as Error)?.message ?? String(err)}`, { url }, err);
 }
 
@@ -254,6 +271,7 @@ function outcomeOf(err: unknown): RpcRequestEvent["outcome"] {
     if (err.code === "RPC_TIMEOUT") return "timeout";
     if (err.code === "RPC_HTTP") return "http_error";
     if (err.code === "RPC_BAD_RESPONSE") return "decode";
+    if (err.code === "RPC_RESPONSE_TOO_LARGE") return "too_large";
   }
   return "network";
 }

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, type IncomingMessage, type RequestOptions, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { ResponseTooLargeError } from "../common/response-limit.js";
 
 /**
  * A POST over node:http(s) with keep-alive connection reuse: a cheaper transport for JSON-RPC than the global
@@ -10,8 +11,9 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
  * an AbortSignal.
  * Meant as a drop-in for `fetch(url, {method: "POST", headers, body, signal})` followed by `res.text()`:
  * resolves with the status and body text; rejects with the underlying network error, with the signal's reason
- * when `signal` aborts (callers check `signal.aborted` first, as with fetch), or with a {@link PostTimeoutError}
- * after `timeoutMs`.
+ * when `signal` aborts (callers check `signal.aborted` first, as with fetch), with a {@link PostTimeoutError}
+ * after `timeoutMs`, or with a `ResponseTooLargeError` as soon as the body (announced or received) exceeds
+ * `maxBytes`: the connection is destroyed then, so no more of it is read or kept.
  */
 export interface PostResult {
   readonly status: number;
@@ -65,6 +67,7 @@ export function postText(
   headers: Readonly<Record<string, string>>,
   signal?: AbortSignal,
   timeoutMs?: number,
+  maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<PostResult> {
   return new Promise<PostResult>((resolve, reject) => {
     if (signal?.aborted) {
@@ -73,19 +76,36 @@ export function postText(
     }
     const t = targetOf(url);
     let timer: NodeJS.Timeout | undefined;
-    let timedOut: Error | undefined;
+    let failure: Error | undefined;
     const req = t.send({ ...t.options, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) =>
       onResponse(res),
     );
     function onResponse(res: IncomingMessage) {
+      res.on("error", fail);
       const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
+      let size = 0;
+      const tooLarge = () => {
+        failure = new ResponseTooLargeError(maxBytes);
+        chunks.length = 0;
+        req.destroy(failure);
+        res.destroy(failure);
+        fail(failure);
+      };
+      const announced = Number(res.headers["content-length"]);
+      if (announced > maxBytes) {
+        tooLarge();
+        return;
+      }
+      res.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size > maxBytes) tooLarge();
+        else chunks.push(c);
+      });
       res.on("end", () => {
         cleanup();
         const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         resolve({ status: res.statusCode ?? 0, text: buf.toString("utf8") });
       });
-      res.on("error", fail);
     }
     const onAbort = () => req.destroy(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
     function cleanup() {
@@ -94,13 +114,13 @@ export function postText(
     }
     function fail(err: Error) {
       cleanup();
-      reject(signal?.aborted ? signal.reason : (timedOut ?? err));
+      reject(signal?.aborted ? signal.reason : (failure ?? err));
     }
     if (signal !== undefined) signal.addEventListener("abort", onAbort, { once: true });
     if (timeoutMs !== undefined) {
       timer = setTimeout(() => {
-        timedOut = new PostTimeoutError(timeoutMs);
-        req.destroy(timedOut);
+        failure = new PostTimeoutError(timeoutMs);
+        req.destroy(failure);
       }, timeoutMs);
     }
     req.on("error", fail);

@@ -1,4 +1,5 @@
 import { connect, type Socket } from "node:net";
+import { ResponseTooLargeError } from "../common/response-limit.js";
 import { type PostResult, PostTimeoutError } from "./http-post.js";
 
 /**
@@ -7,7 +8,8 @@ import { type PostResult, PostTimeoutError } from "./http-post.js";
  * (request line, headers and body in one socket write), the response parsed here (status line, headers,
  * `content-length`, `transfer-encoding: chunked`, or a body up to the close). About half the CPU per request of
  * node:http's client on loopback. Same contract as `postText`: resolves with the status and body text; rejects
- * with the network error, the signal's reason when `signal` aborts, or a PostTimeoutError after `timeoutMs`.
+ * with the network error, the signal's reason when `signal` aborts, a PostTimeoutError after `timeoutMs`, or a
+ * ResponseTooLargeError (connection destroyed) once the body, announced or received, exceeds `maxBytes`.
  * Not for `https:` (callers use `postText` there).
  */
 
@@ -62,6 +64,9 @@ interface Exchange {
   /** Bytes still expected in the current fixed body or chunk. */
   remaining: number;
   readonly body: Buffer[];
+  /** Body bytes received so far, and the bound on them. */
+  size: number;
+  readonly maxBytes: number;
 }
 
 class Conn {
@@ -145,13 +150,13 @@ class Conn {
         continue;
       }
       if (ex.phase === "until-close") {
-        if (at < b.length) ex.body.push(b.subarray(at));
+        if (at < b.length && !this.take(ex, b.subarray(at))) return;
         at = b.length;
         break;
       }
       if (ex.phase === "fixed" || ex.phase === "chunk-data") {
         const n = Math.min(ex.remaining, b.length - at);
-        if (n > 0) ex.body.push(b.subarray(at, at + n));
+        if (n > 0 && !this.take(ex, b.subarray(at, at + n))) return;
         at += n;
         ex.remaining -= n;
         if (ex.remaining > 0) break;
@@ -186,7 +191,10 @@ class Conn {
           return;
         }
         if (size === 0) ex.phase = "trailers";
-        else {
+        else if (ex.size + size > ex.maxBytes) {
+          this.destroy(new ResponseTooLargeError(ex.maxBytes));
+          return;
+        } else {
           ex.phase = "chunk-data";
           ex.remaining = size;
         }
@@ -233,6 +241,10 @@ class Conn {
         this.fail("bad content-length");
         return false;
       }
+      if (length > ex.maxBytes) {
+        this.destroy(new ResponseTooLargeError(ex.maxBytes));
+        return false;
+      }
       ex.phase = "fixed";
       ex.remaining = length;
       if (length === 0) this.finish(ex);
@@ -240,6 +252,18 @@ class Conn {
       ex.phase = "until-close";
       ex.keepAlive = false;
     }
+    return true;
+  }
+
+  /** Keeps a body slice; false (connection destroyed) once the body exceeds its bound. */
+  private take(ex: Exchange, part: Buffer): boolean {
+    ex.size += part.length;
+    if (ex.size > ex.maxBytes) {
+      ex.body.length = 0;
+      this.destroy(new ResponseTooLargeError(ex.maxBytes));
+      return false;
+    }
+    ex.body.push(part);
     return true;
   }
 
@@ -275,6 +299,7 @@ export async function postHttp1(
   headers: Readonly<Record<string, string>>,
   signal?: AbortSignal,
   timeoutMs?: number,
+  maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<PostResult> {
   if (signal?.aborted) throw signal.reason;
   const t = targetOf(url);
@@ -307,6 +332,8 @@ export async function postHttp1(
       keepAlive: true,
       remaining: 0,
       body: [],
+      size: 0,
+      maxBytes,
     };
     if (signal !== undefined) signal.addEventListener("abort", onAbort, { once: true });
     if (timeoutMs !== undefined) timer = setTimeout(() => conn.destroy(new PostTimeoutError(timeoutMs)), timeoutMs);

@@ -6,6 +6,7 @@ import { TemporaryError, isAborted } from "../../core/errors/supernode-error.js"
 import { retry, type BackoffOptions } from "../../core/async/retry.js";
 import { quantityToBigint } from "../../core/codec/quantity.js";
 import { toQuantity } from "../../core/codec/quantity.js";
+import { DEFAULT_L1_MAX_RESPONSE_BYTES } from "../common/response-limit.js";
 import { HttpRpcClient, isMethodNotFound, type RpcRequestEvent } from "../json-rpc/http-client.js";
 import { abortable } from "../common/abortable.js";
 import { LruCache } from "../common/lru.js";
@@ -31,6 +32,8 @@ export interface L1ClientOptions {
   /** `--l1.cache-size`: blocks kept per cache (headers, bodies, receipts). */
   readonly cacheSize: number;
   readonly timeoutMs?: number;
+  /** `--l1.max-response-size`: bound on one response body (default 64 MiB, see response-limit.ts). */
+  readonly maxResponseBytes?: number;
   /** `--l1.trustrpc`: skip hash/root validation. */
   readonly trustRpc?: boolean;
   readonly backoff?: BackoffOptions;
@@ -96,6 +99,7 @@ export class L1Client {
     this.rpc = new HttpRpcClient({
       url: opts.url,
       timeoutMs: opts.timeoutMs ?? 10_000,
+      maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_L1_MAX_RESPONSE_BYTES,
       clock: deps.clock,
       onRequest: (e) => this.onRequest(e),
     });
@@ -469,6 +473,7 @@ export class L1Client {
     if (m === undefined) return;
     m.requests.inc({ method: e.method });
     if (e.outcome !== "ok") m.errors.inc({ kind: e.outcome });
+    if (e.outcome === "too_large") m.tooLarge.inc();
   }
 
   /** Counters for tests and the benchmark (not a replacement for metrics). */

@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
+import { responseTooLargeCounter } from "../common/response-limit.js";
 
 /** Metrics of the shared L1 client (one set per process: the client is shared by all chains). */
 export interface L1Metrics {
@@ -13,6 +14,8 @@ export interface L1Metrics {
   readonly errors: Counter<"kind">;
   /** Block number of the last polled `latest`, `safe` and `finalized` L1 blocks. */
   readonly head: Gauge<"label">;
+  /** Responses aborted for exceeding the size bound (`supernode_upstream_response_too_large_total{upstream="l1"}`). */
+  readonly tooLarge: { inc(n?: number): void };
 }
 
 /** Error kinds, each exported with 0 from start-up so that `increase(...)` alerts see the first error. */
@@ -24,6 +27,7 @@ export const L1_ERROR_KINDS = [
   "decode",
   "invalid",
   "not_found",
+  "too_large",
 ] as const;
 
 export function createL1Metrics(register: Registry, prefix = "supernode_l1_"): L1Metrics {
@@ -52,7 +56,9 @@ export function createL1Metrics(register: Registry, prefix = "supernode_l1_"): L
       labelNames: ["label"],
       registers: [register],
     }),
+    tooLarge: responseTooLargeCounter(register).labels({ upstream: "l1", chain_id: "supernode" }),
   };
   for (const kind of L1_ERROR_KINDS) m.errors.inc({ kind }, 0);
+  m.tooLarge.inc(0);
   return m;
 }

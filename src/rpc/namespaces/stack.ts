@@ -6,7 +6,7 @@ import type { L1BlockRef, L2BlockRef, SyncStatus } from "../../core/types/block-
 import type { ChainAdminControl, ChainRpcView } from "../../node/chain-view.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import { rollupConfigToJson } from "../../protocol/rollup-config-json.js";
-import { InvalidParamsError } from "../errors.js";
+import { InvalidParamsError, ResourceNotFoundError } from "../errors.js";
 import { createMethodTable, mergeMethodTables, type MethodTable } from "../method-table.js";
 import { createAdminMethods } from "./admin.js";
 
@@ -26,9 +26,11 @@ export function parseBlockNumberParam(params: unknown[], method: string): number
   if (typeof v !== "string" || !QUANTITY_RE.test(v)) {
     throw new InvalidParamsError("invalid argument 0: hex string without 0x prefix or not a quantity");
   }
-  const n = Number.parseInt(v.slice(2), 16);
-  if (!Number.isSafeInteger(n)) throw new InvalidParamsError("invalid argument 0: hex number > 64 bits");
-  return n;
+  if (v.length > 18) throw new InvalidParamsError("invalid argument 0: hex number > 64 bits");
+  const n = BigInt(v);
+  // A valid uint64 past 2^53 - 1 is accepted, and no chain has such a block (yet).
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw new ResourceNotFoundError(`block ${n} not found`);
+  return Number(n);
 }
 
 const l1 = (r: L1BlockRef) => ({ hash: r.hash, number: r.number, parentHash: r.parentHash, timestamp: r.timestamp });
