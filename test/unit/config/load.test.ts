@@ -50,7 +50,13 @@ describe("loadConfig: expansion and defaults", () => {
     expect(cfg.chainConfigs.map((c) => c.chainId)).toEqual([901n, 902n]);
     expect(cfg.dataDir).toBe("./datadir");
     expect(cfg.l1HttpPollIntervalMs).toBe(12_000);
-    expect(cfg.rpc).toEqual({ addr: "0.0.0.0", port: 8545, enableAdmin: false });
+    expect(cfg.rpc).toEqual({
+      addr: "0.0.0.0",
+      port: 8545,
+      requestTimeoutMs: 30_000,
+      maxConnections: 1024,
+      enableAdmin: false,
+    });
     expect(cfg.log).toEqual({ level: "info", format: "text", color: false });
     expect(cfg.metrics).toEqual({ enabled: false, addr: "0.0.0.0", port: 7300 });
     expect(cfg.pprof).toEqual({ enabled: false, addr: "0.0.0.0", port: 6060 });
@@ -104,6 +110,10 @@ describe("loadConfig: expansion and defaults", () => {
       SUPERNODE_RPC_ADDR: "127.0.0.1",
       SUPERNODE_RPC_PORT: "0",
       SUPERNODE_RPC_ENABLE_ADMIN: "1",
+      SUPERNODE_RPC_REQUEST_TIMEOUT: "5s",
+      SUPERNODE_RPC_MAX_CONNECTIONS: "64",
+      SUPERNODE_L1_MAX_RESPONSE_SIZE: "1048576",
+      SUPERNODE_L1_BEACON_MAX_RESPONSE_SIZE: "2097152",
       SUPERNODE_LOG_LEVEL: "crit",
       SUPERNODE_LOG_FORMAT: "jsonms",
       SUPERNODE_LOG_COLOR: "true",
@@ -124,7 +134,15 @@ describe("loadConfig: expansion and defaults", () => {
     expect(chain(cfg, 10).dataDir).toBe("/tmp/sn-data/chain-10");
     expect(cfg.disableP2p).toBe(true);
     expect(chain(cfg, 10).p2p.disabled).toBe(true);
-    expect(cfg.rpc).toEqual({ addr: "127.0.0.1", port: 0, enableAdmin: true });
+    expect(cfg.rpc).toEqual({
+      addr: "127.0.0.1",
+      port: 0,
+      enableAdmin: true,
+      requestTimeoutMs: 5_000,
+      maxConnections: 64,
+    });
+    expect(cfg.l1MaxResponseBytes).toBe(1_048_576);
+    expect(cfg.l1BeaconMaxResponseBytes).toBe(2_097_152);
     expect(cfg.log).toEqual({ level: "crit", format: "jsonms", color: true });
     expect(cfg.metrics).toEqual({ enabled: true, addr: "127.0.0.1", port: 9300 });
     expect(cfg.pprof).toEqual({ enabled: true, addr: "127.0.0.1", port: 6061 });
