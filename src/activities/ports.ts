@@ -20,8 +20,10 @@ export interface ActivityChainView {
   readonly chainId: ChainId;
   /** Current status; the last good one while the chain restarts; undefined if it never reported one. */
   syncStatus(): Promise<SyncStatus | undefined>;
-  /** Lifecycle state of the chain's container (`running`, `backoff`, …), for operators. */
+  /** Health state of the chain (`running`, `degraded`, `stalled`, `failed`, `backoff`, …), for operators. */
   state(): string;
+  /** Why the chain is in its state (absent when it is healthy). */
+  reason?(): string | undefined;
   /**
    * The verified block at `timestamp` (local-safe with a known L1 inclusion, and accepted by every verifier), or
    * undefined when it is not available yet. Throws for real errors (e.g. a timestamp before the chain's genesis).

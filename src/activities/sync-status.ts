@@ -10,7 +10,13 @@ export interface SupernodeSyncStatus {
   readonly safe_timestamp: number;
   readonly local_safe_timestamp: number;
   readonly finalized_timestamp: number;
-  readonly chain_states: Readonly<Record<string, string>>;
+  readonly chain_states: Readonly<Record<string, ChainStateEntry>>;
+}
+
+/** One chain's health state in `chain_states`, with the reason when it is not healthy. */
+export interface ChainStateEntry {
+  readonly state: string;
+  readonly reason?: string;
 }
 
 const ZERO_L1: L1BlockRef = { hash: ZERO_HASH, number: 0, parentHash: ZERO_HASH, timestamp: 0 };
@@ -48,7 +54,7 @@ export async function aggregateSyncStatus(chains: readonly ActivityChainView[]):
   const sorted = sortChains(chains);
   const statuses = await Promise.all(sorted.map(async (c) => (await c.syncStatus()) ?? ZERO_SYNC_STATUS));
   const out: Record<string, SyncStatus> = {};
-  const states: Record<string, string> = {};
+  const states: Record<string, ChainStateEntry> = {};
   let currentL1: BlockId | undefined;
   let safe = Number.POSITIVE_INFINITY;
   let localSafe = Number.POSITIVE_INFINITY;
@@ -57,7 +63,8 @@ export async function aggregateSyncStatus(chains: readonly ActivityChainView[]):
     const s = statuses[i] ?? ZERO_SYNC_STATUS;
     const id = c.chainId.toString(10);
     out[id] = s;
-    states[id] = c.state();
+    const reason = c.reason?.();
+    states[id] = reason === undefined ? { state: c.state() } : { state: c.state(), reason };
     if (currentL1 === undefined || s.current_l1.number < currentL1.number) {
       currentL1 = { hash: s.current_l1.hash, number: s.current_l1.number };
     }

@@ -200,6 +200,9 @@ function nodeService(node: ChainNode, safeDb: SafeDB, chain: ChainConfig, ctx: C
     async syncStatus() {
       return node.syncStatus();
     },
+    health() {
+      return node.health();
+    },
     async blockAtTimestamp(ts) {
       return blockAt(node, safeDb, chain, ts);
     },

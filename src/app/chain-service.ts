@@ -1,5 +1,6 @@
 import type { ChainBlockAt } from "../activities/ports.js";
 import type { SyncStatus } from "../core/types/block-ref.js";
+import type { NodeHealth } from "../node/health.js";
 import type { MethodTable } from "../rpc/method-table.js";
 
 /**
@@ -17,6 +18,8 @@ export interface ChainService {
   syncStatus(): Promise<SyncStatus>;
   /** The local-safe block at `timestamp` with its output and L1 inclusion; undefined when not available yet. */
   blockAtTimestamp(timestamp: number): Promise<ChainBlockAt | undefined>;
+  /** The node's own view of its health (errors, progress); read by the supervisor every health check. */
+  health(): NodeHealth;
   /** The chain's JSON-RPC methods served at `/<chainID>/` while this instance runs. */
   readonly methods: MethodTable;
 }

@@ -27,7 +27,10 @@ label set. Besides the families below, the standard Node.js process collectors a
 The alert rules (\`deploy/prometheus/supernode-alerts.yml\`) and the Grafana dashboard
 (\`deploy/grafana/supernode-dashboard.json\`) use only the series named here (checked by
 \`test/integration/deploy/monitoring.test.ts\`); the counters they watch exist with 0 from start-up (per chain for
-\`supernode_chain_restarts_total\` and \`supernode_node_errors_total\`, per kind for \`supernode_l1_errors_total\`).`;
+\`supernode_chain_restarts_total\` and \`supernode_node_errors_total\`, per kind for \`supernode_l1_errors_total\`).
+
+\`supernode_chain_state\` and \`supernode_chain_ready\` exist for every hosted chain from start-up and follow its one
+health state (docs/running.md, "Chain health"); alert on \`supernode_chain_ready == 0\`.`;
 
 /** Every family the supernode can export (process collectors excluded), for docs/metrics.md. */
 export async function metricsCatalogue(): Promise<string> {

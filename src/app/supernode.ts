@@ -10,7 +10,7 @@ import { MetricsServer } from "../observability/metrics-server.js";
 import { PprofServer } from "../observability/pprof.js";
 import { RpcServer } from "../rpc/server.js";
 import type { ChainServiceFactory } from "./chain-service.js";
-import { ChainSupervisor, type SupervisorOptions } from "./chain-supervisor.js";
+import { ChainSupervisor, isReadyState, type SupervisorOptions } from "./chain-supervisor.js";
 import { createRootMethods } from "./root-methods.js";
 
 export const SUPERNODE_VERSION = "v0.1.0";
@@ -102,13 +102,13 @@ export class Supernode {
             {
               logger: log.child({ chain: id }),
               clock,
-              onState: (s) => metrics.setChainState(id, s),
+              onState: (s) => metrics.setChainState(id, s, isReadyState(s)),
               onRestart: () => metrics.incChainRestarts(id),
             },
             deps.supervisor,
           ),
         );
-        metrics.setChainState(id, "stopped");
+        metrics.setChainState(id, "stopped", false);
       }
       const views = [...supervisors.values()].map(activityView);
       metrics.setHeadsSource(async () =>
@@ -251,7 +251,7 @@ function readiness(supervisors: ReadonlyMap<string, ChainSupervisor>) {
   for (const [id, sup] of supervisors) {
     const h = sup.health();
     chains[id] = h;
-    if (h.state !== "running") ready = false;
+    if (!h.ready) ready = false;
   }
   return { ready, chains };
 }
@@ -263,6 +263,7 @@ function activityView(sup: ChainSupervisor): ActivityChainView {
     chainId: sup.chainId,
     syncStatus: async () => (await sup.syncStatus())?.status,
     state: () => sup.state,
+    reason: () => sup.reason,
     verifiedAt: at,
     optimisticAt: at,
   };

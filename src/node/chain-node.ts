@@ -30,6 +30,7 @@ import type {
 } from "./ports.js";
 import { type SequencerConfig, SequencerDriver } from "./sequencer/sequencer-driver.js";
 import { ElSync } from "./engine/el-sync.js";
+import { type HealthThresholds, HealthTracker, type NodeHealth } from "./health.js";
 import { checkPostedPayload } from "./engine/posted-payload.js";
 
 export interface ChainNodeConfig {
@@ -54,6 +55,8 @@ export interface ChainNodeConfig {
   readonly maxStepsPerTick?: number;
   /** Chains in the interop dependency set (default 1): > 1 adds the CrossL2Inbox deposits at Interop activation. */
   readonly dependencySetSize?: number;
+  /** When failures make the node `degraded` and no progress makes it `stalled` (see node/health.ts). */
+  readonly health?: Partial<HealthThresholds>;
 }
 
 export interface ChainNodeDeps {
@@ -101,10 +104,12 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   /** Temporary-error backoff state of the loop. */
   private failures = 0;
   private fatal: SupernodeError | Error | undefined;
+  private readonly tracker: HealthTracker;
 
   private constructor(cfg: ChainNodeConfig, deps: ChainNodeDeps) {
     this.cfg = cfg;
     this.d = deps;
+    this.tracker = new HealthTracker(deps.clock, cfg.health);
     this.finalizer = new Finalizer(cfg.finalityLookback || DEFAULT_FINALITY_LOOKBACK);
     this.engine = new EngineController({
       engine: deps.engine,
@@ -169,7 +174,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     this.loop = this.run().catch((err) => {
       this.fatal = err as Error;
       this.state = "failed";
-      this.d.logger.error({ err: String(err) }, "virtual node stopped on a critical error");
+      // The supervisor reports it (once, as the chain's `failed` state); here only the detail.
+      this.d.logger.debug({ err: String(err) }, "virtual node stopped on a critical error");
     });
   }
 
@@ -213,11 +219,14 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
         }
         this.failures = 0;
         this.publishMetrics();
+        this.tracker.stepOk(this.progressMark());
       } catch (err) {
         if (isAborted(err, signal)) break;
         const sev = severityOf(err);
         this.d.metrics?.errors.inc({ severity: sev });
         if (sev === "critical") throw err;
+        this.tracker.stepFailed(err);
+        this.tracker.observe(this.progressMark());
         if (sev === "reset") {
           this.d.logger.warn({ err: String(err) }, "reset required");
           this.resetRequested = (err as SupernodeError).code ?? "reset";
@@ -231,6 +240,21 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       }
       if (!progressed) await this.sleep(this.idleDelay());
     }
+  }
+
+  private progressMark() {
+    const h = this.engine.heads;
+    return {
+      l1Head: this.lastL1.head.number,
+      origin: this.initialised ? this.pipeline.origin.number : 0,
+      unsafe: h.unsafe.number,
+      safe: h.safe.number,
+    };
+  }
+
+  /** The node's own health (see node/health.ts); the supervisor folds it into the chain's state. */
+  health(): NodeHealth {
+    return this.tracker.report();
   }
 
   private idleDelay(): number {
@@ -292,6 +316,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     await this.pipeline.reset(found.safe);
     this.resetRequested = undefined;
     this.initialised = true;
+    this.tracker.resetDone(reason);
     const id = (r: L2BlockRef) => ({ number: r.number, hash: r.hash });
     this.d.logger.info(
       { reason, how: found.how, unsafe: id(found.unsafe), safe: id(found.safe), finalized: id(found.finalized) },

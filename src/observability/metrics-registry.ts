@@ -6,8 +6,20 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
  */
 export const METRICS_PREFIX = "supernode_";
 
-/** Lifecycle states of a chain container, exported as `supernode_chain_state{chain_id,state}` (1 = current). */
-export const CHAIN_STATES = ["starting", "running", "backoff", "stopping", "stopped"] as const;
+/**
+ * Health states of a chain (app/chain-supervisor.ts), exported as `supernode_chain_state{chain_id,state}`
+ * (1 = current); `supernode_chain_ready{chain_id}` is 1 while the state counts as ready.
+ */
+export const CHAIN_STATES = [
+  "starting",
+  "running",
+  "degraded",
+  "stalled",
+  "failed",
+  "backoff",
+  "stopping",
+  "stopped",
+] as const;
 export type ChainState = (typeof CHAIN_STATES)[number];
 
 export interface HeadSample {
@@ -19,7 +31,7 @@ export interface SupernodeMetrics {
   readonly registry: Registry;
   /** Observer for the RPC dispatch of one endpoint (`chain` = decimal chain ID or `supernode`). */
   rpcObserverFor(chain: string): { observe(method: string, code: number, seconds: number): void };
-  setChainState(chainId: string, state: ChainState): void;
+  setChainState(chainId: string, state: ChainState, ready: boolean): void;
   incChainRestarts(chainId: string): void;
   setActivityUp(activity: string, up: boolean): void;
   /** Heads reported at scrape time (`supernode_chain_head{chain_id,head}`); called on every scrape. */
@@ -57,8 +69,14 @@ export function createSupernodeMetrics(opts: CreateMetricsOptions, registry = ne
   });
   const chainState = new Gauge({
     name: `${METRICS_PREFIX}chain_state`,
-    help: "Lifecycle state of each chain container (1 for the current state, 0 otherwise)",
+    help: "Health state of each chain: starting, running, degraded, stalled, failed, backoff, stopping, stopped (1 for the current state, 0 otherwise; docs/running.md)",
     labelNames: ["chain_id", "state"],
+    registers,
+  });
+  const chainReady = new Gauge({
+    name: `${METRICS_PREFIX}chain_ready`,
+    help: "1 while the chain counts as ready for /readyz (state running), 0 otherwise",
+    labelNames: ["chain_id"],
     registers,
   });
   const restarts = new Counter({
@@ -97,9 +115,10 @@ export function createSupernodeMetrics(opts: CreateMetricsOptions, registry = ne
         },
       };
     },
-    setChainState(chainId, state) {
+    setChainState(chainId, state, ready) {
       restarts.inc({ chain_id: chainId }, 0); // the counter exists with 0 from the chain's first state on
       for (const s of CHAIN_STATES) chainState.set({ chain_id: chainId, state: s }, s === state ? 1 : 0);
+      chainReady.set({ chain_id: chainId }, ready ? 1 : 0);
     },
     incChainRestarts(chainId) {
       restarts.inc({ chain_id: chainId });

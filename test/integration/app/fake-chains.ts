@@ -6,6 +6,7 @@ import type { ChainConfig, SupernodeConfig } from "../../../src/config/types.js"
 import { silentLogger } from "../../../src/core/logger.js";
 import type { SyncStatus } from "../../../src/core/types/block-ref.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
+import type { NodeHealth } from "../../../src/node/health.js";
 import { createMethodTable } from "../../../src/rpc/method-table.js";
 
 /** Small in-memory chains for testing the supervision, the server and the activities without real nodes. */
@@ -35,6 +36,8 @@ export class FakeChainControl {
   failStarts = 0;
   head = 10;
   genesisTime = 1000;
+  /** What the live instance reports as its own health. */
+  health: NodeHealth = { condition: "ok" };
   starts = 0;
   stops = 0;
   live: FakeInstance | undefined;
@@ -69,8 +72,11 @@ export class FakeInstance implements ChainService {
     }
     this.ctl.live = this;
   }
-  crash(): void {
-    this.#fail(new Error("execution client connection lost"));
+  health(): NodeHealth {
+    return this.ctl.health;
+  }
+  crash(err: Error = new Error("execution client connection lost")): void {
+    this.#fail(err);
   }
   async stop(): Promise<void> {
     if (this.#stopped) return;
@@ -133,7 +139,13 @@ export function fakeRuntimes(ctls: readonly FakeChainControl[]): SupernodeDeps["
   });
 }
 
-export const fastSupervisor = { initialBackoffMs: 50, maxBackoffMs: 200, stableAfterMs: 60_000, stopTimeoutMs: 2_000 };
+export const fastSupervisor = {
+  initialBackoffMs: 50,
+  maxBackoffMs: 200,
+  stableAfterMs: 60_000,
+  stopTimeoutMs: 2_000,
+  healthCheckMs: 20,
+};
 export const testLogger = silentLogger;
 
 export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { SuperRootResult } from "../../../src/activities/superroot.js";
 import { Supernode } from "../../../src/app/supernode.js";
+import { CriticalError } from "../../../src/core/errors/supernode-error.js";
 import {
   FakeChainControl,
   fakeConfig,
@@ -67,7 +68,7 @@ describe("Supernode with fake chains", () => {
     expect(status.current_l1).toEqual({ hash: hash(506), number: 506 });
     expect(status.local_safe_timestamp).toBe(1000 + 6 * 2);
     expect(status.finalized_timestamp).toBe(1000 + 4 * 2);
-    expect(status.chain_states).toEqual({ "10": "running", "420": "running" });
+    expect(status.chain_states).toEqual({ "10": { state: "running" }, "420": { state: "running" } });
     expect(Object.keys(status.chains as object)).toEqual(["10", "420"]);
 
     const modules = (await rpc(`${sn.rpc.url}/`, "rpc_modules")).result;
@@ -129,9 +130,12 @@ describe("Supernode with fake chains", () => {
     const ready = await fetch(`${sn.rpc.url}/readyz`);
     expect(ready.status).toBe(503);
     // aggregated status still answers, with the last good status of 420
-    const st = (await rpc(`${sn.rpc.url}/`, "supernode_syncStatus")).result as { chain_states: Record<string, string> };
-    expect(st.chain_states["10"]).toBe("running");
-    expect(st.chain_states["420"]).not.toBe("running");
+    const st = (await rpc(`${sn.rpc.url}/`, "supernode_syncStatus")).result as {
+      chain_states: Record<string, { state: string; reason?: string }>;
+    };
+    expect(st.chain_states["10"]).toEqual({ state: "running" });
+    expect(st.chain_states["420"]?.state).not.toBe("running");
+    expect(st.chain_states["420"]?.reason).toBeTruthy();
 
     await waitFor(() => sn.supervisors.get("420")!.state === "running");
     expect(b.starts).toBe(4);
@@ -142,6 +146,63 @@ describe("Supernode with fake chains", () => {
     const samples = parseProm(await (await fetch(sn.metricsServer!.url)).text());
     const restarts = samples.find((s) => s.name === "supernode_chain_restarts_total" && s.labels.chain_id === "420");
     expect(restarts?.value).toBe(3);
+  });
+
+  it("shows a degraded or stalled chain with its reason in /readyz, chain_states and the metrics, and recovers", async () => {
+    const a = new FakeChainControl(10n);
+    const b = new FakeChainControl(420n);
+    const sn = await start([a, b], { metrics: true });
+    const ready = async () =>
+      parseProm(await (await fetch(sn.metricsServer!.url)).text())
+        .filter((s) => s.name === "supernode_chain_ready")
+        .map((s) => `${s.labels.chain_id}=${s.value}`)
+        .sort();
+    expect(await ready()).toEqual(["10=1", "420=1"]);
+
+    b.health = { condition: "degraded", reason: "failing for 12s: RPC_NETWORK: engine_forkchoiceUpdatedV3: refused" };
+    await waitFor(() => sn.supervisors.get("420")!.state === "degraded");
+    const r = await fetch(`${sn.rpc.url}/readyz`);
+    expect(r.status).toBe(503);
+    const body = (await r.json()) as { ready: boolean; chains: Record<string, { state: string; reason?: string }> };
+    expect(body.chains["10"]).toMatchObject({ state: "running", ready: true });
+    expect(body.chains["420"]).toMatchObject({ state: "degraded", ready: false, reason: b.health.reason });
+    const st = (await rpc(`${sn.rpc.url}/`, "supernode_syncStatus")).result as {
+      chain_states: Record<string, unknown>;
+    };
+    expect(st.chain_states).toEqual({
+      "10": { state: "running" },
+      "420": { state: "degraded", reason: b.health.reason },
+    });
+    expect(await ready()).toEqual(["10=1", "420=0"]);
+    // a degraded chain keeps serving its methods
+    expect((await rpc(`${sn.rpc.url}/420/`, "stack_chainId")).result).toBe("420");
+
+    b.health = { condition: "stalled", reason: "no progress for 60s while L1 advanced 5 blocks" };
+    await waitFor(() => sn.supervisors.get("420")!.state === "stalled");
+    expect(sn.supervisors.get("420")!.reason).toBe(b.health.reason);
+
+    b.health = { condition: "ok" };
+    await waitFor(() => sn.supervisors.get("420")!.state === "running");
+    expect((await fetch(`${sn.rpc.url}/readyz`)).status).toBe(200);
+    expect(await ready()).toEqual(["10=1", "420=1"]);
+    expect(a.starts).toBe(1);
+    expect(b.starts).toBe(1);
+  });
+
+  it("a critical error fails the chain without a restart; the others keep serving", async () => {
+    const a = new FakeChainControl(10n);
+    const b = new FakeChainControl(420n);
+    const sn = await start([a, b], { metrics: true });
+    b.live!.crash(new CriticalError("SAFEDB_CORRUPT", "SafeDB at /data/chain-420/safedb is corrupted"));
+    await waitFor(() => sn.supervisors.get("420")!.state === "failed");
+    expect(sn.supervisors.get("420")!.reason).toBe("SAFEDB_CORRUPT: SafeDB at /data/chain-420/safedb is corrupted");
+    const body = (await (await fetch(`${sn.rpc.url}/readyz`)).json()) as { ready: boolean };
+    expect(body.ready).toBe(false);
+    const down = await rpc(`${sn.rpc.url}/420/`, "stack_chainId");
+    expect(down.error?.message).toContain("chain 420 is not running (failed; SAFEDB_CORRUPT");
+    expect((await rpc(`${sn.rpc.url}/10/`, "stack_chainId")).result).toBe("10");
+    expect(sn.supervisors.get("420")!.health()).toMatchObject({ restarts: 0, ready: false });
+    expect(b.stops).toBe(1);
   });
 
   it("exports labelled metrics on the shared endpoint and per-chain endpoints", async () => {

@@ -18,14 +18,14 @@ describe("alert counters from start-up", () => {
   it("supernode_chain_restarts_total has 0 for every chain once it has a state", async () => {
     const reg = new Registry();
     const m = createSupernodeMetrics({ version: "t", processMetrics: false }, reg);
-    m.setChainState("901", "stopped");
-    m.setChainState("902", "stopped");
+    m.setChainState("901", "stopped", false);
+    m.setChainState("902", "stopped", false);
     expect(await samples(reg, "supernode_chain_restarts_total")).toEqual([
       { labels: { chain_id: "901" }, value: 0 },
       { labels: { chain_id: "902" }, value: 0 },
     ]);
     m.incChainRestarts("902");
-    m.setChainState("902", "running");
+    m.setChainState("902", "running", true);
     expect(await samples(reg, "supernode_chain_restarts_total")).toContainEqual({
       labels: { chain_id: "902" },
       value: 1,
