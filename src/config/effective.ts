@@ -1,5 +1,5 @@
 import { rollupConfigToJson } from "../protocol/rollup-config-json.js";
-import { REDACTED, isSecretKey } from "../observability/log-redact.js";
+import { REDACTED, isSecretKey, looksLikeSecret } from "../observability/log-redact.js";
 import type { ChainConfig, SupernodeConfig } from "./types.js";
 
 /** Hides a password in a URL's user-info (`https://user:pass@host` → `https://user:[redacted]@host`). */
@@ -19,7 +19,8 @@ function redactOptions(options: Readonly<Record<string, unknown>>): Record<strin
   for (const [k, v] of Object.entries(options)) {
     if (v === undefined) continue;
     const secretValue = (isSecretKey(k) && k !== "l2.jwt-secret") || k === "p2p.sequencer.key" || k === "p2p.priv.raw";
-    out[k] = secretValue && v !== "" ? REDACTED : typeof v === "string" ? redactUrl(v) : v;
+    const secretLike = typeof v === "string" && looksLikeSecret(v);
+    out[k] = (secretValue && v !== "") || secretLike ? REDACTED : typeof v === "string" ? redactUrl(v) : v;
   }
   return out;
 }
@@ -32,7 +33,7 @@ function chainJson(c: ChainConfig): Record<string, unknown> {
     ...(c.rollupConfigPath !== undefined ? { rollupConfigPath: c.rollupConfigPath } : {}),
     l2: redactUrl(c.l2),
     jwtSecret: REDACTED,
-    jwtSecretPath: c.jwtSecretPath,
+    jwtSecretPath: looksLikeSecret(c.jwtSecretPath) ? REDACTED : c.jwtSecretPath,
     engineKind: c.engineKind,
     l2EngineRpcTimeoutMs: c.l2EngineRpcTimeoutMs,
     dataDir: c.dataDir,

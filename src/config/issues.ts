@@ -1,4 +1,5 @@
 import { SupernodeError } from "../core/errors/supernode-error.js";
+import { redactSecretLike } from "../observability/log-redact.js";
 
 /** One configuration problem: which option (as the operator wrote or should write it), which chain, what. */
 export interface ConfigIssue {
@@ -15,12 +16,12 @@ export interface ConfigWarning {
   readonly fields: Readonly<Record<string, unknown>>;
 }
 
-/** `--vn.10.l2 (chain 10): message`. */
+/** `--vn.10.l2 (chain 10): message`. Anything that looks like a secret (64 hex digits) is printed `[redacted]`. */
 export function formatIssue(issue: ConfigIssue): string {
   const where = [issue.option, issue.chain === undefined ? undefined : `(chain ${issue.chain})`]
     .filter((s) => s !== undefined)
     .join(" ");
-  return where === "" ? issue.message : `${where}: ${issue.message}`;
+  return redactSecretLike(where === "" ? issue.message : `${where}: ${issue.message}`);
 }
 
 /** The whole list of problems, one per line, as printed before exiting. */

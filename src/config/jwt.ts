@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { looksLikeSecret, REDACTED } from "../observability/log-redact.js";
 
 /**
  * Reads a JWT secret file: 32 bytes as 64 hex digits, optional `0x` prefix, surrounding whitespace allowed.
@@ -10,13 +11,19 @@ export function readJwtSecret(path: string): Uint8Array {
     text = readFileSync(path, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    if (looksLikeSecret(path)) {
+      // The secret itself was given where its file is expected: never echo it.
+      throw new Error(
+        `the value (${REDACTED}) looks like a JWT secret, not a file path; write the secret to a file and pass its path`,
+      );
+    }
     throw new Error(
       code === "ENOENT"
         ? `JWT secret file ${path} does not exist`
         : `cannot read JWT secret file ${path}: ${code ?? String(e)}`,
     );
   }
-  return parseJwtSecret(text, path);
+  return parseJwtSecret(text, looksLikeSecret(path) ? REDACTED : path);
 }
 
 /** Parses JWT secret text (see `readJwtSecret`). */

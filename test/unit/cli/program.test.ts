@@ -156,3 +156,34 @@ describe("supernode config: credentials in URLs", () => {
     expect(JSON.parse(t.out()).l1).toBe("https://user:[redacted]@127.0.0.1:8545/key");
   });
 });
+
+describe("secrets given where a path is expected (issue 11)", () => {
+  const secret = `0x${"5a".repeat(32)}`;
+  const withSecretAsPath = () => baseArgs(f, [10]).map((a) => (a === f.jwt ? secret : a));
+
+  it("are never echoed in configuration errors, by flag or by env", async () => {
+    for (const [args, env] of [
+      [withSecretAsPath(), {}],
+      [
+        baseArgs(f, [10]).filter((a, i, all) => a !== f.jwt && all[i + 1] !== f.jwt),
+        { SUPERNODE_VN_ALL_L2_ENGINE_AUTH: secret.slice(2) },
+      ],
+    ] as const) {
+      const t = io(env);
+      expect(await runCli([...args], t.value)).toBe(1);
+      expect(t.err()).toContain("looks like a JWT secret, not a file path");
+      expect(t.err()).toContain("[redacted]");
+      expect(t.err()).not.toContain("5a".repeat(32));
+      expect(t.logs() + t.out()).not.toContain("5a".repeat(32));
+    }
+  });
+
+  it("are redacted in logs under key-material names", async () => {
+    const t = io({ SUPERNODE_LOG_FORMAT: "json" }, async (_config, deps) => {
+      deps.logger.info({ jwtSecretPath: secret, options: { "l2.jwt-secret": secret } }, "chain configured");
+    });
+    expect(await runCli(baseArgs(f, [10]), t.value)).toBe(0);
+    expect(t.logs()).toContain("[redacted]");
+    expect(t.logs()).not.toContain("5a".repeat(32));
+  });
+});
