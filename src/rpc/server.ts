@@ -18,12 +18,14 @@ import {
   type RpcErrorObject,
 } from "./errors.js";
 import type { MethodTable } from "./method-table.js";
+import { STATUS_PAGE_HEADERS, statusPageHtml } from "./status-page.js";
 
 /**
  * The one HTTP server of the supernode (Fastify). Routes:
  * - `POST /` → the supernode's own methods (activities);
  * - `POST /<chainID>` and `POST /<chainID>/` → that chain's current method table (decimal chain ID, exact match);
- * - `GET /healthz` → liveness; `GET /readyz` → 200 when every chain is running, else 503 (body lists each chain).
+ * - `GET /healthz` → liveness; `GET /readyz` → 200 when every chain is running, else 503 (body lists each chain);
+ * - `GET /status` → the read-only status page for operators (status-page.ts).
  * Anything else is a 404 with a JSON-RPC error body. Bodies are bounded (`maxBodyBytes`), batches too, a whole
  * request in time (`requestTimeoutMs`, enforced within a second) and the open connections in number
  * (`maxConnections`). Only the literal path counts: a percent-encoded chain ID (`/9%30%31/`) and a request target
@@ -253,6 +255,8 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
       .type("application/json")
       .send(stringifyJson(r));
   });
+
+  app.get("/status", async (_req, reply) => reply.headers(STATUS_PAGE_HEADERS).send(statusPageHtml()));
 
   app.setNotFoundHandler(async (_req, reply) =>
     reply

@@ -1,0 +1,132 @@
+/**
+ * `GET /status` in a real headless Chromium (Debian's `chromium`, driven by playwright-core, which never downloads a
+ * browser) against a supernode on the devnet with the admin namespace off: both chains appear with their state, the
+ * head numbers move between refreshes, the page loads nothing from anywhere but the supernode, and a screenshot is
+ * written outside the repository (its path is printed).
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { buildChainRuntimes } from "../../../src/app/chain-factory.js";
+import { protocolHashing } from "../../../src/app/hashing.js";
+import { Supernode } from "../../../src/app/supernode.js";
+import { supernodeArgsFor } from "../../../src/cli/commands/devnet-supernode.js";
+import { loadConfig } from "../../../src/config/load.js";
+import { silentLogger } from "../../../src/core/logger.js";
+import { type Devnet, startDevnet } from "../../../src/devnet/devnet.js";
+import { describeWithTools } from "../../support/system-tools.js";
+
+/** Flags that keep Chromium headless, sandbox-free (root in CI) and off the network (the fresh profile directory is
+ * passed by playwright as --user-data-dir). */
+function chromiumArgs(): string[] {
+  return [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ];
+}
+
+describeWithTools(["chromium"], "status page in headless Chromium", (tools) => {
+  let dir: string;
+  let devnet: Devnet | undefined;
+  let sn: Supernode | undefined;
+  let browser: BrowserContext | undefined;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "sn-status-"));
+    devnet = await startDevnet({
+      dir,
+      chains: [
+        { chainId: 901n, variant: "a" },
+        { chainId: 902n, variant: "b" },
+      ],
+      l1BlockTimeSec: 1,
+      l2BlockTimeSec: 1,
+      batcherPollIntervalMs: 500,
+    });
+    const args = supernodeArgsFor(devnet, { dir, chains: [], rpcPort: 0, metricsPort: 0 }).filter(
+      (a) => a !== "--rpc.enable-admin",
+    );
+    const loaded = loadConfig([...args, "--l1.http-poll-interval", "250ms"], {});
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
+    expect(loaded.config.rpc.enableAdmin).toBe(false);
+    sn = await Supernode.start(loaded.config, {
+      logger: silentLogger,
+      buildChains: buildChainRuntimes,
+      hashing: protocolHashing,
+    });
+    devnet.startBatchers();
+    // The system binary is the only browser used (playwright-core has none of its own).
+    browser = await chromium.launchPersistentContext(join(dir, "chromium-profile"), {
+      executablePath: tools.chromium,
+      args: chromiumArgs(),
+      headless: true,
+      chromiumSandbox: false,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close(); // ends the Chromium process it started
+    await sn?.stop();
+    await devnet?.stop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows both chains with state and moving heads, from the supernode only", async () => {
+    const base = sn!.rpc.url;
+    const page = await browser!.newPage();
+    await page.setViewportSize({ width: 1400, height: 600 });
+    const foreign: string[] = [];
+    page.on("request", (req) => {
+      if (!req.url().startsWith(`${base}/`)) foreign.push(req.url());
+    });
+    const res = await page.goto(`${base}/status?refresh=500`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()["content-type"]).toContain("text/html");
+    expect(res?.headers()["content-security-policy"]).toContain("default-src 'none'");
+
+    const field = (chain: string, f: string) =>
+      page.locator(`tr[data-chain="${chain}"] td[data-field="${f}"]`).textContent({ timeout: 30_000 });
+    // Both chains appear, running, with their heads.
+    await page.waitForSelector('tr[data-chain="901"] td.state.running', { timeout: 60_000 });
+    await page.waitForSelector('tr[data-chain="902"] td.state.running', { timeout: 60_000 });
+    const first = { a: Number(await field("901", "unsafe")), b: Number(await field("902", "unsafe")) };
+    // The page refreshes itself: the numbers move without a reload.
+    await page.waitForFunction(
+      ([a, b]) => {
+        const n = (c: string) =>
+          Number(document.querySelector(`tr[data-chain="${c}"] td[data-field="unsafe"]`)?.textContent);
+        return n("901") > (a as number) && n("902") > (b as number);
+      },
+      [first.a, first.b],
+      { timeout: 60_000 },
+    );
+    // Safe heads arrive too (the batchers post, the nodes derive).
+    await page.waitForFunction(
+      () =>
+        ["901", "902"].every(
+          (c) => Number(document.querySelector(`tr[data-chain="${c}"] td[data-field="safe"]`)?.textContent) > 0,
+        ),
+      undefined,
+      { timeout: 60_000 },
+    );
+    expect(Number(await page.locator("#l1-head").textContent())).toBeGreaterThan(0);
+    expect(await page.locator("#ready").textContent()).toBe("ready");
+    expect(await field("901", "peers")).toBe("off"); // --disable-p2p on the devnet
+    expect(Number(await page.locator("body").getAttribute("data-updates"))).toBeGreaterThan(1);
+    expect(await page.locator("#error").textContent()).toBe("");
+    expect(foreign).toEqual([]);
+
+    const shot = join(tmpdir(), "supernode-status.png"); // outside the repository, kept after the test
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(1000);
+    console.log(`status page screenshot: ${shot}`);
+  }, 120_000);
+});
