@@ -37,8 +37,8 @@ export function devAccount(index: number): DevAccount {
 /** Dev account 0: deploys, deposits and owns the SystemConfig stand-in. */
 export const DEPLOYER_INDEX = 0;
 
-/** The most chains a devnet holds (batcher accounts 1…64; those past anvil's ten are funded by the devnet). */
-export const MAX_DEVNET_CHAINS = 64;
+/** The most chains a devnet holds (batcher accounts 1…256; those past anvil's ten are funded by the devnet). */
+export const MAX_DEVNET_CHAINS = 256;
 
 /** Balance the devnet gives derived dev accounts (index ≥ `ANVIL_ACCOUNT_COUNT`) on L1: 10_000 ETH like anvil's. */
 export const DERIVED_ACCOUNT_BALANCE_WEI = 10n ** 22n;

@@ -1,0 +1,253 @@
+/**
+ * `scale`: the supernode in its own process following N devnet chains (2-s L1 and L2 blocks; the supernode
+ * sequences and derives every chain, as in `supernode devnet`), with the devnet (anvil, N simulated execution
+ * clients, N batchers), a keep-alive load client and a bare `node:http` control server each in a process of their
+ * own. After every chain has a safe head, `SCALE_STEADY_S` (default 60) seconds of steady state are measured:
+ *
+ * - `cpu_pct_<N>`: supernode CPU (user + system, /proc/<pid>/stat) as % of one core over the window
+ * - `rss_mb_<N>`: supernode resident set at the end (/proc/<pid>/status)
+ * - `p50_ms_<N>`, `p99_ms_<N>`, `max_ms_<N>`: `stack_syncStatus` latency, round robin over every chain
+ * - `rpc_failures_<N>`: HTTP or JSON-RPC errors among those calls
+ * - `loop_delay_p99_ms_<N>`: the supernode's event-loop delay p99 beyond the 1-ms sampling interval
+ *   (perf_hooks.monitorEventLoopDelay preloaded into its process by bench/scale/probe.mjs)
+ * - `l1_requests_per_block_<N>`: JSON-RPC calls to L1 (`supernode_l1_requests_total`) per L1 block
+ * - `control_p99_ms` / `control_loop_delay_p99_ms`: the bare server measured by the same client in the same run
+ * - `load_1m_<N>`: the machine's 1-minute load average at the end of the window
+ *
+ * `SCALE_CHAINS` (default `1,8,32,100`) picks the chain counts; N = 1 is the reference of the L1 request ratio.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { type Bench, type Figure, note } from "./harness.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const STEADY_S = Number(process.env.SCALE_STEADY_S ?? 60);
+const CHAIN_COUNTS = (process.env.SCALE_CHAINS ?? "1,8,32,100").split(",").map(Number);
+const INTERVAL_MS = 10;
+const CLK_TCK = 100;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      const port = typeof a === "object" && a !== null ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves with the payload of the first `READY <payload>` line of the child's standard output. */
+function ready(child: ChildProcess, what: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} not ready after ${timeoutMs} ms`)), timeoutMs);
+    const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    rl.on("line", (line) => {
+      if (!line.startsWith("READY ")) return;
+      clearTimeout(timer);
+      rl.close();
+      resolve(line.slice(6));
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited (${code}) before it was ready`));
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  child.kill("SIGTERM");
+  const t = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  await exited;
+  clearTimeout(t);
+}
+
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the full line)
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(m?.[1] ?? 0) / 1024;
+}
+
+async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const j = (await res.json()) as { result?: unknown; error?: unknown };
+  if (j.error !== undefined) throw new Error(JSON.stringify(j.error));
+  return j.result;
+}
+
+async function l1Requests(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("supernode_l1_requests_total")) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return sum;
+}
+
+function ask<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve) => {
+    child.once("message", (m) => resolve(m as T));
+    child.send("stats");
+  });
+}
+
+function pct(xs: number[], p: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+}
+
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+
+async function waitAllSafe(rpcUrl: string, chains: readonly number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let safe = 0;
+    for (const id of chains) {
+      try {
+        const st = (await rpc(`${rpcUrl}/${id}/`, "stack_syncStatus")) as { safe_l2?: { number?: number } };
+        if ((st.safe_l2?.number ?? 0) > 0) safe++;
+      } catch {
+        /* not serving yet */
+      }
+    }
+    if (safe === chains.length) return;
+    if (Date.now() > deadline) throw new Error(`only ${safe}/${chains.length} chains safe after ${timeoutMs} ms`);
+    note(`  ${safe}/${chains.length} chains safe …`);
+    await new Promise((r) => setTimeout(r, 3_000));
+  }
+}
+
+async function runOne(n: number, control: ChildProcess, controlUrl: string, report: (f: Figure) => void) {
+  const dir = mkdtempSync(join(tmpdir(), `sn-bench-scale-${n}-`));
+  let devnet: ChildProcess | undefined;
+  let sn: ChildProcess | undefined;
+  try {
+    const [rpcPort, metricsPort] = [await freePort(), await freePort()];
+    note(`N=${n}: starting the devnet (own process) …`);
+    devnet = spawn(
+      process.execPath,
+      ["--import", "tsx", join(here, "scale", "devnet-proc.ts"), String(n), dir, String(rpcPort), String(metricsPort)],
+      { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const info = JSON.parse(await ready(devnet, "devnet", 600_000)) as {
+      args: string[];
+      l1: string;
+      chains: number[];
+    };
+    note(`N=${n}: starting the supernode (own process) …`);
+    const t0 = performance.now();
+    sn = spawn(
+      process.execPath,
+      ["--import", join(here, "scale", "probe.mjs"), join(root, "bin", "supernode.js"), ...info.args],
+      {
+        cwd: root,
+        stdio: ["ignore", "ignore", "inherit", "ipc"],
+      },
+    );
+    const pid = sn.pid as number;
+    const rpcUrl = `http://127.0.0.1:${rpcPort}`;
+    await waitAllSafe(rpcUrl, info.chains, 600_000);
+    note(
+      `N=${n}: every chain safe after ${((performance.now() - t0) / 1000).toFixed(1)} s; steady state ${STEADY_S} s`,
+    );
+    await ask(sn);
+    await ask(control);
+    const l1From = Number(await rpc(info.l1, "eth_blockNumber"));
+    const reqFrom = await l1Requests(`http://127.0.0.1:${metricsPort}`);
+    const cpuFrom = cpuTicks(pid);
+    const tFrom = performance.now();
+    const load = spawn(
+      process.execPath,
+      [
+        join(here, "scale", "load-proc.mjs"),
+        JSON.stringify({
+          targets: info.chains.map((id) => `${rpcUrl}/${id}/`),
+          control: controlUrl,
+          durationMs: STEADY_S * 1000,
+          intervalMs: INTERVAL_MS,
+        }),
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let out = "";
+    load.stdout?.on("data", (c) => {
+      out += String(c);
+    });
+    await new Promise<void>((r) => load.once("exit", () => r()));
+    const seconds = (performance.now() - tFrom) / 1000;
+    const cpu = ((cpuTicks(pid) - cpuFrom) / CLK_TCK / seconds) * 100;
+    const rss = rssMb(pid);
+    const loop = await ask<{ p99: number; max: number; resolutionMs: number }>(sn);
+    const ctlLoop = await ask<{ p99: number }>(control);
+    const l1Blocks = Number(await rpc(info.l1, "eth_blockNumber")) - l1From;
+    const reqs = (await l1Requests(`http://127.0.0.1:${metricsPort}`)) - reqFrom;
+    const lat = JSON.parse(out) as { sn: number[]; control: number[]; failures: number };
+    const f = (figure: string, value: number, unit: string) => report({ figure, value: r2(value), unit });
+    f(`cpu_pct_${n}`, cpu, "%");
+    f(`rss_mb_${n}`, rss, "MB");
+    f(`p50_ms_${n}`, pct(lat.sn, 50), "ms");
+    f(`p99_ms_${n}`, pct(lat.sn, 99), "ms");
+    f(`max_ms_${n}`, pct(lat.sn, 100), "ms");
+    f(`rpc_calls_${n}`, lat.sn.length, "calls");
+    f(`rpc_failures_${n}`, lat.failures, "calls");
+    f(`loop_delay_p99_ms_${n}`, Math.max(0, loop.p99 - loop.resolutionMs), "ms");
+    f(`loop_delay_max_ms_${n}`, Math.max(0, loop.max - loop.resolutionMs), "ms");
+    f(`l1_requests_per_block_${n}`, l1Blocks > 0 ? reqs / l1Blocks : Number.NaN, "req/block");
+    f(`control_p99_ms_${n}`, pct(lat.control, 99), "ms");
+    f(`control_loop_delay_p99_ms_${n}`, Math.max(0, ctlLoop.p99 - 1), "ms");
+    f(`load_1m_${n}`, loadavg()[0] ?? 0, "load");
+    return { reqsPerBlock: l1Blocks > 0 ? reqs / l1Blocks : Number.NaN, controlP99: pct(lat.control, 99) };
+  } finally {
+    await stopChild(sn);
+    await stopChild(devnet);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const bench: Bench = {
+  name: "scale",
+  async run(report) {
+    const control = spawn(process.execPath, [join(here, "scale", "control-proc.mjs")], {
+      stdio: ["ignore", "pipe", "inherit", "ipc"],
+    });
+    try {
+      const controlUrl = `http://127.0.0.1:${await ready(control, "control server", 30_000)}/`;
+      const perBlock = new Map<number, number>();
+      const controls: number[] = [];
+      for (const n of CHAIN_COUNTS) {
+        const r = await runOne(n, control, controlUrl, report);
+        perBlock.set(n, r.reqsPerBlock);
+        controls.push(r.controlP99);
+      }
+      report({ figure: "control_p99_ms", value: r2(Math.max(...controls)), unit: "ms" });
+      const base = perBlock.get(1);
+      for (const [n, v] of perBlock) {
+        if (n !== 1 && base !== undefined) {
+          report({ figure: `l1_requests_ratio_${n}_vs_1`, value: r2(v / base), unit: "ratio" });
+        }
+      }
+    } finally {
+      await stopChild(control);
+    }
+  },
+};
+export default bench;
