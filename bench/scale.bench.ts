@@ -15,6 +15,7 @@
  * - `load_1m_<N>`: the machine's 1-minute load average at the end of the window
  *
  * `SCALE_CHAINS` (default `1,8,32,100`) picks the chain counts; N = 1 is the reference of the L1 request ratio.
+ * `SCALE_CPU_PROF=<prefix>` writes a CPU profile of each steady state to `<prefix>-<N>.cpuprofile`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -93,19 +94,24 @@ async function rpc(url: string, method: string, params: unknown[] = []): Promise
   return j.result;
 }
 
-async function l1Requests(metricsUrl: string): Promise<number> {
+/** `supernode_l1_requests_total` by method, and their sum under "all". */
+async function l1Requests(metricsUrl: string): Promise<Map<string, number>> {
   const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-  let sum = 0;
+  const out = new Map<string, number>([["all", 0]]);
   for (const line of text.split("\n")) {
-    if (line.startsWith("supernode_l1_requests_total")) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (!line.startsWith("supernode_l1_requests_total")) continue;
+    const v = Number(line.slice(line.lastIndexOf(" ") + 1));
+    const method = /method="([^"]+)"/.exec(line)?.[1] ?? "?";
+    out.set(method, (out.get(method) ?? 0) + v);
+    out.set("all", (out.get("all") ?? 0) + v);
   }
-  return sum;
+  return out;
 }
 
-function ask<T>(child: ChildProcess): Promise<T> {
+function ask<T>(child: ChildProcess, what = "stats"): Promise<T> {
   return new Promise((resolve) => {
     child.once("message", (m) => resolve(m as T));
-    child.send("stats");
+    child.send(what);
   });
 }
 
@@ -155,12 +161,14 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
     };
     note(`N=${n}: starting the supernode (own process) …`);
     const t0 = performance.now();
+    const prof = process.env.SCALE_CPU_PROF;
     sn = spawn(
       process.execPath,
       ["--import", join(here, "scale", "probe.mjs"), join(root, "bin", "supernode.js"), ...info.args],
       {
         cwd: root,
         stdio: ["ignore", "ignore", "inherit", "ipc"],
+        env: prof === undefined ? process.env : { ...process.env, SCALE_CPU_PROF: `${prof}-${n}.cpuprofile` },
       },
     );
     const pid = sn.pid as number;
@@ -169,6 +177,7 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
     note(
       `N=${n}: every chain safe after ${((performance.now() - t0) / 1000).toFixed(1)} s; steady state ${STEADY_S} s`,
     );
+    if (prof !== undefined) await ask(sn, "prof-start");
     await ask(sn);
     await ask(control);
     const l1From = Number(await rpc(info.l1, "eth_blockNumber"));
@@ -197,9 +206,12 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
     const cpu = ((cpuTicks(pid) - cpuFrom) / CLK_TCK / seconds) * 100;
     const rss = rssMb(pid);
     const loop = await ask<{ p99: number; max: number; resolutionMs: number }>(sn);
+    if (prof !== undefined) await ask(sn, "prof-stop");
     const ctlLoop = await ask<{ p99: number }>(control);
     const l1Blocks = Number(await rpc(info.l1, "eth_blockNumber")) - l1From;
-    const reqs = (await l1Requests(`http://127.0.0.1:${metricsPort}`)) - reqFrom;
+    const reqTo = await l1Requests(`http://127.0.0.1:${metricsPort}`);
+    const reqs = (reqTo.get("all") ?? 0) - (reqFrom.get("all") ?? 0);
+    for (const [m, v] of reqTo) note(`  L1 ${m}: ${((v - (reqFrom.get(m) ?? 0)) / l1Blocks).toFixed(2)} per block`);
     const lat = JSON.parse(out) as { sn: number[]; control: number[]; failures: number };
     const f = (figure: string, value: number, unit: string) => report({ figure, value: r2(value), unit });
     f(`cpu_pct_${n}`, cpu, "%");

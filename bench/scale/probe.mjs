@@ -1,13 +1,31 @@
 // Preloaded into the supernode's process by the `scale` benchmark (node --import): samples the event loop's delay
 // with perf_hooks.monitorEventLoopDelay at 1 ms resolution and answers {p50, p99, max} in milliseconds over the IPC
 // channel on each "stats" message (then starts a new window). Nothing else runs in the process.
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
 const RESOLUTION_MS = 1;
 const h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
 h.enable();
 if (typeof process.send === "function") {
+  let session;
   process.on("message", (msg) => {
+    // With SCALE_CPU_PROF=<file>: "prof-start" / "prof-stop" record a CPU profile of the steady state.
+    if (msg === "prof-start" && process.env.SCALE_CPU_PROF) {
+      session = new Session();
+      session.connect();
+      session.post("Profiler.enable", () => session.post("Profiler.start", () => process.send("prof-started")));
+      return;
+    }
+    if (msg === "prof-stop" && session !== undefined) {
+      session.post("Profiler.stop", (err, res) => {
+        if (!err) writeFileSync(process.env.SCALE_CPU_PROF, JSON.stringify(res.profile));
+        session.disconnect();
+        process.send("prof-stopped");
+      });
+      return;
+    }
     if (msg !== "stats") return;
     const ms = (ns) => ns / 1e6;
     process.send({

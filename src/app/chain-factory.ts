@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { ChainBlockAt } from "../activities/ports.js";
 import type { ChainConfig, SupernodeConfig } from "../config/types.js";
+import { FairTurns, type Turns } from "../core/async/turns.js";
 import type { BlockId } from "../core/types/block-ref.js";
 import { SafeDB } from "../io/db/safe-db.js";
 import { EngineClient } from "../io/engine/engine-client.js";
@@ -40,6 +41,8 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
   return async (config: SupernodeConfig, ctx: ChainBuildContext): Promise<ChainRuntimes> => {
     let l1Client: L1Client | undefined;
     let shared = opts.shared;
+    // One event loop for every chain: steps and I/O completions take fair turns of it (docs/adr/0081).
+    const turns = new FairTurns();
     if (shared === undefined) {
       l1Client = L1Client.create(
         {
@@ -53,6 +56,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
           clock: ctx.clock,
           logger: ctx.logger.child({ module: "l1" }),
           metrics: createL1Metrics(ctx.metrics.registry),
+          turns,
         },
       );
       l1Client.start();
@@ -90,6 +94,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
           enableAdmin: config.rpc.enableAdmin,
           idlePollMs: opts.idlePollMs,
           dependencySetSize: config.dependencySet?.chainIds.length ?? config.chains.length,
+          turns,
         }),
       );
     }
@@ -109,6 +114,7 @@ interface ChainCtx extends ChainBuildContext {
   readonly enableAdmin: boolean;
   readonly idlePollMs: number | undefined;
   readonly dependencySetSize: number;
+  readonly turns: Turns;
 }
 
 function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: ChainCtx): ChainServiceFactory {
@@ -129,6 +135,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
       {
         clock: ctx.clock,
         logger: logger.child({ module: "engine" }),
+        turns: ctx.turns,
         onRequest: (e) => {
           if (e.outcome === "too_large") engineTooLarge.inc();
         },
@@ -160,6 +167,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           clock: ctx.clock,
           logger,
           metrics,
+          turns: ctx.turns,
         },
       );
       logger.debug({ attempt }, "virtual node created");

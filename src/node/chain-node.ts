@@ -2,6 +2,8 @@
  * One virtual rollup node: a single driver loop per chain that serialises everything touching the chain's
  * execution client — resets, unsafe payloads, sequencing, derivation and finality — over the ports it is given.
  */
+import type { Turns } from "../core/async/turns.js";
+import { OutputCache } from "./output-cache.js";
 import { AbortedError, isAborted, severityOf, type SupernodeError } from "../core/errors/supernode-error.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
@@ -74,6 +76,8 @@ export interface ChainNodeDeps {
   readonly attributesBuilder: AttributesBuilder;
   /** L2 block ref of an execution payload (decodes the L1-info deposit). */
   readonly refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef;
+  /** Fair event-loop turns shared by every chain: each driver step waits for one (core/async/turns.ts). */
+  readonly turns?: Turns | undefined;
 }
 
 export type ChainNodeState = "created" | "running" | "stopped" | "failed";
@@ -83,6 +87,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private readonly d: ChainNodeDeps;
   readonly engine: EngineController;
   private readonly pipeline: DerivationPipeline;
+  /** Outputs of canonical blocks already computed (`stack_outputAtBlock` from memory). */
+  private readonly outputs = new OutputCache();
   private readonly finalizer: Finalizer;
   private readonly unsafe: UnsafeInput;
   private readonly seq: SequencerDriver;
@@ -201,6 +207,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     while (!signal.aborted) {
       let progressed = false;
       try {
+        await this.turn();
         await this.pollL1();
         if (this.resetRequested !== undefined) {
           await this.doReset(this.resetRequested);
@@ -240,6 +247,11 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       }
       if (!progressed) await this.sleep(this.idleDelay());
     }
+  }
+
+  /** Waits for a fair turn of the event loop when other chains have used this iteration's budget. */
+  private turn(): Promise<void> | undefined {
+    return this.d.turns?.take();
   }
 
   private progressMark() {
@@ -341,6 +353,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     const max = this.cfg.maxStepsPerTick ?? 256;
     let progressed = false;
     for (let i = 0; i < max && !this.abort.signal.aborted; i++) {
+      if (i > 0) await this.turn();
       let attrs = this.pendingAttrs;
       this.pendingAttrs = undefined;
       if (attrs === undefined) {
@@ -480,7 +493,13 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   async outputAtBlock(n: number): Promise<OutputAtBlock> {
-    return computeOutputAtBlock(this.cfg.rollup, this.d.engine, this.d.refFromPayload, n);
+    const h = this.engine.publishedHeads;
+    const heads = [h.unsafe, h.safe, h.localSafe, h.finalized];
+    const cached = this.outputs.get(n, heads, h.finalized.number);
+    if (cached !== undefined) return cached;
+    const out = await computeOutputAtBlock(this.cfg.rollup, this.d.engine, this.d.refFromPayload, n);
+    this.outputs.put(out, heads, this.engine.publishedHeads.finalized.number);
+    return out;
   }
 
   async safeHeadAtL1Block(l1Number: number): Promise<SafeHeadAtL1> {

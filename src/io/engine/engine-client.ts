@@ -7,6 +7,7 @@ import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { Address, Hash, Hex } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
 import { DEFAULT_ENGINE_MAX_RESPONSE_BYTES } from "../common/response-limit.js";
+import type { Turns } from "../../core/async/turns.js";
 import { HttpRpcClient, RpcError, isMethodNotFound, type RpcRequestEvent } from "../json-rpc/http-client.js";
 import {
   decodeForkchoiceResult,
@@ -48,6 +49,8 @@ export interface EngineClientDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly onRequest?: (e: RpcRequestEvent) => void;
+  /** Fair event-loop turns shared by every chain (core/async/turns.ts). */
+  readonly turns?: Turns;
 }
 
 export interface EngineIdentity {
@@ -95,6 +98,7 @@ export class EngineClient {
       clock: deps.clock,
       transport: "http1",
       ...(deps.onRequest === undefined ? {} : { onRequest: deps.onRequest }),
+      ...(deps.turns === undefined ? {} : { turns: deps.turns }),
     });
   }
 

@@ -4,6 +4,7 @@ import { AbortedError, SupernodeError, TemporaryError } from "../../core/errors/
 import { ResponseTooLargeError } from "../common/response-limit.js";
 import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 import { postHttp1 } from "./http1-post.js";
+import type { Turns } from "../../core/async/turns.js";
 
 /** A JSON-RPC error object returned by the server (`{code, message, data}`). */
 export class RpcError extends SupernodeError {
@@ -67,6 +68,8 @@ export interface HttpRpcClientOptions {
    * Engine API); default "node-http" (node:http(s) keep-alive agent). `https:` always uses node:https.
    */
   readonly transport?: "node-http" | "http1";
+  /** Fair event-loop turns shared by every chain: a response is handled only when this process gives a turn. */
+  readonly turns?: Turns;
 }
 
 export interface RpcCall {
@@ -99,6 +102,7 @@ export class HttpRpcClient {
   private readonly onRequest: ((e: RpcRequestEvent) => void) | undefined;
   private readonly clock: Clock;
   private readonly send: typeof postText;
+  private readonly turns: Turns | undefined;
   private nextId = 1;
 
   constructor(opts: HttpRpcClientOptions) {
@@ -109,6 +113,7 @@ export class HttpRpcClient {
     this.onRequest = opts.onRequest;
     this.clock = opts.clock ?? systemClock;
     this.send = opts.transport === "http1" && opts.url.startsWith("http:") ? postHttp1 : postText;
+    this.turns = opts.turns;
   }
 
   /** Calls one method and returns its raw `result`. */
@@ -205,6 +210,8 @@ export class HttpRpcClient {
     } catch (err) {
       throw classifyFetchError(err, method, this.url, signal);
     }
+    const turn = this.turns?.take();
+    if (turn !== undefined) await turn;
     const text = res.text;
     if (res.status >= 500 || res.status === 429 || res.status === 408) {
       throw new TemporaryError("RPC_HTTP", `${method}: HTTP ${res.status}`, {

@@ -1,4 +1,5 @@
 import type { Clock } from "../../core/time/clock.js";
+import type { Turns } from "../../core/async/turns.js";
 import type { Logger } from "../../core/logger.js";
 import type { L1BlockRef } from "../../core/types/block-ref.js";
 import type { Address, Hash } from "../../core/types/primitives.js";
@@ -43,6 +44,8 @@ export interface L1ClientDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics?: L1Metrics;
+  /** Fair event-loop turns shared by every chain (core/async/turns.ts). */
+  readonly turns?: Turns;
 }
 
 type Ref = L1BlockRef;
@@ -102,6 +105,7 @@ export class L1Client {
       maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_L1_MAX_RESPONSE_BYTES,
       clock: deps.clock,
       onRequest: (e) => this.onRequest(e),
+      ...(deps.turns === undefined ? {} : { turns: deps.turns }),
     });
     this.limiter = new Semaphore(Math.max(1, opts.maxConcurrency));
     const size = Math.max(1, opts.cacheSize);

@@ -5,6 +5,7 @@ import type { Address, Hash } from "../../core/types/primitives.js";
 import { keccak } from "../block/keccak.js";
 import { asBytes, asList, asUint, type RlpItem, rlpDecode, rlpEncode, uintToBytes } from "../block/rlp.js";
 import { decodeDepositTx } from "../l2/deposit-tx.js";
+import { recoverPublicKey } from "./secp256k1-recover.js";
 
 /** The parts of a signed L1 transaction that derivation needs. */
 export interface SignedTxInfo {
@@ -33,8 +34,7 @@ const HALF_N = N >> 1n;
 function recover(sigHash: Uint8Array, recovery: number, r: bigint, s: bigint): Address | null {
   if (r <= 0n || r >= N || s <= 0n || s > HALF_N || (recovery !== 0 && recovery !== 1)) return null;
   try {
-    const sig = new secp256k1.Signature(r, s, recovery);
-    const pub = sig.recoverPublicKey(sigHash).toBytes(false);
+    const pub = recoverPublicKey(sigHash, recovery, r, s);
     return bytesToHex(keccak(pub.subarray(1)).subarray(12));
   } catch {
     return null;
