@@ -1,27 +1,13 @@
-/** Output root (version 0) of an L2 block, read through the engine port (op-node §1.3). */
-import { concatBytes, hexToBytes } from "../core/codec/hex.js";
-import { ZERO_HASH, type Address, type Hash } from "../core/types/primitives.js";
+/** Output root (version 0) of an L2 block, read through the engine port (op-node §1.3); hashing in protocol/output-root. */
+import type { Address, Hash } from "../core/types/primitives.js";
 import type { L2BlockRef } from "../core/types/block-ref.js";
-import { keccakHex } from "../protocol/block/keccak.js";
+import { OUTPUT_VERSION_V0, outputRootV0 } from "../protocol/output-root.js";
 import { isForkActive, type RollupConfig } from "../protocol/rollup-config.js";
 import type { OutputAtBlock } from "./chain-view.js";
 import { NodeRpcError } from "./errors.js";
 import type { EngineApi, ExecutionPayloadEnvelope } from "./ports.js";
 
 export const L2_TO_L1_MESSAGE_PASSER: Address = "0x4200000000000000000000000000000000000016";
-export const OUTPUT_VERSION_V0: Hash = ZERO_HASH;
-
-/** keccak256(version ‖ stateRoot ‖ messagePasserStorageRoot ‖ blockHash). */
-export function outputRootV0(stateRoot: Hash, messagePasserStorageRoot: Hash, blockHash: Hash): Hash {
-  return keccakHex(
-    concatBytes(
-      hexToBytes(OUTPUT_VERSION_V0),
-      hexToBytes(stateRoot),
-      hexToBytes(messagePasserStorageRoot),
-      hexToBytes(blockHash),
-    ),
-  );
-}
 
 export async function computeOutputAtBlock(
   cfg: RollupConfig,
@@ -42,7 +28,8 @@ export async function computeOutputAtBlock(
   }
   return {
     version: OUTPUT_VERSION_V0,
-    outputRoot: outputRootV0(p.stateRoot, storageRoot, p.blockHash),
+    // The one output-root implementation, vector-tested in test/conformance/output-root.test.ts.
+    outputRoot: outputRootV0({ stateRoot: p.stateRoot, messagePasserStorageRoot: storageRoot, blockHash: p.blockHash }),
     blockRef: refFromPayload(env),
     withdrawalStorageRoot: storageRoot,
     stateRoot: p.stateRoot,

@@ -115,6 +115,35 @@ describe("Supernode with fake chains", () => {
     expect(await rpc(`${sn2.rpc.url}/10/`, "admin_stopSequencer")).toMatchObject({ result: null });
   });
 
+  it("a chain that has never started answers -32000 'not running' with its state, without internal endpoints", async () => {
+    const a = new FakeChainControl(10n);
+    const b = new FakeChainControl(420n);
+    b.failStarts = 1_000_000;
+    const endpointError = new Error("connect ECONNREFUSED 127.0.0.1:18652");
+    b.factory = async () => {
+      b.starts++;
+      throw endpointError;
+    };
+    node = await Supernode.start(fakeConfig([10n, 420n]), {
+      logger: testLogger,
+      buildChains: fakeRuntimes([a, b]),
+      hashing: fakeHashing,
+      supervisor: fastSupervisor,
+    });
+    const sn = node;
+    await waitFor(() => b.starts >= 2 && sn.supervisors.get("10")!.state === "running");
+    for (const method of ["stack_syncStatus", "stack_outputAtBlock", "optimism_outputAtBlock"]) {
+      const r = (await rpc(`${sn.rpc.url}/420/`, method)) as {
+        error?: { code: number; message: string; data?: unknown };
+      };
+      expect(r.error?.code, method).toBe(-32000);
+      expect(r.error?.message).toMatch(/^chain 420 is not running \(/);
+      expect(r.error?.data).toMatchObject({ state: expect.any(String) });
+      expect(JSON.stringify(r)).not.toContain("127.0.0.1");
+    }
+    expect((await rpc(`${sn.rpc.url}/10/`, "stack_chainId")).result).toBe("10");
+  });
+
   it("restarts a failed chain with backoff while the others keep serving", async () => {
     const a = new FakeChainControl(10n);
     const b = new FakeChainControl(420n);

@@ -298,15 +298,26 @@ export async function readBatchesFromL1(
   return out;
 }
 
-/** Flattens read-back batches into per-block records comparable with `BuiltBlock`. */
-export function blocksFromBatches(batches: readonly ReadBackBatch[]): {
+/**
+ * One L2 block as read back from L1. A singular batch carries the full parent and epoch hashes; a span batch only
+ * 20-byte prefixes: of the first block's parent hash (`parentCheck`, on its first element) and of the last block's
+ * L1 origin hash (`l1OriginCheck`, on its last element).
+ */
+export interface DecodedBlock {
   timestamp: number;
   epochNum: number;
   epochHash?: Hash;
   parentHash?: Hash;
+  /** 0x + 20 bytes: `parentCheck` of the span batch this block opens. */
+  parentPrefix?: Hex;
+  /** 0x + 20 bytes: `l1OriginCheck` of the span batch this block closes. */
+  epochPrefix?: Hex;
   txs: Hex[];
-}[] {
-  const out: { timestamp: number; epochNum: number; epochHash?: Hash; parentHash?: Hash; txs: Hex[] }[] = [];
+}
+
+/** Flattens read-back batches into per-block records comparable with `BuiltBlock`. */
+export function blocksFromBatches(batches: readonly ReadBackBatch[]): DecodedBlock[] {
+  const out: DecodedBlock[] = [];
   for (const { batch } of batches) {
     if (batch.kind === "singular") {
       const b = batch.batch;
@@ -318,10 +329,49 @@ export function blocksFromBatches(batches: readonly ReadBackBatch[]): {
         txs: b.transactions.map(bytesToHex),
       });
     } else {
-      for (const e of batch.batch.elements) {
-        out.push({ timestamp: e.timestamp, epochNum: e.epochNum, txs: e.transactions.map(bytesToHex) });
-      }
+      const els = batch.batch.elements;
+      els.forEach((e, i) => {
+        out.push({
+          timestamp: e.timestamp,
+          epochNum: e.epochNum,
+          ...(i === 0 ? { parentPrefix: bytesToHex(batch.batch.parentCheck) } : {}),
+          ...(i === els.length - 1 ? { epochPrefix: bytesToHex(batch.batch.l1OriginCheck) } : {}),
+          txs: e.transactions.map(bytesToHex),
+        });
+      });
     }
   }
   return out;
+}
+
+/**
+ * Checks a decoded block's parent and epoch hashes against the built block: in full for singular batches, by the
+ * 20-byte checks for span batches. Returns how many parent and epoch checks it made.
+ */
+export function checkHashes(
+  d: DecodedBlock,
+  b: { parentHash: Hash; l1Origin: { hash: Hash } },
+): { parent: number; epoch: number } {
+  let parent = 0;
+  let epoch = 0;
+  if (d.parentHash !== undefined) {
+    if (d.parentHash !== b.parentHash) throw new Error(`parent hash ${d.parentHash} != built ${b.parentHash}`);
+    parent++;
+  }
+  if (d.parentPrefix !== undefined) {
+    if (d.parentPrefix !== b.parentHash.slice(0, 42))
+      throw new Error(`span parentCheck ${d.parentPrefix} != ${b.parentHash}`);
+    parent++;
+  }
+  if (d.epochHash !== undefined) {
+    if (d.epochHash !== b.l1Origin.hash) throw new Error(`epoch hash ${d.epochHash} != built ${b.l1Origin.hash}`);
+    epoch++;
+  }
+  if (d.epochPrefix !== undefined) {
+    if (d.epochPrefix !== b.l1Origin.hash.slice(0, 42)) {
+      throw new Error(`span l1OriginCheck ${d.epochPrefix} != ${b.l1Origin.hash}`);
+    }
+    epoch++;
+  }
+  return { parent, epoch };
 }
