@@ -134,6 +134,7 @@ export function elOptionsFrom(o: RawOpts, nowSec: number): SimulatedElOptions {
     ...(o.ws ? { ws: { addr: o["ws.addr"], port: o["ws.port"] } } : {}),
     authrpc: { addr: o["authrpc.addr"], port: o["authrpc.port"], jwtSecret: loadOrCreateJwtSecret(jwtPath) },
     ...(sequencer === undefined ? {} : { sequencerHttp: sequencer }),
+    ...(datadir === undefined ? {} : { datadir }),
   };
 }
 
@@ -148,7 +149,10 @@ export function registerDevnetElCommand(devnet: Command, deps: DevnetElDeps = {}
     .addOption(new Option("--variant <variant>", "execution-client variant").choices(["a", "b"]).default("b"))
     .requiredOption("--chain-id <id>", "L2 chain ID", bigintArg)
     .option("--chain <name>", "accepted for compatibility; the genesis comes from --genesis.* and --forks")
-    .option("--datadir <dir>", "data directory (state is kept in memory; the JWT secret defaults to <datadir>/jwt.hex)")
+    .option(
+      "--datadir <dir>",
+      "data directory: the chain is kept in <datadir>/chain.jsonl and resumed on restart; the JWT secret defaults to <datadir>/jwt.hex",
+    )
     .option("--http", "accepted for compatibility (the HTTP server always runs)")
     .option("--http.addr <addr>", "HTTP listen address", "127.0.0.1")
     .option("--http.port <port>", "HTTP port (0 = dynamic)", port, 8545)

@@ -5,6 +5,7 @@ import type { Logger } from "../../core/logger.js";
 import { type Clock, nowSec } from "../../core/time/clock.js";
 import type { Hash } from "../../core/types/primitives.js";
 import { type ChainParams, DEFAULT_EIP1559, makeGenesis } from "./block-builder.js";
+import { ElChainStore } from "./chain-store.js";
 import { ElCore } from "./el-core.js";
 import { engineMethods } from "./engine-api.js";
 import { ethMethods } from "./eth-api.js";
@@ -35,6 +36,8 @@ export interface SimulatedElOptions {
   readonly sequencerHttp?: string;
   /** Another client's HTTP JSON-RPC to fetch missing blocks from (EL sync, sync-source.ts). */
   readonly syncSourceHttp?: string;
+  /** Keep the chain on disk here (chain-store.ts): a restart with the same directory resumes it. */
+  readonly datadir?: string;
 }
 
 export interface SimulatedElDeps {
@@ -130,6 +133,12 @@ export class SimulatedExecutionClient {
       const http = await listenRpc(opts.http.addr ?? "127.0.0.1", opts.http.port, publicMethods);
       closers.push(http.close);
       const authMethods = merge(eth, base, engineMethods(core));
+      if (opts.datadir !== undefined) {
+        const store = new ElChainStore(opts.datadir, genesis.hash);
+        const replayed = await store.attach(authMethods);
+        if (replayed > 0)
+          log.info({ replayed, head: core.chain.head.header.number, path: store.path }, "chain store replayed");
+      }
       const secret = opts.authrpc.jwtSecret;
       if (secret.length !== 32) throw new Error("JWT secret must be 32 bytes");
       const auth = await listenRpc(opts.authrpc.addr ?? "127.0.0.1", opts.authrpc.port, authMethods, (h) => {
