@@ -11,7 +11,13 @@ module.exports = {
       to: { path: ["^src/(?!core/|protocol/)", "node_modules/(pino|prom-client|fastify|level|classic-level|libp2p|@libp2p|commander)/"] },
     },
     { name: "io-layer", severity: "error", from: { path: layer("io") }, to: { path: "^src/(?!core/|protocol/|io/)" } },
-    { name: "p2p-layer", severity: "error", from: { path: layer("p2p") }, to: { path: "^src/(?!core/|protocol/|io/|p2p/)" } },
+    {
+      name: "p2p-layer",
+      severity: "error",
+      comment: "p2p may read the resolved P2P options (config/types.ts, types only) besides core, protocol and io",
+      from: { path: layer("p2p") },
+      to: { path: "^src/(?!core/|protocol/|io/|p2p/|config/types\\.ts$)" },
+    },
     { name: "node-layer", severity: "error", from: { path: layer("node") }, to: { path: "^src/(?!core/|protocol/|node/)" } },
     {
       name: "only-p2p-and-app-use-libp2p",

@@ -15,8 +15,10 @@ import { createChainMetrics } from "../node/metrics.js";
 import type { BlobSource, L1Source } from "../node/ports.js";
 import { fileSequencerStateStore } from "../node/sequencer/state-file.js";
 import { InvalidParamsError } from "../rpc/errors.js";
+import { type MethodTable, mergeMethodTables } from "../rpc/method-table.js";
 import { createChainRpcMethods } from "../rpc/namespaces/stack.js";
 import type { ChainService, ChainServiceFactory } from "./chain-service.js";
+import { type ChainP2PRuntime, startChainP2P } from "./p2p-wiring.js";
 import { builtinMethods } from "./root-methods.js";
 import type { ChainBuildContext, ChainRuntimes } from "./supernode.js";
 
@@ -86,6 +88,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
       shared = { l1: l1Client, blobs };
     }
     const factories = new Map<bigint, ChainServiceFactory>();
+    const p2pHosts: Promise<ChainP2PRuntime>[] = [];
     for (const chain of config.chainConfigs) {
       factories.set(
         chain.chainId,
@@ -95,12 +98,14 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
           idlePollMs: opts.idlePollMs,
           dependencySetSize: config.dependencySet?.chainIds.length ?? config.chains.length,
           turns,
+          p2pHosts,
         }),
       );
     }
     return {
       factories,
       close: async () => {
+        await Promise.allSettled(p2pHosts.map(async (h) => (await h).stop()));
         await l1Client?.stop();
       },
     };
@@ -115,6 +120,8 @@ interface ChainCtx extends ChainBuildContext {
   readonly idlePollMs: number | undefined;
   readonly dependencySetSize: number;
   readonly turns: Turns;
+  /** The chains' P2P hosts (started with a chain's first instance, stopped with the runtimes). */
+  readonly p2pHosts: Promise<ChainP2PRuntime>[];
 }
 
 function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: ChainCtx): ChainServiceFactory {
@@ -122,7 +129,13 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
   const logger = ctx.logger.child({ chain: id });
   const metrics = createChainMetrics(ctx.metrics.registry, chain.chainId);
   const engineTooLarge = responseTooLargeCounter(ctx.metrics.registry).labels({ upstream: "engine", chain_id: id });
+  let p2p: Promise<ChainP2PRuntime> | undefined;
   return async (attempt) => {
+    if (!chain.p2p.disabled && p2p === undefined) {
+      p2p = startChainP2P(chain, shared.l1, { clock: ctx.clock, logger, registry: ctx.metrics.registry });
+      ctx.p2pHosts.push(p2p);
+    }
+    const host = p2p === undefined ? undefined : await p2p;
     const engine = EngineClient.create(
       {
         url: chain.l2,
@@ -164,6 +177,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           engine,
           safeDb,
           sequencerStore: fileSequencerStateStore(join(chain.dataDir, "sequencer.json")),
+          sink: host?.sink,
           clock: ctx.clock,
           logger,
           metrics,
@@ -171,7 +185,8 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
         },
       );
       logger.debug({ attempt }, "virtual node created");
-      return nodeService(node, safeDb, chain, ctx);
+      host?.attach(node);
+      return nodeService(node, safeDb, chain, ctx, host);
     } catch (err) {
       await safeDb.close();
       throw err;
@@ -179,13 +194,25 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
   };
 }
 
-function nodeService(node: ChainNode, safeDb: SafeDB, chain: ChainConfig, ctx: ChainCtx): ChainService {
+/** A chain's RPC table: its `stack`/`admin` methods plus `stackp2p_*` only when its P2P host runs. */
+export function chainMethodTable(chain: MethodTable, p2p: MethodTable | undefined, enableAdmin: boolean): MethodTable {
+  return builtinMethods(p2p === undefined ? chain : mergeMethodTables(chain, p2p), { version: "", enableAdmin });
+}
+
+function nodeService(
+  node: ChainNode,
+  safeDb: SafeDB,
+  chain: ChainConfig,
+  ctx: ChainCtx,
+  p2p: ChainP2PRuntime | undefined,
+): ChainService {
   let exited: Promise<void> | undefined;
   let stopped: Promise<void> | undefined;
-  const methods = builtinMethods(createChainRpcMethods(node, { version: ctx.version }), {
-    version: "",
-    enableAdmin: ctx.enableAdmin,
-  });
+  const methods = chainMethodTable(
+    createChainRpcMethods(node, { version: ctx.version }),
+    p2p?.methods,
+    ctx.enableAdmin,
+  );
   return {
     methods,
     get exited() {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import { checkRollupConfig, parseRollupConfig } from "../protocol/rollup-config-json.js";
 import {
@@ -28,7 +28,6 @@ const OVERRIDDEN_CHAIN_OPTIONS: Readonly<Record<string, string>> = {
   "pprof.path": "profiling is supernode-wide",
   "pprof.type": "profiling is supernode-wide",
   "safedb.path": "the SafeDB lives in <data-dir>/chain-<id>/safedb",
-  "p2p.priv.path": "the peer key lives in <data-dir>/chain-<id>/p2p",
   "l1.beacon-fallbacks": "use the supernode's --l1.beacon-fallbacks",
   "l1.beacon-header": "the shared beacon client is used",
   "l1.trustrpc": "the shared L1 client is used",
@@ -296,7 +295,7 @@ export function buildChain(
     banPeers: bool(opts["p2p.ban.peers"]),
     banThreshold: num(opts["p2p.ban.threshold"]),
     banDurationMs: num(opts["p2p.ban.duration"]),
-    privPath: join(p2pDir, "p2p_priv.txt"),
+    privPath: str(opts["p2p.priv.path"]) === "" ? join(p2pDir, "p2p_priv.txt") : resolve(str(opts["p2p.priv.path"])),
     ...(privRaw !== "" ? { privRaw } : {}),
     listenIp: str(opts["p2p.listen.ip"], "0.0.0.0"),
     listenTcp: num(opts["p2p.listen.tcp"]),

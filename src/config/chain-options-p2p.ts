@@ -19,7 +19,14 @@ export const P2P_CHAIN_OPTIONS: readonly OptionSpec[] = [
   opt("p2p.ban.peers", "bool", true, "P2P_PEER_BANNING", G_P2P, "Ban peers whose score falls below the threshold"),
   opt("p2p.ban.threshold", "int", -100, "P2P_PEER_BANNING_THRESHOLD", G_P2P, "Ban peers whose score falls below this"),
   opt("p2p.ban.duration", "duration", 1 * H, "P2P_PEER_BANNING_DURATION", G_P2P, "Ban duration"),
-  opt("p2p.priv.path", "path", "", "P2P_PRIV_PATH", G_P2P, "Ignored: the peer key lives in <data-dir>/chain-<id>/p2p"),
+  opt(
+    "p2p.priv.path",
+    "path",
+    "",
+    "P2P_PRIV_PATH",
+    G_P2P,
+    "Peer key file (hex; created when missing; default <data-dir>/chain-<id>/p2p/p2p_priv.txt)",
+  ),
   opt("p2p.priv.raw", "string", "", "P2P_PRIV_RAW", G_P2P, "Hex peer key (takes priority over the key file)", {
     hidden: true,
   }),

@@ -71,7 +71,7 @@ describe("chain start identifies the execution client", () => {
     const port = (server.address() as AddressInfo).port;
     const args = baseArgs(f, [901]);
     args[args.indexOf("--vn.901.l2") + 1] = `http://127.0.0.1:${port}`;
-    args.push("--data-dir", f.dir);
+    args.push("--data-dir", f.dir, "--disable-p2p");
     const res = loadConfig(args, {});
     if (!res.ok) throw new Error(JSON.stringify(res.issues));
     const config: SupernodeConfig = res.config;

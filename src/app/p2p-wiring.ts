@@ -1,0 +1,82 @@
+/**
+ * Wires one chain's P2P host (src/p2p) to its virtual node: the host lives as long as the supernode (a restarted
+ * node re-attaches), accepted gossip payloads go to the current node's unsafe-payload queue, the sequencer's
+ * blocks go out through the host (`UnsafeBlockSink`), the unsafe-block signer is read from the L1 SystemConfig,
+ * and the `stackp2p_*` methods are served from the host's control view. Nothing here runs under `--disable-p2p`.
+ */
+import type { Registry } from "prom-client";
+import type { ChainConfig } from "../config/types.js";
+import type { Logger } from "../core/logger.js";
+import type { Clock } from "../core/time/clock.js";
+import type { Address, Hash } from "../core/types/primitives.js";
+import type { ChainNode } from "../node/chain-node.js";
+import type { ExecutionPayloadEnvelope, L1Source, UnsafeBlockSink } from "../node/ports.js";
+import { ChainP2PControl } from "../p2p/control.js";
+import { ChainP2P } from "../p2p/host.js";
+import { createP2PMetrics } from "../p2p/metrics.js";
+import { SignerTracker } from "../p2p/signer.js";
+import type { MethodTable } from "../rpc/method-table.js";
+import { createStackP2PMethods } from "../rpc/namespaces/stackp2p.js";
+
+/** How often the unsafe-block signer is re-read from L1. */
+const SIGNER_REFRESH_MS = 12_000;
+
+export interface ChainP2PRuntime {
+  readonly p2p: ChainP2P;
+  readonly methods: MethodTable;
+  readonly sink: UnsafeBlockSink;
+  /** Routes accepted payloads to this node (the current instance of the chain). */
+  attach(node: ChainNode): void;
+  stop(): Promise<void>;
+}
+
+type StorageReader = { getStorageAt(address: Address, slot: Hash, blockHash: Hash): Promise<Hash> };
+
+export async function startChainP2P(
+  chain: ChainConfig,
+  l1: L1Source,
+  ctx: { clock: Clock; logger: Logger; registry: Registry },
+): Promise<ChainP2PRuntime> {
+  const logger = ctx.logger.child({ chain: chain.chainId.toString(10), module: "p2p" });
+  const storage = l1 as Partial<StorageReader>;
+  const signer = new SignerTracker(
+    chain.rollup.l1_system_config_address,
+    {
+      headHash: async () => (l1.getLabel?.("latest") ?? (await l1.l1BlockRefByLabel("latest"))).hash,
+      getStorageAt: (a, s, b) => {
+        if (storage.getStorageAt === undefined) throw new Error("the L1 source cannot read storage");
+        return storage.getStorageAt(a, s, b);
+      },
+    },
+    ctx.clock,
+    logger,
+    Math.ceil(chain.p2p.gossip.timestampThresholdMs / 1000),
+  );
+  let node: ChainNode | undefined;
+  const p2p = await ChainP2P.create(
+    { chainId: chain.chainId, rollup: chain.rollup, p2p: chain.p2p, dir: `${chain.dataDir}/p2p` },
+    {
+      clock: ctx.clock,
+      logger,
+      metrics: createP2PMetrics(ctx.registry, chain.chainId),
+      signer: () => signer.get(),
+      onPayload: (env: ExecutionPayloadEnvelope) => {
+        node?.addUnsafePayload(env);
+      },
+    },
+  );
+  await p2p.start();
+  signer.start(SIGNER_REFRESH_MS);
+  return {
+    p2p,
+    methods: createStackP2PMethods(new ChainP2PControl(p2p)),
+    sink: { publish: (env) => p2p.publish(env) },
+    attach: (n) => {
+      node = n;
+    },
+    stop: async () => {
+      signer.stop();
+      await p2p.stop();
+    },
+  };
+}

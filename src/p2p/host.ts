@@ -1,0 +1,229 @@
+/**
+ * One chain's P2P host: a libp2p node (TCP, noise, yamux, identify, ping, gossipsub with OP's router parameters)
+ * with its own key, gater and peers in `<data-dir>/chain-<id>/p2p/`. It joins the chain's four block topics,
+ * validates every message in op-node's order (src/protocol/p2p/validate.ts) and hands accepted payloads to the
+ * node; a sequencing chain publishes its blocks signed with `p2p.sequencer.key`.
+ */
+import { noise } from "@chainsafe/libp2p-noise";
+import { yamux } from "@chainsafe/libp2p-yamux";
+import { privateKeyFromRaw } from "@libp2p/crypto/keys";
+import { gossipsub, type Message, TopicValidatorResult } from "@libp2p/gossipsub";
+import { identify } from "@libp2p/identify";
+import type { Connection, PeerId } from "@libp2p/interface";
+import { ping } from "@libp2p/ping";
+import { tcp } from "@libp2p/tcp";
+import { multiaddr } from "@multiformats/multiaddr";
+import { createLibp2p } from "libp2p";
+import { join } from "node:path";
+import type { P2pConfig } from "../config/types.js";
+import type { Logger } from "../core/logger.js";
+import { type Clock, nowSec } from "../core/time/clock.js";
+import type { ExecutionPayloadEnvelope } from "../protocol/engine-api-types.js";
+import {
+  blocksTopic,
+  blocksTopics,
+  encodeBlockMessage,
+  payloadVersionAt,
+  topicVersion,
+} from "../protocol/p2p/gossip.js";
+import { parseSecretKeyHex } from "../protocol/p2p/signing.js";
+import type { PayloadVersion } from "../protocol/p2p/ssz-payload.js";
+import {
+  type GossipValidationContext,
+  SeenBlocks,
+  type SignerView,
+  validateBlockMessage,
+} from "../protocol/p2p/validate.js";
+import type { RollupConfig } from "../protocol/rollup-config.js";
+import { GaterState } from "./gater.js";
+import { loadOrCreateNodeKey } from "./key-file.js";
+import type { P2PMetrics } from "./metrics.js";
+import { PeerManager } from "./peer-manager.js";
+import { gossipOptions } from "./router-params.js";
+import type { Host, PubSub } from "./types.js";
+
+export type { Host, PubSub };
+
+export interface ChainP2POptions {
+  readonly chainId: bigint;
+  readonly rollup: RollupConfig;
+  readonly p2p: P2pConfig;
+  /** Directory for the gater file (`<chain dir>/p2p`); undefined keeps everything in memory. */
+  readonly dir?: string;
+}
+
+export interface ChainP2PDeps {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: P2PMetrics | undefined;
+  /** The unsafe-block signer as read from L1. */
+  readonly signer: () => SignerView;
+  /** An accepted gossip payload (never our own). */
+  readonly onPayload?: (env: ExecutionPayloadEnvelope, from: string) => void;
+}
+
+const VERDICT = {
+  accept: TopicValidatorResult.Accept,
+  ignore: TopicValidatorResult.Ignore,
+  reject: TopicValidatorResult.Reject,
+} as const;
+
+export class ChainP2P {
+  private readonly seen = new SeenBlocks();
+  private readonly seqKey: Uint8Array | undefined;
+  onPayload: ((env: ExecutionPayloadEnvelope, from: string) => void) | undefined;
+  readonly peers: PeerManager;
+
+  private constructor(
+    readonly opts: ChainP2POptions,
+    private readonly d: ChainP2PDeps,
+    readonly host: Host,
+    readonly gater: GaterState,
+  ) {
+    this.onPayload = d.onPayload;
+    const k = opts.p2p.sequencerKey;
+    this.seqKey = k === undefined || k === "" ? undefined : parseSecretKeyHex(k);
+    this.peers = new PeerManager(host, gater, opts.p2p, d.clock, d.logger, d.metrics);
+  }
+
+  static async create(opts: ChainP2POptions, deps: ChainP2PDeps): Promise<ChainP2P> {
+    const p2p = opts.p2p;
+    const sk = await loadOrCreateNodeKey(p2p.privPath, p2p.privRaw);
+    const gater = await GaterState.open(opts.dir === undefined ? undefined : join(opts.dir, "gater.json"), deps.clock);
+    const topics = blocksTopics(opts.chainId);
+    let appScore: (id: string) => number = () => 0;
+    const gate = gaterCallbacks(gater);
+    const family = p2p.listenIp.includes(":") ? "ip6" : "ip4";
+    const host = (await createLibp2p({
+      privateKey: privateKeyFromRaw(sk),
+      addresses: { listen: [`/${family}/${p2p.listenIp}/tcp/${p2p.listenTcp}`] },
+      transports: [tcp({ inboundSocketInactivityTimeout: 10 * 60_000, outboundSocketInactivityTimeout: 10 * 60_000 })],
+      connectionEncrypters: [noise()],
+      streamMuxers: [yamux()],
+      connectionGater: gate,
+      connectionManager: {
+        maxConnections: Math.max(p2p.peersHi * 2, p2p.peersHi + 10),
+        dialTimeout: p2p.timeoutDialMs,
+      },
+      nodeInfo: { userAgent: p2p.userAgent },
+      start: false,
+      services: {
+        identify: identify(),
+        ping: ping(),
+        pubsub: gossipsub(gossipOptions(p2p, topics, opts.rollup.block_time, (id) => appScore(id))) as unknown as (
+          c: object,
+        ) => PubSub,
+      },
+    })) as unknown as Host;
+    const self = new ChainP2P(opts, deps, host, gater);
+    appScore = (id) => self.peers.appScore(id);
+    return self;
+  }
+
+  get pubsub(): PubSub {
+    return this.host.services.pubsub;
+  }
+
+  get peerId(): string {
+    return this.host.peerId.toString();
+  }
+
+  /** Listen addresses with `/p2p/<id>` appended. */
+  addrs(): string[] {
+    return this.host.getMultiaddrs().map((a) => a.toString());
+  }
+
+  async start(): Promise<void> {
+    await this.host.start();
+    const ps = this.pubsub;
+    for (const topic of blocksTopics(this.opts.chainId)) {
+      const v = topicVersion(this.opts.chainId, topic) as PayloadVersion;
+      ps.topicValidators.set(topic, (peer: PeerId, msg: Message) => this.validate(v, peer, msg));
+      ps.subscribe(topic);
+    }
+    this.peers.start();
+    this.d.logger.info({ peerId: this.peerId, addrs: this.addrs() }, "p2p host started");
+  }
+
+  async stop(): Promise<void> {
+    this.peers.stop();
+    await this.host.stop();
+    await this.gater.flush();
+  }
+
+  private ctx(): GossipValidationContext {
+    return {
+      chainId: this.opts.chainId,
+      rollup: this.opts.rollup,
+      nowSec: nowSec(this.d.clock),
+      maxAgeSec: Math.floor(this.opts.p2p.gossip.timestampThresholdMs / 1000),
+      signer: this.d.signer(),
+      seen: this.seen,
+    };
+  }
+
+  private validate(v: PayloadVersion, peer: PeerId, msg: Message): TopicValidatorResult {
+    let verdict: "accept" | "ignore" | "reject";
+    try {
+      const r = validateBlockMessage(this.ctx(), v, msg.data);
+      verdict = r.verdict;
+      if (r.verdict !== "accept")
+        this.d.logger.debug({ peer: peer.toString(), reason: r.reason, version: v }, "gossip block not accepted");
+      if (r.verdict === "accept" && r.envelope !== undefined) this.onPayload?.(r.envelope, peer.toString());
+    } catch (err) {
+      this.d.logger.warn({ err }, "gossip validator failed");
+      verdict = "reject";
+    }
+    this.d.metrics?.gossip.inc({ topic: `v${v + 1}`, result: verdict });
+    return VERDICT[verdict];
+  }
+
+  /** Publishes a block this chain built (the sequencer's `UnsafeBlockSink`); a no-op without a sequencer key. */
+  async publish(env: ExecutionPayloadEnvelope): Promise<void> {
+    if (this.seqKey === undefined) return;
+    const v = payloadVersionAt(this.opts.rollup, env.executionPayload.timestamp);
+    const data = encodeBlockMessage(this.opts.chainId, env, v, this.seqKey);
+    // go-libp2p-pubsub validates self-published messages; js does not, so note the block as seen ourselves.
+    this.seen.note(env.executionPayload.blockNumber, env.executionPayload.blockHash);
+    try {
+      await this.pubsub.publish(blocksTopic(this.opts.chainId, v), data);
+      this.d.metrics?.published.inc({ result: "ok" });
+    } catch (err) {
+      this.d.metrics?.published.inc({ result: "error" });
+      this.d.logger.warn({ err, number: env.executionPayload.blockNumber }, "publishing a block failed");
+    }
+  }
+
+  /** Dials a multiaddr with `/p2p/<id>` (RPC connectPeer, static peers). */
+  async connect(addr: string, timeoutMs = 30_000): Promise<Connection> {
+    const ma = multiaddr(addr);
+    if (ma.getComponents().every((c) => c.name !== "p2p")) throw new Error("bad peer address: missing /p2p/ component");
+    return this.host.dial(ma, { signal: AbortSignal.timeout(timeoutMs) });
+  }
+}
+
+/** The IP of a `/ip4|ip6/<ip>/…` multiaddr. */
+export function ipOf(addr: { toString(): string }): string | undefined {
+  return /^\/ip[46]\/([^/]+)/.exec(addr.toString())?.[1];
+}
+
+function gaterCallbacks(g: GaterState) {
+  const addrDenied = (a: { toString(): string }): boolean => {
+    const ip = ipOf(a);
+    return ip !== undefined && g.ipDenied(ip);
+  };
+  return {
+    denyDialPeer: (id: PeerId) => g.peerDenied(id.toString()),
+    denyDialMultiaddr: (ma: { toString(): string }) => {
+      const m = /\/p2p\/([^/]+)/.exec(ma.toString());
+      return (m?.[1] !== undefined && g.peerDenied(m[1])) || addrDenied(ma);
+    },
+    denyInboundConnection: (c: { remoteAddr: { toString(): string } }) => addrDenied(c.remoteAddr),
+    denyOutboundConnection: () => false,
+    denyInboundEncryptedConnection: (id: PeerId) => g.peerDenied(id.toString()),
+    denyOutboundEncryptedConnection: () => false,
+    denyInboundUpgradedConnection: () => false,
+    denyOutboundUpgradedConnection: () => false,
+    filterMultiaddrForPeer: () => true,
+  };
+}

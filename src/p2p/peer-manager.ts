@@ -1,0 +1,169 @@
+/**
+ * Peer management of one host: the protect list, static peers (protected, redialled every minute), low/high-water
+ * trimming that spares protected peers and peers inside the grace period, and the score monitor that bans one peer
+ * per second whose score is below `p2p.ban.threshold` (static peers exempt).
+ */
+import type { Connection } from "@libp2p/interface";
+import { multiaddr } from "@multiformats/multiaddr";
+import type { P2pConfig } from "../config/types.js";
+import type { Logger } from "../core/logger.js";
+import type { Clock } from "../core/time/clock.js";
+import type { GaterState } from "./gater.js";
+import type { Host } from "./types.js";
+import type { P2PMetrics } from "./metrics.js";
+
+const STATIC_REDIAL_MS = 60_000;
+const TRIM_INTERVAL_MS = 60_000;
+const MONITOR_INTERVAL_MS = 1_000;
+
+export class PeerManager {
+  private readonly protectedPeers = new Set<string>();
+  private readonly staticPeers = new Map<string, string[]>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private monitorQueue: string[] = [];
+  /** Req-resp application score counters per peer (valid, error, rejected). */
+  private readonly app = new Map<string, { valid: number; error: number; rejected: number }>();
+
+  constructor(
+    private readonly host: Host,
+    private readonly gater: GaterState,
+    private readonly cfg: P2pConfig,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly metrics: P2PMetrics | undefined,
+  ) {
+    for (const addr of cfg.static) {
+      const m = /\/p2p\/([^/]+)$/.exec(addr.trim());
+      if (m?.[1] === undefined) continue;
+      const list = this.staticPeers.get(m[1]) ?? [];
+      list.push(addr.trim());
+      this.staticPeers.set(m[1], list);
+    }
+  }
+
+  start(): void {
+    const self = this.host.peerId.toString();
+    this.staticPeers.delete(self);
+    const count = (): void => this.metrics?.peers.set(this.host.getConnections().length);
+    this.host.addEventListener("connection:open", () => {
+      count();
+      if (this.host.getConnections().length > this.cfg.peersHi) this.trim();
+    });
+    this.host.addEventListener("connection:close", count);
+    this.dialStatics();
+    this.every(STATIC_REDIAL_MS, () => this.dialStatics());
+    this.every(TRIM_INTERVAL_MS, () => this.trim());
+    if (this.cfg.banPeers) this.every(MONITOR_INTERVAL_MS, () => void this.monitorOne());
+  }
+
+  stop(): void {
+    for (const t of this.timers) clearInterval(t);
+    this.timers.length = 0;
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms);
+    t.unref();
+    this.timers.push(t);
+  }
+
+  isStatic(id: string): boolean {
+    return this.staticPeers.has(id);
+  }
+
+  isProtected(id: string): boolean {
+    return this.protectedPeers.has(id) || this.staticPeers.has(id);
+  }
+
+  protect(id: string): void {
+    this.protectedPeers.add(id);
+  }
+
+  unprotect(id: string): void {
+    this.protectedPeers.delete(id);
+  }
+
+  private dialStatics(): void {
+    for (const [id, addrs] of this.staticPeers) {
+      if (this.host.getConnections().some((c) => c.remotePeer.toString() === id)) continue;
+      const addr = addrs[0];
+      if (addr === undefined) continue;
+      this.host.dial(multiaddr(addr), { signal: AbortSignal.timeout(30_000) }).catch((err: unknown) => {
+        this.logger.debug({ err, peer: id }, "static peer dial failed");
+      });
+    }
+  }
+
+  /** Above high water: close the lowest-scored unprotected peers past their grace period, down to low water. */
+  trim(): void {
+    const conns = this.host.getConnections();
+    const byPeer = new Map<string, Connection[]>();
+    for (const c of conns) {
+      const id = c.remotePeer.toString();
+      byPeer.set(id, [...(byPeer.get(id) ?? []), c]);
+    }
+    if (byPeer.size <= this.cfg.peersHi) return;
+    const now = this.clock.nowMs();
+    const candidates = [...byPeer.entries()]
+      .filter(([id, cs]) => !this.isProtected(id) && cs.every((c) => now - c.timeline.open > this.cfg.peersGraceMs))
+      .map(([id]) => ({ id, score: this.score(id) }))
+      .sort((a, b) => a.score - b.score);
+    let excess = byPeer.size - this.cfg.peersLo;
+    for (const { id } of candidates) {
+      if (excess <= 0) break;
+      excess--;
+      for (const c of byPeer.get(id) ?? []) void c.close().catch(() => undefined);
+    }
+  }
+
+  /** The peer's gossipsub score (0 when unknown or scoring is off). */
+  score(id: string): number {
+    try {
+      return this.host.services.pubsub.getScore(id);
+    } catch {
+      return 0;
+    }
+  }
+
+  private async monitorOne(): Promise<void> {
+    if (this.monitorQueue.length === 0)
+      this.monitorQueue = [...new Set(this.host.getConnections().map((c) => c.remotePeer.toString()))];
+    const id = this.monitorQueue.shift();
+    if (id === undefined || this.isStatic(id)) return;
+    if (this.score(id) >= this.cfg.banThreshold) return;
+    await this.ban(id, this.clock.nowMs() + this.cfg.banDurationMs);
+  }
+
+  /** Bans a peer (score monitor) and closes its connections. */
+  async ban(id: string, untilMs: number): Promise<void> {
+    this.logger.info({ peer: id, score: this.score(id) }, "banning peer for a low score");
+    this.metrics?.bans.inc();
+    await this.gater.banPeer(id, untilMs);
+    await Promise.all(
+      this.host
+        .getConnections()
+        .filter((c) => c.remotePeer.toString() === id)
+        .map((c) => c.close().catch(() => undefined)),
+    );
+  }
+
+  /** op-node's application (req-resp) score: 0.5·valid − 1·error − 20·rejected. */
+  appScore(id: string): number {
+    const a = this.app.get(id);
+    return a === undefined ? 0 : 0.5 * a.valid - a.error - 20 * a.rejected;
+  }
+
+  appCounters(id: string): { validResponses: number; errorResponses: number; rejectedPayloads: number } {
+    const a = this.app.get(id);
+    return { validResponses: a?.valid ?? 0, errorResponses: a?.error ?? 0, rejectedPayloads: a?.rejected ?? 0 };
+  }
+
+  /** Counts a req-resp outcome (caps 10 / 9 / 20 as op-node). */
+  noteReqResp(id: string, kind: "valid" | "error" | "rejected"): void {
+    const a = this.app.get(id) ?? { valid: 0, error: 0, rejected: 0 };
+    if (kind === "valid") a.valid = Math.min(10, a.valid + 1);
+    if (kind === "error") a.error = Math.min(9, a.error + 1);
+    if (kind === "rejected") a.rejected = Math.min(20, a.rejected + 1);
+    this.app.set(id, a);
+  }
+}
