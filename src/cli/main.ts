@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: libp2p needs Promise.withResolvers (Node 22+); the polyfill must run before libp2p loads.
+import "../core/polyfill.js";
 import { runCli } from "./program.js";
 
 /** Entry point of the `supernode` binary (`bin/supernode.js` imports this module). */
