@@ -5,7 +5,10 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { LOG_LEVELS, type LogLevel } from "../../config/types.js";
 import { FORKS, type Fork, forkTime, type RollupConfig } from "../../protocol/rollup-config.js";
 import { createLogger } from "../../observability/logger.js";
+import type { Logger } from "../../core/logger.js";
+import { MAX_DEVNET_CHAINS } from "../../devnet/l1/dev-accounts.js";
 import { installSignalHandlers } from "../signals.js";
+import { type ChildDevnet, reportChildDevnet, startChildDevnet } from "./devnet-child.js";
 import { registerDevnetElCommand } from "./devnet-el.js";
 import { describeForkOffsets, parseForkOffsets } from "./devnet-fork-offsets.js";
 import { DEMO_DEPOSIT_RECIPIENT, type DevnetSupernode, startDevnetSupernode } from "./devnet-supernode.js";
@@ -20,6 +23,16 @@ interface DevnetArgs {
   forkOffsets?: Partial<Record<Fork, number | undefined>>;
   logLevel: LogLevel;
   keep?: boolean;
+  chains: number;
+  supernodeProcess: "same" | "child";
+}
+
+function chainCount(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_DEVNET_CHAINS) {
+    throw new InvalidArgumentError(`expected an integer 1..${MAX_DEVNET_CHAINS}`);
+  }
+  return n;
 }
 
 function intArg(v: string): number {
@@ -34,7 +47,9 @@ const DEPOSIT_WEI = 10n ** 18n;
 export function registerDevnetCommands(program: Command): void {
   const devnet = program
     .command("devnet")
-    .description("run a local devnet: anvil L1, chains 901 (variant A) and 902 (variant B), the supernode, batchers")
+    .description(
+      "run a local devnet: anvil L1, chains 901 (variant A), 902 (variant B), … (--chains), the supernode, batchers",
+    )
     .option("--dir <dir>", "directory for configs and state (default: a fresh temporary directory, removed on exit)")
     .option("--rpc.port <port>", "supernode JSON-RPC port on 127.0.0.1", intArg, 8545)
     .option("--metrics.port <port>", "metrics port on 127.0.0.1", intArg, 7300)
@@ -51,6 +66,16 @@ export function registerDevnetCommands(program: Command): void {
     )
     .addOption(new Option("--log.level <level>", "supernode log level").choices([...LOG_LEVELS]).default("warn"))
     .option("--keep", "keep the temporary directory on exit")
+    .option("--chains <n>", "number of L2 chains (ids 901, 902, …; variants A and B alternate)", chainCount, 2)
+    .addOption(
+      new Option(
+        "--supernode-process <where>",
+        "run the supernode in this process (same) or in a child process of its own, apart from the devnet's " +
+          "execution clients and batchers (child)",
+      )
+        .choices(["same", "child"])
+        .default("same"),
+    )
     .action(async (raw: Record<string, unknown>) => {
       const args: DevnetArgs = {
         ...(typeof raw.dir === "string" ? { dir: raw.dir } : {}),
@@ -64,6 +89,8 @@ export function registerDevnetCommands(program: Command): void {
           : { forkOffsets: raw.forkOffsets as Partial<Record<Fork, number | undefined>> }),
         logLevel: raw["log.level"] as LogLevel,
         ...(raw.keep === true ? { keep: true } : {}),
+        chains: raw.chains as number,
+        supernodeProcess: raw.supernodeProcess as "same" | "child",
       };
       await runDevnetCommand(args);
     });
@@ -79,15 +106,24 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
     onFirst: () => out("\nstopping (Ctrl-C again to force)…"),
   });
   out(`starting devnet in ${dir} …`);
+  const chains = Array.from({ length: args.chains }, (_, i) => ({
+    chainId: BigInt(901 + i),
+    variant: i % 2 === 0 ? ("a" as const) : ("b" as const),
+  }));
+  if (args.supernodeProcess === "child") {
+    await runChildDevnet(args, dir, chains, logger, controller.signal, out).finally(() => {
+      uninstall();
+      if (args.dir === undefined && args.keep !== true) rmSync(dir, { recursive: true, force: true });
+      out("devnet stopped");
+    });
+    return;
+  }
   let sn: DevnetSupernode | undefined;
   try {
     sn = await startDevnetSupernode(
       {
         dir,
-        chains: [
-          { chainId: 901n, variant: "a" },
-          { chainId: 902n, variant: "b" },
-        ],
+        chains,
         rpcPort: args.rpcPort,
         metricsPort: args.metricsPort,
         l1BlockTimeSec: args.l1BlockTime,
@@ -105,6 +141,41 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
     await sn?.stop();
     if (args.dir === undefined && args.keep !== true) rmSync(dir, { recursive: true, force: true });
     out("devnet stopped");
+  }
+}
+
+async function runChildDevnet(
+  args: DevnetArgs,
+  dir: string,
+  chains: ReadonlyArray<{ chainId: bigint; variant: "a" | "b" }>,
+  logger: Logger,
+  signal: AbortSignal,
+  out: (s: string) => void,
+): Promise<void> {
+  let cd: ChildDevnet | undefined;
+  try {
+    cd = await startChildDevnet(
+      {
+        dir,
+        chains,
+        rpcPort: args.rpcPort,
+        metricsPort: args.metricsPort,
+        l1BlockTimeSec: args.l1BlockTime,
+        l2BlockTimeSec: args.l2BlockTime,
+        dataMode: args.dataMode,
+        ...(args.forkOffsets === undefined ? {} : { forkOffsets: args.forkOffsets }),
+        logLevel: args.logLevel,
+      },
+      logger,
+    );
+    out(`L1 (anvil)        ${cd.devnet.l1.rpcUrl}   beacon ${cd.devnet.l1.beaconUrl}`);
+    out(
+      `supernode         pid ${cd.supernode.pid}, RPC ${cd.rpcUrl}/<chain id>/ for chains 901…${900 + chains.length}`,
+    );
+    out(`metrics           ${cd.metricsUrl}`);
+    if (!signal.aborted) await reportChildDevnet(cd, signal, out);
+  } finally {
+    await cd?.stop();
   }
 }
 
