@@ -4,7 +4,7 @@
  */
 import type { Turns } from "../core/async/turns.js";
 import { OutputCache } from "./output-cache.js";
-import { AbortedError, isAborted, severityOf, type SupernodeError } from "../core/errors/supernode-error.js";
+import { AbortedError, isAborted, SupernodeError, severityOf } from "../core/errors/supernode-error.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
 import type { Hash } from "../core/types/primitives.js";
@@ -239,6 +239,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
           this.resetRequested = (err as SupernodeError).code ?? "reset";
           continue;
         }
+        if (await this.elLostChain(err)) continue;
         this.failures++;
         const delay = Math.min(10_000, 2 ** Math.min(this.failures, 10) * 50);
         this.d.logger.debug({ err: String(err), delay }, "temporary error; retrying");
@@ -252,6 +253,24 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   /** Waits for a fair turn of the event loop when other chains have used this iteration's budget. */
   private turn(): Promise<void> | undefined {
     return this.d.turns?.take();
+  }
+
+  /**
+   * A SYNCING answer outside EL sync means the execution client does not know a block we build on: if it no longer
+   * has our safe head either, it lost its chain (wiped, restored from an old backup) and the node resets — finding
+   * the heads again from what the EL has, then re-deriving from L1 — as op-node does after a restart.
+   */
+  private async elLostChain(err: unknown): Promise<boolean> {
+    if (!(err instanceof SupernodeError) || err.code !== "ENGINE_SYNCING" || this.elSync.syncing) return false;
+    const safe = this.engine.heads.safe;
+    const known = await this.d.engine.l2BlockRefByHash(safe.hash).catch(() => null);
+    if (known !== undefined) return false; // the EL has it (or did not answer): an ordinary temporary error
+    this.d.logger.warn(
+      { safe: { number: safe.number, hash: safe.hash } },
+      "execution client lost its chain (wiped?); resetting to re-derive from what it has",
+    );
+    this.resetRequested = "el-lost-chain";
+    return true;
   }
 
   private progressMark() {

@@ -76,6 +76,10 @@ export async function startNode(opts: {
   sequencer: boolean;
   blobs?: BlobSource;
   logger?: Logger;
+  /** Health thresholds of the node (node/health.ts). */
+  health?: ChainNodeConfig["health"];
+  /** Engine API request timeout (default the client's 10 s). */
+  engineTimeoutMs?: number;
 }): Promise<TestNode> {
   const cfg: ChainNodeConfig = {
     rollup: opts.chain.rollupConfig,
@@ -84,10 +88,17 @@ export async function startNode(opts: {
     sequencer: { enabled: opts.sequencer, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
     verifierL1Confs: 0,
     idlePollMs: 100,
+    ...(opts.health === undefined ? {} : { health: opts.health }),
   };
   const logger = opts.logger ?? silentLogger;
   const engine = EngineClient.create(
-    { url: opts.authUrl, jwtSecret: opts.chain.jwtSecret, kind: cfg.engineKind, rollupConfig: cfg.rollup },
+    {
+      url: opts.authUrl,
+      jwtSecret: opts.chain.jwtSecret,
+      kind: cfg.engineKind,
+      rollupConfig: cfg.rollup,
+      ...(opts.engineTimeoutMs === undefined ? {} : { timeoutMs: opts.engineTimeoutMs }),
+    },
     { clock: systemClock, logger },
   );
   const safeDb = await SafeDB.open(join(opts.dataDir, "safedb"), { logger });
