@@ -9,6 +9,7 @@ import { createSupernodeMetrics, type SupernodeMetrics } from "../observability/
 import { MetricsServer } from "../observability/metrics-server.js";
 import { PprofServer } from "../observability/pprof.js";
 import { RpcServer } from "../rpc/server.js";
+import { clientSafeMessage } from "../rpc/errors.js";
 import type { ChainServiceFactory } from "./chain-service.js";
 import { ChainSupervisor, isReadyState, type SupervisorOptions } from "./chain-supervisor.js";
 import { createRootMethods } from "./root-methods.js";
@@ -250,7 +251,13 @@ function readiness(supervisors: ReadonlyMap<string, ChainSupervisor>) {
   let ready = true;
   for (const [id, sup] of supervisors) {
     const h = sup.health();
-    chains[id] = h;
+    // Served on the public RPC port: reasons and errors without internal endpoints, paths or line breaks (the
+    // supervisor's log line keeps the detail).
+    chains[id] = {
+      ...h,
+      ...(h.reason === undefined ? {} : { reason: clientSafeMessage(h.reason) }),
+      ...(h.lastError === undefined ? {} : { lastError: clientSafeMessage(h.lastError) }),
+    };
     if (!h.ready) ready = false;
   }
   return { ready, chains };
@@ -263,7 +270,7 @@ function activityView(sup: ChainSupervisor): ActivityChainView {
     chainId: sup.chainId,
     syncStatus: async () => (await sup.syncStatus())?.status,
     state: () => sup.state,
-    reason: () => sup.reason,
+    reason: () => (sup.reason === undefined ? undefined : clientSafeMessage(sup.reason)),
     verifiedAt: at,
     optimisticAt: at,
   };

@@ -142,6 +142,11 @@ describe("Supernode with fake chains", () => {
       expect(JSON.stringify(r)).not.toContain("127.0.0.1");
     }
     expect((await rpc(`${sn.rpc.url}/10/`, "stack_chainId")).result).toBe("10");
+    // /readyz and chain_states carry the reason, but not the endpoint
+    const ready = await (await fetch(`${sn.rpc.url}/readyz`)).text();
+    expect(ready).toContain("ECONNREFUSED <endpoint>");
+    expect(ready).not.toContain("127.0.0.1");
+    expect(JSON.stringify(await rpc(`${sn.rpc.url}/`, "supernode_syncStatus"))).not.toContain("127.0.0.1");
   });
 
   it("restarts a failed chain with backoff while the others keep serving", async () => {
