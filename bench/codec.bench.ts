@@ -274,6 +274,8 @@ const bench: Bench = {
       const ms = time(() => deriveSpanBatch(decodeRawSpanBatch(raw), 2, 0, CHAIN_ID), 500, 50);
       const ok = bytesToHex(raw) === bytesToHex(encodeRawSpanBatch(decodeRawSpanBatch(raw)));
       note(`kona raw_span_batch.bin: ${raw.length} bytes, round trip ${ok ? "identical" : "DIFFERENT"}`);
+      // a decoder that does not give back the same bytes is wrong, however fast: no figure then
+      if (!ok) throw new Error("raw_span_batch.bin does not round-trip (decode → encode differs); no figure printed");
       report({ figure: "span_vector_decode_us", value: round(ms * 1000), unit: "us" });
     } else {
       note(`conformance vector ${vector} absent: skipping the span-batch vector figure`);

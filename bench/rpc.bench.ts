@@ -7,11 +7,12 @@ import type { ChainRpcView } from "../src/node/chain-view.js";
 import { createMethodTable } from "../src/rpc/method-table.js";
 import { createStackMethods, syncStatusJson } from "../src/rpc/namespaces/stack.js";
 import { RpcServer } from "../src/rpc/server.js";
+import { createSupernodeMetrics } from "../src/observability/metrics-registry.js";
 import { type Bench, note } from "./harness.js";
 
 /**
  * `stack_syncStatus` through the supernode's router (`POST /901/`: body parse, JSON-RPC dispatch, method table,
- * metrics observer) against a bare Fastify route returning the same JSON. Figure `mux_vs_bare` = the median over
+ * the production metrics observer) against a bare Fastify route returning the same JSON. Figure `mux_vs_bare` = the median over
  * alternating short rounds of mux req/s ÷ bare req/s (goal ≥ 0.8); the median of pairs resists load spikes from
  * other processes on a shared machine. Also `mux_vs_bare_cpu`: bare CPU time per request ÷ mux CPU time per request
  * (client and server share the process, so this counts both sides). Keep-alive HTTP/1.1 on loopback, a fixed
@@ -38,6 +39,8 @@ const STATUS: SyncStatus = {
 };
 
 const view = { syncStatus: () => STATUS } as unknown as ChainRpcView;
+/** Requests answered with a JSON-RPC error (the benchmark fails on any). */
+let failures = 0;
 const BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "stack_syncStatus", params: [] });
 
 async function load(port: number, path: string, ms: number): Promise<{ rate: number; cpuUsPerReq: number }> {
@@ -49,8 +52,18 @@ async function load(port: number, path: string, ms: number): Promise<{ rate: num
       const req = request(
         { host: "127.0.0.1", port, path, method: "POST", agent, headers: { "content-type": "application/json" } },
         (res) => {
-          res.on("data", () => {});
-          res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}`));
+            // a JSON-RPC error (or no result) is a failure too, not a fast answer
+            const body = JSON.parse(Buffer.concat(chunks).toString()) as { result?: unknown; error?: unknown };
+            if (body.error !== undefined || body.result === undefined) {
+              failures++;
+              return reject(new Error(`JSON-RPC error: ${JSON.stringify(body.error)}`));
+            }
+            resolve();
+          });
         },
       );
       req.on("error", reject);
@@ -76,6 +89,7 @@ const bench: Bench = {
   name: "rpc",
   async run(report) {
     const table = createStackMethods(view, { version: "bench" });
+    const metrics = createSupernodeMetrics({ version: "bench", processMetrics: false });
     const mux = await RpcServer.listen(
       { addr: "127.0.0.1", port: 0, enableAdmin: false },
       {
@@ -83,7 +97,8 @@ const bench: Bench = {
         chains: { tableOf: (id) => (id === "901" ? table : undefined), chainIds: () => ["901"] },
         readiness: () => ({ ready: true }),
         logger: silentLogger,
-        observerFor: () => ({ observe: () => {} }),
+        // the production metrics observer (prom-client histogram + counter per call), as the supernode wires it
+        observerFor: (chain) => metrics.rpcObserverFor(chain),
       },
     );
     const bare = Fastify({ logger: false });
@@ -118,6 +133,7 @@ const bench: Bench = {
       report({ figure: "bare_req_per_s", value: Math.round(bareTotal / ROUNDS), unit: "req/s" });
       report({ figure: "mux_vs_bare", value: Number(median(ratios).toFixed(3)), unit: "ratio" });
       report({ figure: "mux_vs_bare_cpu", value: Number(median(cpuRatios).toFixed(3)), unit: "ratio" });
+      report({ figure: "json_rpc_failures", value: failures, unit: "calls" });
     } finally {
       await mux.close(500);
       await bare.close();
