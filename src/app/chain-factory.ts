@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { ChainBlockAt } from "../activities/ports.js";
 import type { ChainConfig, SupernodeConfig } from "../config/types.js";
 import { FairTurns, type Turns } from "../core/async/turns.js";
+import { CriticalError } from "../core/errors/supernode-error.js";
 import type { BlockId } from "../core/types/block-ref.js";
 import { SafeDB } from "../io/db/safe-db.js";
 import { EngineClient } from "../io/engine/engine-client.js";
@@ -17,7 +18,7 @@ import { fileSequencerStateStore } from "../node/sequencer/state-file.js";
 import { InvalidParamsError } from "../rpc/errors.js";
 import { type MethodTable, mergeMethodTables } from "../rpc/method-table.js";
 import { createChainRpcMethods } from "../rpc/namespaces/stack.js";
-import type { ChainService, ChainServiceFactory } from "./chain-service.js";
+import type { ChainInteropAccess, ChainService, ChainServiceFactory } from "./chain-service.js";
 import { type ChainP2PRuntime, startChainP2P } from "./p2p-wiring.js";
 import { builtinMethods } from "./root-methods.js";
 import type { ChainBuildContext, ChainRuntimes } from "./supernode.js";
@@ -104,6 +105,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
     }
     return {
       factories,
+      l1: shared.l1,
       close: async () => {
         await Promise.allSettled(p2pHosts.map(async (h) => (await h).stop()));
         await l1Client?.stop();
@@ -182,11 +184,12 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           logger,
           metrics,
           turns: ctx.turns,
+          superAuthority: ctx.superAuthorityFor?.(chain.chainId),
         },
       );
       logger.debug({ attempt }, "virtual node created");
       host?.attach(node);
-      return nodeService(node, safeDb, chain, ctx, host);
+      return nodeService(node, safeDb, chain, ctx, host, engine);
     } catch (err) {
       await safeDb.close();
       throw err;
@@ -205,6 +208,7 @@ function nodeService(
   chain: ChainConfig,
   ctx: ChainCtx,
   p2p: ChainP2PRuntime | undefined,
+  engine: EngineClient,
 ): ChainService {
   let exited: Promise<void> | undefined;
   let stopped: Promise<void> | undefined;
@@ -241,6 +245,7 @@ function nodeService(
     async blockAtTimestamp(ts) {
       return blockAt(node, safeDb, chain, ts);
     },
+    interop: interopAccess(engine),
   };
 }
 
@@ -291,5 +296,28 @@ async function blockAt(
       blockHash: out.blockRef.hash,
     },
     requiredL1,
+  };
+}
+
+/** The interop activity's access to a running chain: block logs from its EL; invalidation (not yet supported). */
+function interopAccess(engine: EngineClient): ChainInteropAccess {
+  return {
+    async blockLogs(hash) {
+      const ref = await engine.l2BlockRefByHash(hash);
+      if (ref === undefined) return undefined;
+      const receipts = await engine.blockReceipts(hash);
+      if (receipts === undefined) return undefined;
+      return {
+        block: { hash: ref.hash, number: ref.number, parentHash: ref.parentHash, timestamp: ref.timestamp },
+        receipts,
+      };
+    },
+    async invalidate(head) {
+      throw new CriticalError("INTEROP_INVALIDATE_UNSUPPORTED", "replacing an invalid block is not supported yet", {
+        block: head.number,
+        hash: head.hash,
+      });
+    },
+    async pruneDenied() {},
   };
 }

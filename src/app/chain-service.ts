@@ -1,7 +1,16 @@
 import type { ChainBlockAt } from "../activities/ports.js";
 import type { SyncStatus } from "../core/types/block-ref.js";
 import type { NodeHealth } from "../node/health.js";
+import type { BlockLogsSource } from "../activities/interop/ports.js";
+import type { InvalidHead } from "../protocol/interop/types.js";
+import type { Hash } from "../core/types/primitives.js";
 import type { MethodTable } from "../rpc/method-table.js";
+
+export interface ChainInteropAccess {
+  blockLogs(hash: Hash): Promise<BlockLogsSource | undefined>;
+  invalidate(head: InvalidHead, decisionTimestamp: number): Promise<void>;
+  pruneDenied(timestamp: number): Promise<void>;
+}
 
 /**
  * One running instance of a chain's virtual node, as the supervisor sees it. A fresh instance is made for every
@@ -20,6 +29,8 @@ export interface ChainService {
   blockAtTimestamp(timestamp: number): Promise<ChainBlockAt | undefined>;
   /** The node's own view of its health (errors, progress); read by the supervisor every health check. */
   health(): NodeHealth;
+  /** What the interop activity needs from a running instance (absent in test fakes without interop). */
+  readonly interop?: ChainInteropAccess;
   /** The chain's JSON-RPC methods served at `/<chainID>/` while this instance runs. */
   readonly methods: MethodTable;
 }

@@ -1,6 +1,7 @@
 import { Registry } from "prom-client";
 import { createL1Metrics } from "../io/l1/metrics.js";
 import { createChainMetrics } from "../node/metrics.js";
+import { createInteropMetrics } from "../observability/interop-metrics.js";
 import { createP2PMetrics } from "../p2p/metrics.js";
 import { createSupernodeMetrics } from "../observability/metrics-registry.js";
 import { renderMetricsCatalogue } from "../observability/metrics-doc.js";
@@ -39,6 +40,7 @@ export async function metricsCatalogue(): Promise<string> {
   createSupernodeMetrics({ version: SUPERNODE_VERSION, processMetrics: false }, registry);
   createL1Metrics(registry);
   createChainMetrics(registry, 1n);
+  createInteropMetrics(registry);
   createP2PMetrics(registry, 1n);
   return renderMetricsCatalogue(registry, INTRO);
 }

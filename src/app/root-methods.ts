@@ -20,7 +20,7 @@ function noParams(method: string, params: unknown[]): void {
 /** The supernode's own methods at `POST /`: the activity methods plus the builtins. */
 export function createRootMethods(
   chains: readonly ActivityChainView[],
-  opts: { version: string; enableAdmin: boolean; hashing: SuperRootHashing },
+  opts: { version: string; enableAdmin: boolean; hashing: SuperRootHashing; interopStatus?: () => unknown },
 ): MethodTable {
   const table = createMethodTable({
     heartbeat_check: async (params) => {
@@ -29,7 +29,9 @@ export function createRootMethods(
     },
     supernode_syncStatus: async (params) => {
       noParams("supernode_syncStatus", params);
-      return aggregateSyncStatus(chains);
+      const agg = await aggregateSyncStatus(chains);
+      // Our addition: the interop activity's state and verified timestamp (absent while interop is disabled).
+      return opts.interopStatus === undefined ? agg : { ...agg, interop: opts.interopStatus() ?? null };
     },
     superroot_atTimestamp: async (params) => superRootAtTimestamp(chains, params, opts.hashing),
   });

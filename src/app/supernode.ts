@@ -2,6 +2,7 @@ import { runHeartbeat } from "../activities/heartbeat.js";
 import type { ActivityChainView, ChainBlockAt } from "../activities/ports.js";
 import type { SuperRootHashing } from "../activities/superroot.js";
 import type { SupernodeConfig } from "../config/types.js";
+import type { L1Source, SuperAuthority } from "../node/ports.js";
 import type { Logger } from "../core/logger.js";
 import { type Clock, systemClock } from "../core/time/clock.js";
 import type { SyncStatus } from "../core/types/block-ref.js";
@@ -12,6 +13,7 @@ import { RpcServer } from "../rpc/server.js";
 import { clientSafeMessage } from "../rpc/errors.js";
 import type { ChainServiceFactory } from "./chain-service.js";
 import { ChainSupervisor, isReadyState, type SupervisorOptions } from "./chain-supervisor.js";
+import { InteropRuntime } from "./interop.js";
 import { createRootMethods } from "./root-methods.js";
 
 export const SUPERNODE_VERSION = "v0.1.0";
@@ -19,6 +21,8 @@ export const SUPERNODE_VERSION = "v0.1.0";
 /** Per-chain instance factories plus the shared resources they use (closed last, after every chain stopped). */
 export interface ChainRuntimes {
   readonly factories: ReadonlyMap<bigint, ChainServiceFactory>;
+  /** The shared L1 source (interop checks L1 inclusions against it). */
+  readonly l1?: L1Source | undefined;
   close(): Promise<void>;
 }
 
@@ -27,6 +31,8 @@ export interface ChainBuildContext {
   readonly clock: Clock;
   readonly metrics: SupernodeMetrics;
   readonly version: string;
+  /** Interop: the authority over a chain's safe/finalized labels (absent while interop is disabled). */
+  readonly superAuthorityFor?: ((chainId: bigint) => SuperAuthority | undefined) | undefined;
 }
 
 export type ChainRuntimeBuilder = (config: SupernodeConfig, ctx: ChainBuildContext) => Promise<ChainRuntimes>;
@@ -87,7 +93,31 @@ export class Supernode {
     const clock = deps.clock ?? systemClock;
     const log = deps.logger;
     const metrics = createSupernodeMetrics({ version: SUPERNODE_VERSION, processMetrics: config.metrics.enabled });
-    const runtimes = await deps.buildChains(config, { logger: log, clock, metrics, version: SUPERNODE_VERSION });
+    const interop = await InteropRuntime.open(config);
+    let built: ChainRuntimes;
+    try {
+      built = await deps.buildChains(config, {
+        logger: log,
+        clock,
+        metrics,
+        version: SUPERNODE_VERSION,
+        superAuthorityFor: interop === undefined ? undefined : (id) => interop.authorityFor(id),
+      });
+    } catch (err) {
+      await interop?.close();
+      throw err;
+    }
+    // The interop stores close with the shared resources, after the activity loop ended.
+    const runtimes: ChainRuntimes =
+      interop === undefined
+        ? built
+        : {
+            ...built,
+            close: async () => {
+              await interop.close();
+              await built.close();
+            },
+          };
     const cleanups: Array<() => Promise<void>> = [() => runtimes.close()];
     try {
       const supervisors = new Map<string, ChainSupervisor>();
@@ -111,7 +141,7 @@ export class Supernode {
         );
         metrics.setChainState(id, "stopped", false);
       }
-      const views = [...supervisors.values()].map(activityView);
+      const views = [...supervisors.values()].map((sup) => activityView(sup, interop));
       metrics.setHeadsSource(async () =>
         Promise.all(
           [...supervisors.entries()].map(async ([chainId, sup]) => {
@@ -121,7 +151,12 @@ export class Supernode {
         ),
       );
       const enableAdmin = config.rpc.enableAdmin;
-      const root = createRootMethods(views, { version: SUPERNODE_VERSION, enableAdmin, hashing: deps.hashing });
+      const root = createRootMethods(views, {
+        version: SUPERNODE_VERSION,
+        enableAdmin,
+        hashing: deps.hashing,
+        ...(interop === undefined ? {} : { interopStatus: () => interop.status() }),
+      });
 
       // Register everything, then bind: the RPC server never answers with a half-built router.
       const rpc = await RpcServer.listen(
@@ -187,6 +222,20 @@ export class Supernode {
         }).finally(() => metrics.setActivityUp("heartbeat", false)),
       );
       for (const sup of supervisors.values()) sup.start();
+      if (interop !== undefined) {
+        if (runtimes.l1 === undefined) throw new Error("interop needs the shared L1 source");
+        metrics.setActivityUp("interop", true);
+        activities.push(
+          interop
+            .start(supervisors, runtimes.l1, {
+              logger: log.child({ activity: "interop" }),
+              clock,
+              metrics,
+              signal: abort.signal,
+            })
+            .finally(() => metrics.setActivityUp("interop", false)),
+        );
+      }
       log.info(
         {
           rpc: rpc.url,
@@ -264,14 +313,18 @@ function readiness(supervisors: ReadonlyMap<string, ChainSupervisor>) {
 }
 
 /** The activities' read-only view of one supervised chain (interop disabled: verified = local-safe). */
-function activityView(sup: ChainSupervisor): ActivityChainView {
+function activityView(sup: ChainSupervisor, interop: InteropRuntime | undefined): ActivityChainView {
   const at = async (ts: number): Promise<ChainBlockAt | undefined> => sup.current?.blockAtTimestamp(ts);
   return {
     chainId: sup.chainId,
     syncStatus: async () => (await sup.syncStatus())?.status,
     state: () => sup.state,
     reason: () => (sup.reason === undefined ? undefined : clientSafeMessage(sup.reason)),
-    verifiedAt: at,
+    verifiedAt: async (ts) => {
+      const b = await at(ts);
+      if (b === undefined || interop === undefined) return b;
+      return (await interop.isVerified(sup.chainId, ts, b.l2)) ? b : undefined;
+    },
     optimisticAt: at,
   };
 }

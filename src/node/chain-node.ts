@@ -8,7 +8,7 @@ import { AbortedError, isAborted, SupernodeError, severityOf } from "../core/err
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
 import type { Hash } from "../core/types/primitives.js";
-import type { L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
+import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
 import type { AttributesBuilder, DerivationPipeline } from "./derivation/types.js";
@@ -29,6 +29,7 @@ import type {
   SafeDbPort,
   SequencerStateStore,
   UnsafeBlockSink,
+  SuperAuthority,
 } from "./ports.js";
 import { type SequencerConfig, SequencerDriver } from "./sequencer/sequencer-driver.js";
 import { ElSync } from "./engine/el-sync.js";
@@ -78,6 +79,8 @@ export interface ChainNodeDeps {
   readonly refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef;
   /** Fair event-loop turns shared by every chain: each driver step waits for one (core/async/turns.ts). */
   readonly turns?: Turns | undefined;
+  /** Interop: safe and finalized follow the supernode's verification after activation (absent = local-safe). */
+  readonly superAuthority?: SuperAuthority | undefined;
 }
 
 export type ChainNodeState = "created" | "running" | "stopped" | "failed";
@@ -124,6 +127,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       metrics: deps.metrics,
       refFromPayload: deps.refFromPayload,
       onSafeHead: (safe, derivedFrom) => this.onSafeHead(safe, derivedFrom),
+      safeFollowsLocal:
+        deps.superAuthority === undefined ? undefined : (ref) => !deps.superAuthority?.isActiveAt(ref.timestamp),
     });
     this.pipeline = deps.createPipeline();
     this.seq = new SequencerDriver(cfg.sequencer, {
@@ -220,6 +225,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
           if (this.resetRequested === undefined) {
             progressed = (await this.seq.step(this.initialised && !this.elSync.syncing)) || progressed;
             progressed = (await this.derivationStep()) || progressed;
+            await this.superSafetyStep();
             await this.finalityStep();
             if (!progressed) await this.engine.flushForkchoice();
           }
@@ -408,15 +414,44 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     return progressed;
   }
 
+  /** The canonical block `id` of this chain, or undefined when the EL has another block at that height. */
+  private async refOf(id: BlockId): Promise<L2BlockRef | undefined> {
+    const ref = await this.d.engine.l2BlockRefByNumber(id.number);
+    return ref?.hash === id.hash ? ref : undefined;
+  }
+
+  /** Interop: `safe` follows the newest verified block (never above local-safe) once interop is active. */
+  private async superSafetyStep(): Promise<void> {
+    const a = this.d.superAuthority;
+    const h = this.engine.heads;
+    if (a === undefined || this.elSync.syncing || !a.isActiveAt(h.localSafe.timestamp)) return;
+    const v = await a.verifiedHead();
+    if (v === undefined) return;
+    const target = v.number >= h.localSafe.number ? h.localSafe : await this.refOf(v);
+    if (target !== undefined && this.engine.setSafe(target))
+      this.d.logger.debug({ safe: target.number }, "verified safe");
+  }
+
   private async finalityStep(): Promise<void> {
     const fin = this.lastL1.finalized;
     if (fin.number === 0 || this.elSync.syncing) return;
-    const cand = this.finalizer.candidate(fin.number);
+    let cand = this.finalizer.candidate(fin.number);
     if (cand === undefined || cand.l2.number <= this.engine.heads.finalized.number) return;
     const canon = await this.d.l1.l1BlockRefByNumber(cand.derivedFrom.number);
     if (canon.hash !== cand.derivedFrom.hash) {
       this.resetRequested = "finality-l1-reorg";
       return;
+    }
+    const a = this.d.superAuthority;
+    if (a?.isActiveAt(cand.l2.timestamp)) {
+      // Interop: only what was verified with finalized L1 data (on every chain) is final.
+      const v = await a.verifiedAtL1(fin.number);
+      if (v === undefined || v.number <= this.engine.heads.finalized.number) return;
+      if (v.number < cand.l2.number) {
+        const ref = await this.refOf(v);
+        if (ref === undefined) return;
+        cand = { derivedFrom: cand.derivedFrom, l2: ref };
+      }
     }
     if (this.engine.setFinalized(cand.l2)) {
       this.finalizer.prune(cand.l2.number);

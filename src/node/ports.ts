@@ -155,3 +155,17 @@ export interface SequencerStateStore {
   load(): Promise<boolean | undefined>;
   save(started: boolean): Promise<void>;
 }
+
+/**
+ * The supernode's say over a chain's safety labels once interop is active (op-supernode §2.9): the node keeps
+ * deriving local-safe, but `safe` and `finalized` follow what the interop activity verified. Before activation the
+ * node ignores it (local-safe = safe).
+ */
+export interface SuperAuthority {
+  /** Whether interop rules apply to the L2 block at `timestamp`. */
+  isActiveAt(timestamp: number): boolean;
+  /** This chain's block in the newest verified result; undefined while nothing is verified. */
+  verifiedHead(): Promise<BlockId | undefined>;
+  /** This chain's block in the newest verified result whose L1 inclusion is at or below `l1Number`. */
+  verifiedAtL1(l1Number: number): Promise<BlockId | undefined>;
+}

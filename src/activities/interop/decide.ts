@@ -1,24 +1,10 @@
-import type { BlockId } from "../../core/types/block-ref.js";
-import type { Hash } from "../../core/types/primitives.js";
+import type { VerificationResult } from "../../protocol/interop/types.js";
 
 /**
  * The interop activity's pure round decision (op-supernode §5.5) and rewind planning (§8.19). The loop observes,
  * calls `decideRound`, writes the transition to its WAL, then applies it; recovery replays the same transition.
  */
-export interface InvalidHead extends BlockId {
-  readonly stateRoot: Hash;
-  readonly messagePasserStorageRoot: Hash;
-}
-
-/** Outcome of verifying every chain's block at one timestamp (read-only). */
-export interface VerificationResult {
-  readonly timestamp: number;
-  readonly l1Inclusion?: BlockId;
-  /** Chain ID (decimal) → the block at the timestamp. */
-  readonly l2Heads: Readonly<Record<string, BlockId>>;
-  /** Chain ID (decimal) → a block that failed verification. */
-  readonly invalidHeads: Readonly<Record<string, InvalidHead>>;
-}
+export type { InvalidHead, VerificationResult } from "../../protocol/interop/types.js";
 
 export interface RoundObservation {
   /** Test/operator pause (the loop waits). */

@@ -1,3 +1,4 @@
+import { parseRpcReceipt, type Receipt } from "../../protocol/block/receipt.js";
 import { SerialQueue } from "../../core/async/serial-queue.js";
 import { toQuantity } from "../../core/codec/quantity.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
@@ -271,6 +272,14 @@ export class EngineClient {
   async payloadByHash(hash: Hash): Promise<ExecutionPayloadEnvelope | undefined> {
     const b = await this.rpc.call("eth_getBlockByHash", [hash, true]);
     return b === null ? undefined : payloadFromRpcBlock(b, this.cfg);
+  }
+
+  /** Every receipt of block `hash` (`eth_getBlockReceipts`), in transaction order; undefined for an unknown block. */
+  async blockReceipts(hash: Hash): Promise<Receipt[] | undefined> {
+    const r = await this.rpc.call("eth_getBlockReceipts", [hash]);
+    if (r === null) return undefined;
+    if (!Array.isArray(r)) throw new DecodeError("eth_getBlockReceipts: not an array", { hash });
+    return r.map(parseRpcReceipt);
   }
 
   /** `eth_getProof` at a block hash; the output root needs `storageHash` (L2ToL1MessagePasser storage root). */

@@ -40,6 +40,11 @@ export interface EngineControllerDeps {
   readonly onSafeHead?: ((safe: L2BlockRef, derivedFrom: L1BlockRef) => Promise<void>) | undefined;
   /** L2 block ref of an execution payload (decodes the L1-info deposit). */
   readonly refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef;
+  /**
+   * Whether `safe` follows local-safe for this block (default: always). False once interop is active: the super
+   * authority then moves `safe` through `setSafe`.
+   */
+  readonly safeFollowsLocal?: ((ref: L2BlockRef) => boolean) | undefined;
 }
 
 const RPC_INVALID_FORKCHOICE = -38002;
@@ -245,6 +250,18 @@ export class EngineController {
     this.dropPrefetched();
   }
 
+  /**
+   * Sets `safe` to a verified block (interop): never above local-safe, never below finalized; it may go back when
+   * verified results were rewound. Returns whether it changed.
+   */
+  setSafe(ref: L2BlockRef): boolean {
+    const h = this.heads;
+    if (ref.number > h.localSafe.number || ref.number < h.finalized.number || ref.hash === h.safe.hash) return false;
+    h.safe = ref;
+    this.fcuDirty = true;
+    return true;
+  }
+
   /** Marks `ref` finalized (never backwards, never beyond safe). */
   setFinalized(ref: L2BlockRef): boolean {
     if (ref.number <= this.heads.finalized.number || ref.number > this.heads.safe.number) return false;
@@ -306,7 +323,7 @@ export class EngineController {
     this.heads.pendingSafe = ref;
     if (d.concluding) {
       this.heads.localSafe = ref;
-      this.heads.safe = ref;
+      if (this.d.safeFollowsLocal?.(ref) ?? true) this.heads.safe = ref;
       this.fcuDirty = true;
       const cb = this.d.onSafeHead;
       if (cb !== undefined) {

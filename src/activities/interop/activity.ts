@@ -1,0 +1,342 @@
+import { severityOf } from "../../core/errors/supernode-error.js";
+import type { Logger } from "../../core/logger.js";
+import type { Clock } from "../../core/time/clock.js";
+import type { BlockId } from "../../core/types/block-ref.js";
+import type { Hash } from "../../core/types/primitives.js";
+import type { DependencySet } from "../../protocol/interop/dependency-set.js";
+import { blockLogs, type StoredLog } from "../../protocol/interop/messages.js";
+import type { MessageRuleParams } from "../../protocol/interop/rules.js";
+import type {
+  PendingTransition,
+  SealedBlock,
+  VerificationResult,
+  VerifiedResult,
+} from "../../protocol/interop/types.js";
+import type { ChainBlockAt } from "../ports.js";
+import { decideRound, type RoundDecision } from "./decide.js";
+import type {
+  InteropChain,
+  InteropMetrics,
+  InteropState,
+  L1Canonical,
+  LogsStorePort,
+  VerifiedStorePort,
+} from "./ports.js";
+import { type FrontierBlock, verifyTimestamp } from "./verify.js";
+
+export interface InteropActivityConfig {
+  readonly activationTimestamp: number;
+  readonly dependencySet: DependencySet;
+  /** Sleep between rounds that made no progress. */
+  readonly idleMs?: number;
+  /** Sleep after a failed round. */
+  readonly errorMs?: number;
+}
+
+export interface InteropActivityDeps {
+  readonly chains: readonly InteropChain[];
+  /** Chain ID (decimal) → its logs store. */
+  readonly logs: ReadonlyMap<string, LogsStorePort>;
+  readonly verified: VerifiedStorePort;
+  readonly l1: L1Canonical;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: InteropMetrics | undefined;
+}
+
+/** The activity's status for `supernode_syncStatus`. */
+export interface InteropStatus {
+  readonly state: InteropState;
+  readonly activation_timestamp: number;
+  readonly verified_timestamp: number;
+  readonly next_timestamp: number | null;
+  readonly last_decision: string | null;
+  readonly error: string | null;
+}
+
+/**
+ * The interop activity (op-supernode §5): one round at a time, it observes every chain's local-safe block at the
+ * next timestamp, decides (pure), writes the transition ahead, applies it and commits. A pending transition found
+ * at the start of a round (a crash) is applied first, so replay and the normal path are the same code.
+ */
+export class InteropActivity {
+  private readonly params: MessageRuleParams;
+  private readonly byId = new Map<string, InteropChain>();
+  private st: InteropState = "starting";
+  private lastDecision: string | null = null;
+  private lastError: string | null = null;
+  private nextTs: number | undefined;
+  /** Logs fetched while verifying this round (reused when the advance is applied). */
+  private frontierLogs = new Map<Hash, { block: SealedBlock; logs: StoredLog[] }>();
+  /** Start when nothing is verified yet (activation, or later after a backfill). */
+  private runtimeStart: number;
+
+  constructor(
+    private readonly cfg: InteropActivityConfig,
+    private readonly d: InteropActivityDeps,
+  ) {
+    for (const c of d.chains) this.byId.set(c.chainId.toString(10), c);
+    const blockTimes = new Map(d.chains.map((c) => [c.chainId, c.blockTime]));
+    this.params = {
+      dependencySet: new Set(cfg.dependencySet.chainIds.map((c) => c.toString(10))),
+      activationTimestamp: cfg.activationTimestamp,
+      expiryWindow: cfg.dependencySet.messageExpiryWindow,
+      blockTime: (id) => blockTimes.get(id) ?? 1,
+    };
+    this.runtimeStart = Math.max(cfg.activationTimestamp, ...d.chains.map((c) => c.genesisTime));
+    d.metrics?.state(this.st);
+  }
+
+  get state(): InteropState {
+    return this.st;
+  }
+
+  status(): InteropStatus {
+    return {
+      state: this.st,
+      activation_timestamp: this.cfg.activationTimestamp,
+      verified_timestamp: this.d.verified.last()?.timestamp ?? 0,
+      next_timestamp: this.nextTs ?? null,
+      last_decision: this.lastDecision,
+      error: this.lastError,
+    };
+  }
+
+  /** Moves the cold start forward (log backfill): only while nothing is verified. */
+  setRuntimeStart(ts: number): void {
+    if (this.d.verified.last() === undefined && ts > this.runtimeStart) this.runtimeStart = ts;
+  }
+
+  setState(s: InteropState): void {
+    if (this.st === s) return;
+    this.st = s;
+    this.d.metrics?.state(s);
+  }
+
+  /** Runs rounds until `signal` aborts: immediately again after progress, after `idleMs` otherwise. */
+  async run(signal: AbortSignal): Promise<void> {
+    const log = this.d.logger;
+    while (!signal.aborted) {
+      let progressed = false;
+      try {
+        progressed = await this.round();
+        this.lastError = null;
+      } catch (err) {
+        if (signal.aborted) break;
+        const critical = severityOf(err) === "critical";
+        this.lastError = String((err as Error).message ?? err);
+        this.setState(critical ? "halted" : "waiting");
+        if (critical) log.error({ err: this.lastError }, "interop round failed; halted until it succeeds");
+        else log.warn({ err: this.lastError }, "interop round failed");
+        await this.d.clock.sleep(this.cfg.errorMs ?? 2000, signal).catch(() => {});
+        continue;
+      }
+      if (!progressed) await this.d.clock.sleep(this.cfg.idleMs ?? 1000, signal).catch(() => {});
+    }
+    this.setState("stopped");
+  }
+
+  private chainIds(): string[] {
+    return [...this.byId.keys()].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  }
+
+  private async canonical(id: BlockId): Promise<boolean> {
+    return (await this.d.l1.canonicalHash(id.number)) === id.hash;
+  }
+
+  /** One round; true when it made progress (a committed timestamp). */
+  async round(): Promise<boolean> {
+    const pending = await this.d.verified.pending();
+    if (pending !== undefined) return this.apply(pending);
+    const last = this.d.verified.last();
+    const ts = last === undefined ? this.runtimeStart : last.timestamp + 1;
+    this.nextTs = ts;
+    const ids = this.chainIds();
+    const blocks = await Promise.all(ids.map((id) => (this.byId.get(id) as InteropChain).optimisticAt(ts)));
+    const chainsReady = blocks.every((b) => b !== undefined);
+    const verifiedL1Canonical = last === undefined || (await this.canonical(last.l1Inclusion));
+    let frontierL1Canonical = true;
+    if (chainsReady && verifiedL1Canonical) {
+      const seen = new Set<string>();
+      for (const b of blocks as ChainBlockAt[]) {
+        const k = `${b.requiredL1.number}:${b.requiredL1.hash}`;
+        if (seen.has(k)) continue;
+        seen.add(k);
+        if (b.requiredL1.number > 0 && !(await this.canonical(b.requiredL1))) frontierL1Canonical = false;
+      }
+    }
+    const started = this.d.clock.nowMs();
+    const decision = await decideRound({ paused: false, chainsReady, verifiedL1Canonical, frontierL1Canonical }, () =>
+      this.verify(ts, ids, blocks as ChainBlockAt[], last),
+    );
+    this.note(decision);
+    switch (decision.kind) {
+      case "wait":
+        this.setState("waiting");
+        return false;
+      case "rewind": {
+        const at = await this.firstNonCanonical();
+        this.d.logger.warn({ rewindAtOrAfter: at }, "verified results lost their L1 inclusion; rewinding");
+        const t: PendingTransition = { kind: "rewind", rewindAtOrAfter: at };
+        await this.d.verified.setPending(t);
+        return this.apply(t);
+      }
+      default: {
+        this.setState("verifying");
+        const t: PendingTransition = { kind: decision.kind, result: decision.result };
+        await this.d.verified.setPending(t);
+        const progressed = await this.apply(t);
+        if (progressed) this.d.metrics?.verificationSeconds((this.d.clock.nowMs() - started) / 1000);
+        return progressed;
+      }
+    }
+  }
+
+  private note(d: RoundDecision): void {
+    const label = d.kind === "wait" ? `wait:${d.reason}` : d.kind;
+    this.lastDecision = label;
+    this.d.metrics?.decision(d.kind);
+  }
+
+  /** Binary search for the first verified timestamp whose L1 inclusion is no longer canonical (monotone). */
+  private async firstNonCanonical(): Promise<number> {
+    const last = this.d.verified.last() as VerifiedResult;
+    let lo = this.d.verified.firstTimestamp() ?? last.timestamp;
+    let hi = last.timestamp;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const r = await this.d.verified.get(mid);
+      if (r !== undefined && (await this.canonical(r.l1Inclusion))) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private async frontierOf(id: string, b: ChainBlockAt): Promise<{ block: SealedBlock; logs: StoredLog[] }> {
+    const cached = this.frontierLogs.get(b.l2.hash);
+    if (cached !== undefined) return cached;
+    const src = await (this.byId.get(id) as InteropChain).blockLogs(b.l2.hash);
+    if (src === undefined) throw new Error(`chain ${id}: block ${b.l2.hash} is unknown to its execution client`);
+    const f = { block: src.block, logs: blockLogs(src.receipts) };
+    this.frontierLogs.set(b.l2.hash, f);
+    return f;
+  }
+
+  private async verify(
+    ts: number,
+    ids: readonly string[],
+    blocks: readonly ChainBlockAt[],
+    last: VerifiedResult | undefined,
+  ): Promise<VerificationResult> {
+    const keep = new Set(blocks.map((b) => b.l2.hash));
+    for (const h of [...this.frontierLogs.keys()]) if (!keep.has(h)) this.frontierLogs.delete(h);
+    const frontier: FrontierBlock[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as string;
+      const b = blocks[i] as ChainBlockAt;
+      const chain = this.byId.get(id) as InteropChain;
+      const alreadyVerified = last?.l2Heads[id]?.hash === b.l2.hash;
+      const sealed = alreadyVerified ? this.d.logs.get(id)?.latest() : undefined;
+      const f =
+        alreadyVerified && sealed?.hash === b.l2.hash
+          ? { block: sealed, logs: [] as StoredLog[] }
+          : await this.frontierOf(id, b);
+      frontier.push({
+        chainId: chain.chainId,
+        block: f.block,
+        logs: f.logs,
+        output: b.output,
+        requiredL1: b.requiredL1,
+        alreadyVerified,
+      });
+    }
+    const { result, rejections } = await verifyTimestamp(ts, frontier, this.params, (chainId, n, i) => {
+      const store = this.d.logs.get(chainId.toString(10));
+      return store === undefined ? Promise.resolve(undefined) : store.findLog(n, i);
+    });
+    for (const r of rejections)
+      this.d.logger.warn(
+        { chain: r.chainId, block: r.block.number, hash: r.block.hash, logIndex: r.logIndex, reason: r.reason, ts },
+        "invalid executing message",
+      );
+    return result;
+  }
+
+  /** Applies a written-ahead transition; every step is idempotent. True when a timestamp was committed. */
+  async apply(t: PendingTransition): Promise<boolean> {
+    switch (t.kind) {
+      case "advance":
+        return this.applyAdvance(t.result);
+      case "invalidate":
+        await this.applyInvalidate(t.result);
+        return false;
+      case "rewind":
+        await this.applyRewind(t.rewindAtOrAfter);
+        return false;
+    }
+  }
+
+  private async applyAdvance(r: VerificationResult): Promise<boolean> {
+    const prev = this.d.verified.last();
+    for (const id of Object.keys(r.l2Heads).sort()) {
+      const head = r.l2Heads[id] as BlockId;
+      const store = this.d.logs.get(id);
+      if (store === undefined || store.latest()?.hash === head.hash) continue;
+      const f = await this.frontierOf(id, { l2: head } as ChainBlockAt);
+      try {
+        await store.seal(f.block, f.logs);
+      } catch (err) {
+        // A stale store (an L2 reorg not repaired yet): roll it back to the previous verified head and retry once.
+        const back = prev?.l2Heads[id];
+        if (severityOf(err) !== "reset" || back === undefined) throw err;
+        this.d.logger.warn({ chain: id, to: back.number, err: String(err) }, "repairing the interop logs store");
+        await store.rewindTo(back.number);
+        await store.seal(f.block, f.logs);
+      }
+    }
+    if (r.l1Inclusion === undefined) throw new Error("advance without an L1 inclusion");
+    await this.d.verified.commit({ timestamp: r.timestamp, l1Inclusion: r.l1Inclusion, l2Heads: r.l2Heads });
+    this.d.metrics?.verified(r.timestamp);
+    return true;
+  }
+
+  private async applyInvalidate(r: VerificationResult): Promise<void> {
+    const failures: string[] = [];
+    for (const id of Object.keys(r.invalidHeads).sort()) {
+      const head = r.invalidHeads[id];
+      const chain = this.byId.get(id);
+      if (head === undefined || chain === undefined) continue;
+      try {
+        await chain.invalidate(head, r.timestamp);
+        this.d.metrics?.invalidation(id);
+        this.d.logger.warn({ chain: id, block: head.number, hash: head.hash, ts: r.timestamp }, "block invalidated");
+      } catch (err) {
+        failures.push(`chain ${id}: ${String(err)}`);
+      }
+    }
+    if (failures.length > 0)
+      throw new Error(`one or more invalidations failed, transition preserved: ${failures.join("; ")}`);
+    await this.d.verified.clearPending();
+  }
+
+  private async applyRewind(at: number): Promise<void> {
+    const keep = await this.d.verified.get(at - 1);
+    for (const id of this.chainIds()) {
+      const store = this.d.logs.get(id);
+      const head = keep?.l2Heads[id];
+      if (store !== undefined) {
+        if (head === undefined) await store.clear();
+        else await store.rewindTo(head.number);
+      }
+      await (this.byId.get(id) as InteropChain).pruneDenied(at);
+    }
+    await this.d.verified.rewind(at);
+    this.frontierLogs.clear();
+    this.d.metrics?.rewind();
+  }
+
+  /** The verified block of `chainId` at `ts` (undefined when `ts` is not verified). */
+  async verifiedHeadAt(chainId: string, ts: number): Promise<BlockId | undefined> {
+    return (await this.d.verified.get(ts))?.l2Heads[chainId];
+  }
+}

@@ -1,0 +1,90 @@
+import type { ChainId, Hash } from "../../core/types/primitives.js";
+import type { Log } from "../../protocol/block/receipt.js";
+import type { StoredLog } from "../../protocol/interop/messages.js";
+import type { InitiatingLog } from "../../protocol/interop/rules.js";
+import type { ChainBlockAt } from "../ports.js";
+import type { InvalidHead, PendingTransition, SealedBlock, VerifiedResult } from "../../protocol/interop/types.js";
+
+export type { PendingTransition, SealedBlock, VerifiedResult };
+
+/**
+ * One chain's logs (`chain-<id>/interop/`): consecutive sealed blocks with parent links, each with every log's hash
+ * and executing message. Sealing is idempotent (the same block again is a no-op); a different block at a sealed
+ * height, a gap or a parent mismatch is refused (`LogsConflictError`) until the store is rewound.
+ */
+export interface LogsStorePort {
+  latest(): SealedBlock | undefined;
+  first(): SealedBlock | undefined;
+  blockAt(number: number): Promise<SealedBlock | undefined>;
+  seal(block: SealedBlock, logs: readonly StoredLog[]): Promise<void>;
+  /** The log at (block, index) with its block's timestamp; undefined when unknown. */
+  findLog(blockNumber: number, logIndex: number): Promise<InitiatingLog | undefined>;
+  /** Keeps blocks ≤ `number` (all when it is beyond the latest; none when it is before the first). */
+  rewindTo(number: number): Promise<void>;
+  clear(): Promise<void>;
+}
+
+/**
+ * The verified results (contiguous timestamps) and the write-ahead transition, in one LevelDB so a commit and the
+ * clearing of its transition are one atomic batch.
+ */
+export interface VerifiedStorePort {
+  last(): VerifiedResult | undefined;
+  firstTimestamp(): number | undefined;
+  get(timestamp: number): Promise<VerifiedResult | undefined>;
+  /** Commits `last + 1` (or any timestamp into an empty store) and clears the pending transition; idempotent. */
+  commit(result: VerifiedResult): Promise<void>;
+  /** Drops every result at or after `timestamp` and clears the pending transition. */
+  rewind(timestamp: number): Promise<void>;
+  pending(): Promise<PendingTransition | undefined>;
+  setPending(t: PendingTransition): Promise<void>;
+  clearPending(): Promise<void>;
+  /** The newest result whose L1 inclusion is at or below `l1Number` (binary search; inclusions are monotone). */
+  atL1(l1Number: number): Promise<VerifiedResult | undefined>;
+}
+
+/** A block with its receipts' logs, from the chain's execution client. */
+export interface BlockLogsSource {
+  readonly block: SealedBlock;
+  readonly receipts: ReadonlyArray<{ readonly logs: readonly Log[] }>;
+}
+
+/** What the interop activity needs from one hosted chain. */
+export interface InteropChain {
+  readonly chainId: ChainId;
+  readonly blockTime: number;
+  /** L2 genesis time: verification never starts before the latest genesis. */
+  readonly genesisTime: number;
+  /** The local-safe block at `ts` with its output and L1 inclusion; undefined while not available. */
+  optimisticAt(ts: number): Promise<ChainBlockAt | undefined>;
+  /** Block header fields and receipts by hash; undefined when the EL does not know the block. */
+  blockLogs(hash: Hash): Promise<BlockLogsSource | undefined>;
+  /**
+   * Denies `head` (persisted) and replaces it: the chain rewinds to its parent and derives a deposits-only block
+   * at that height. Idempotent (a block already replaced is only recorded).
+   */
+  invalidate(head: InvalidHead, decisionTimestamp: number): Promise<void>;
+  /** Forgets denials decided at or after `timestamp` (a rewind of verified results un-denies them). */
+  pruneDenied(timestamp: number): Promise<void>;
+}
+
+/** Canonical L1 lookups (the shared L1 client). */
+export interface L1Canonical {
+  canonicalHash(number: number): Promise<Hash | undefined>;
+}
+
+/** Lifecycle of the activity, exported as `supernode_interop_activity_state`. */
+export const INTEROP_STATES = ["starting", "backfilling", "waiting", "verifying", "halted", "stopped"] as const;
+export type InteropState = (typeof INTEROP_STATES)[number];
+
+/** The activity's metrics (implemented over prom-client by the composition root). */
+export interface InteropMetrics {
+  verified(timestamp: number): void;
+  decision(kind: string): void;
+  invalidation(chainId: string): void;
+  denied(chainId: string): void;
+  rewind(): void;
+  verificationSeconds(s: number): void;
+  state(s: InteropState): void;
+  backfillProgress(chainId: string, fraction: number): void;
+}

@@ -1,0 +1,142 @@
+import { join } from "node:path";
+import { InteropActivity, type InteropStatus } from "../activities/interop/activity.js";
+import type { InteropChain, L1Canonical } from "../activities/interop/ports.js";
+import type { ChainConfig, SupernodeConfig } from "../config/types.js";
+import { TemporaryError } from "../core/errors/supernode-error.js";
+import type { Logger } from "../core/logger.js";
+import type { Clock } from "../core/time/clock.js";
+import type { BlockId } from "../core/types/block-ref.js";
+import { LogsStore } from "../io/db/interop/logs-store.js";
+import { VerifiedStore } from "../io/db/interop/verified-store.js";
+import type { L1Source, SuperAuthority } from "../node/ports.js";
+import { createInteropMetrics } from "../observability/interop-metrics.js";
+import type { SupernodeMetrics } from "../observability/metrics-registry.js";
+import { makeDependencySet } from "../protocol/interop/dependency-set.js";
+import type { ChainSupervisor } from "./chain-supervisor.js";
+
+/**
+ * The interop activity's wiring: its stores (`<data-dir>/interop/` for verified results and the write-ahead
+ * transition, `chain-<id>/interop/` for each chain's logs), the super authority each chain's node defers to, and
+ * the activity itself over the supervised chains.
+ */
+export class InteropRuntime {
+  #activity: InteropActivity | undefined;
+  #run: Promise<void> | undefined;
+
+  private constructor(
+    private readonly config: SupernodeConfig,
+    readonly activation: number,
+    private readonly verified: VerifiedStore,
+    private readonly logs: Map<string, LogsStore>,
+  ) {}
+
+  /** Opens the stores when interop is scheduled; undefined when it is disabled. */
+  static async open(config: SupernodeConfig): Promise<InteropRuntime | undefined> {
+    const activation = config.interopActivationTimestamp;
+    if (activation === undefined) return undefined;
+    const verified = await VerifiedStore.open(join(config.dataDir, "interop"));
+    const logs = new Map<string, LogsStore>();
+    try {
+      for (const c of config.chainConfigs)
+        logs.set(c.chainId.toString(10), await LogsStore.open(join(c.dataDir, "interop")));
+    } catch (err) {
+      await verified.close();
+      for (const s of logs.values()) await s.close();
+      throw err;
+    }
+    return new InteropRuntime(config, activation, verified, logs);
+  }
+
+  /** What chain `chainId`'s node asks for its safe and finalized labels. */
+  authorityFor(chainId: bigint): SuperAuthority {
+    const id = chainId.toString(10);
+    const head = (r: { l2Heads: Readonly<Record<string, BlockId>> } | undefined) => r?.l2Heads[id];
+    return {
+      isActiveAt: (ts) => ts >= this.activation,
+      verifiedHead: async () => head(this.verified.last()),
+      verifiedAtL1: async (n) => head(await this.verified.atL1(n)),
+    };
+  }
+
+  /** Whether chain `chainId`'s block `l2` at `ts` is verified (always true before activation). */
+  async isVerified(chainId: bigint, ts: number, l2: BlockId): Promise<boolean> {
+    if (ts < this.activation) return true;
+    return (await this.verified.get(ts))?.l2Heads[chainId.toString(10)]?.hash === l2.hash;
+  }
+
+  status(): InteropStatus | undefined {
+    return this.#activity?.status();
+  }
+
+  /** Builds the activity over the supervised chains and runs it until `signal` aborts. */
+  start(
+    supervisors: ReadonlyMap<string, ChainSupervisor>,
+    l1: L1Source,
+    deps: { logger: Logger; clock: Clock; metrics: SupernodeMetrics; signal: AbortSignal },
+  ): Promise<void> {
+    const byId = new Map(this.config.chainConfigs.map((c) => [c.chainId.toString(10), c]));
+    const chains = [...supervisors.entries()].map(([id, sup]) => interopChain(sup, byId.get(id) as ChainConfig));
+    const canonical: L1Canonical = {
+      async canonicalHash(n) {
+        try {
+          return (await l1.l1BlockRefByNumber(n)).hash;
+        } catch {
+          return undefined;
+        }
+      },
+    };
+    this.#activity = new InteropActivity(
+      {
+        activationTimestamp: this.activation,
+        dependencySet: this.config.dependencySet ?? makeDependencySet(this.config.chains),
+      },
+      {
+        chains,
+        logs: this.logs,
+        verified: this.verified,
+        l1: canonical,
+        clock: deps.clock,
+        logger: deps.logger,
+        metrics: createInteropMetrics(deps.metrics.registry),
+      },
+    );
+    this.#run = this.#activity.run(deps.signal);
+    return this.#run;
+  }
+
+  /** Closes the stores (after the loop ended). */
+  async close(): Promise<void> {
+    await this.#run?.catch(() => {});
+    await this.verified.close();
+    for (const s of this.logs.values()) await s.close();
+  }
+}
+
+function notRunning(id: bigint): TemporaryError {
+  return new TemporaryError("CHAIN_NOT_RUNNING", `chain ${id} is not running`);
+}
+
+/** The interop view of one supervised chain (undefined / temporary errors while it is between instances). */
+function interopChain(sup: ChainSupervisor, chain: ChainConfig): InteropChain {
+  return {
+    chainId: sup.chainId,
+    blockTime: chain.rollup.block_time,
+    genesisTime: chain.rollup.genesis.l2_time,
+    optimisticAt: async (ts) => sup.current?.blockAtTimestamp(ts),
+    blockLogs: async (hash) => {
+      const access = sup.current?.interop;
+      if (access === undefined) throw notRunning(sup.chainId);
+      return access.blockLogs(hash);
+    },
+    invalidate: async (head, ts) => {
+      const access = sup.current?.interop;
+      if (access === undefined) throw notRunning(sup.chainId);
+      return access.invalidate(head, ts);
+    },
+    pruneDenied: async (ts) => {
+      const access = sup.current?.interop;
+      if (access === undefined) throw notRunning(sup.chainId);
+      return access.pruneDenied(ts);
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import { Level } from "level";
+import { CriticalError, ResetError } from "../../../core/errors/supernode-error.js";
+
+import type { StoredLog } from "../../../protocol/interop/messages.js";
+import type { InitiatingLog } from "../../../protocol/interop/rules.js";
+import type { SealedBlock } from "../../../protocol/interop/types.js";
+
+/** A sealing that conflicts with what is stored (an L2 reorg not yet repaired): the store must be rewound. */
+export class LogsConflictError extends ResetError {}
+
+interface StoredBlock {
+  readonly block: SealedBlock;
+  readonly logs: readonly StoredLog[];
+}
+
+/** key = "b" ‖ uint64_be(number). */
+function key(n: number): Uint8Array {
+  const k = new Uint8Array(9);
+  k[0] = 0x62;
+  new DataView(k.buffer).setBigUint64(1, BigInt(n));
+  return k;
+}
+
+const LOW = key(0);
+const HIGH = key(Number.MAX_SAFE_INTEGER);
+
+/** Value: JSON {b: block, l: logs}; executing messages keep their chain ID as a decimal string. */
+function encode(s: StoredBlock): Uint8Array {
+  return new TextEncoder().encode(
+    JSON.stringify({ b: s.block, l: s.logs }, (_k, v) => (typeof v === "bigint" ? v.toString(10) : v)),
+  );
+}
+function decode(v: Uint8Array): StoredBlock {
+  const o = JSON.parse(new TextDecoder().decode(v)) as { b: SealedBlock; l: StoredLog[] };
+  const logs = o.l.map((l) =>
+    l.executing === undefined
+      ? l
+      : { ...l, executing: { ...l.executing, id: { ...l.executing.id, chainId: BigInt(l.executing.id.chainId) } } },
+  );
+  return { block: o.b, logs };
+}
+
+/**
+ * One chain's interop logs on LevelDB (`<chain dir>/interop/`): consecutive sealed blocks, each with every log's
+ * hash and decoded executing message, sealed in one atomic write per block. The first and latest sealed blocks
+ * are kept in memory; recently read blocks are cached for message lookups.
+ */
+export class LogsStore {
+  private readonly cache = new Map<number, StoredBlock>();
+  private constructor(
+    private readonly db: Level<Uint8Array, Uint8Array>,
+    private head: SealedBlock | undefined,
+    private tail: SealedBlock | undefined,
+  ) {}
+
+  static async open(dir: string): Promise<LogsStore> {
+    const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
+    try {
+      await db.open();
+    } catch (err) {
+      throw new CriticalError("INTEROP_LOGS_OPEN", `cannot open the interop logs at ${dir}`, { dir }, err);
+    }
+    const edge = async (reverse: boolean) => {
+      for await (const [, v] of db.iterator({ gte: LOW, lte: HIGH, reverse, limit: 1 })) return decode(v).block;
+      return undefined;
+    };
+    return new LogsStore(db, await edge(true), await edge(false));
+  }
+
+  latest(): SealedBlock | undefined {
+    return this.head;
+  }
+
+  first(): SealedBlock | undefined {
+    return this.tail;
+  }
+
+  private async read(n: number): Promise<StoredBlock | undefined> {
+    if (this.head === undefined || this.tail === undefined || n > this.head.number || n < this.tail.number)
+      return undefined;
+    const c = this.cache.get(n);
+    if (c !== undefined) return c;
+    const v = await this.db.get(key(n));
+    if (v === undefined) return undefined;
+    const s = decode(v);
+    this.remember(n, s);
+    return s;
+  }
+
+  private remember(n: number, s: StoredBlock): void {
+    this.cache.set(n, s);
+    if (this.cache.size > 512) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+
+  async blockAt(n: number): Promise<SealedBlock | undefined> {
+    return (await this.read(n))?.block;
+  }
+
+  async findLog(blockNumber: number, logIndex: number): Promise<InitiatingLog | undefined> {
+    const s = await this.read(blockNumber);
+    const l = s?.logs[logIndex];
+    return s === undefined || l === undefined ? undefined : { logHash: l.hash, blockTimestamp: s.block.timestamp };
+  }
+
+  /**
+   * Seals `block` with its logs. The same block again is a no-op; a different block at a sealed height, a block
+   * that does not extend the latest one (gap or parent mismatch) or goes back in time is refused. An empty store
+   * accepts any block (the anchor).
+   */
+  async seal(block: SealedBlock, logs: readonly StoredLog[]): Promise<void> {
+    const h = this.head;
+    if (h !== undefined) {
+      if (block.number <= h.number) {
+        const have = await this.blockAt(block.number);
+        if (have?.hash === block.hash) return;
+        throw new LogsConflictError("INTEROP_LOGS_STALE", "the logs store has another block at this height (reorg)", {
+          number: block.number,
+          stored: have?.hash,
+          block: block.hash,
+        });
+      }
+      if (block.number !== h.number + 1)
+        throw new LogsConflictError("INTEROP_LOGS_GAP", "block does not follow the latest sealed block", {
+          number: block.number,
+          latest: h.number,
+        });
+      if (block.parentHash !== h.hash)
+        throw new LogsConflictError("INTEROP_LOGS_PARENT", "parent hash does not match the latest sealed block", {
+          number: block.number,
+          parent: block.parentHash,
+          latest: h.hash,
+        });
+      if (block.timestamp < h.timestamp)
+        throw new LogsConflictError("INTEROP_LOGS_TIME", "block timestamp goes back", { number: block.number });
+    }
+    const s: StoredBlock = {
+      block: { hash: block.hash, number: block.number, parentHash: block.parentHash, timestamp: block.timestamp },
+      logs,
+    };
+    await this.db.put(key(block.number), encode(s));
+    this.head = s.block;
+    this.tail ??= s.block;
+    this.remember(block.number, s);
+  }
+
+  async rewindTo(n: number): Promise<void> {
+    if (this.head === undefined || n >= this.head.number) return;
+    if (this.tail !== undefined && n < this.tail.number) return this.clear();
+    await this.db.clear({ gt: key(n), lte: HIGH });
+    for (const k of [...this.cache.keys()]) if (k > n) this.cache.delete(k);
+    const s = await this.read(n);
+    this.head = s?.block;
+    if (this.head === undefined) this.tail = undefined;
+  }
+
+  async clear(): Promise<void> {
+    await this.db.clear({ gte: LOW, lte: HIGH });
+    this.cache.clear();
+    this.head = undefined;
+    this.tail = undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}

@@ -1,0 +1,131 @@
+import { Level } from "level";
+import { CriticalError } from "../../../core/errors/supernode-error.js";
+import { type PendingTransition, type VerifiedResult, verifiedResultJson } from "../../../protocol/interop/types.js";
+
+/** key = "v" ‖ uint64_be(timestamp); the pending transition lives under "w". */
+function key(ts: number): Uint8Array {
+  const k = new Uint8Array(9);
+  k[0] = 0x76;
+  new DataView(k.buffer).setBigUint64(1, BigInt(ts));
+  return k;
+}
+const LOW = key(0);
+const HIGH = key(Number.MAX_SAFE_INTEGER);
+const PENDING = new Uint8Array([0x77]);
+const enc = (s: string) => new TextEncoder().encode(s);
+const dec = (v: Uint8Array) => new TextDecoder().decode(v);
+
+/**
+ * The interop activity's verified results and write-ahead transition (`<data-dir>/interop/`, LevelDB). A commit
+ * writes the result and removes the transition in one batch, so after a kill the store holds either the old state
+ * with the transition (replayed) or the new state without it.
+ */
+export class VerifiedStore {
+  private constructor(
+    private readonly db: Level<Uint8Array, Uint8Array>,
+    private lastResult: VerifiedResult | undefined,
+    private firstTs: number | undefined,
+  ) {}
+
+  static async open(dir: string): Promise<VerifiedStore> {
+    const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
+    try {
+      await db.open();
+    } catch (err) {
+      throw new CriticalError("INTEROP_VERIFIED_OPEN", `cannot open the interop store at ${dir}`, { dir }, err);
+    }
+    const s = new VerifiedStore(db, undefined, undefined);
+    await s.reload();
+    return s;
+  }
+
+  private async reload(): Promise<void> {
+    this.lastResult = undefined;
+    this.firstTs = undefined;
+    for await (const [, v] of this.db.iterator({ gte: LOW, lte: HIGH, reverse: true, limit: 1 }))
+      this.lastResult = JSON.parse(dec(v)) as VerifiedResult;
+    for await (const [, v] of this.db.iterator({ gte: LOW, lte: HIGH, limit: 1 }))
+      this.firstTs = (JSON.parse(dec(v)) as VerifiedResult).timestamp;
+  }
+
+  last(): VerifiedResult | undefined {
+    return this.lastResult;
+  }
+
+  firstTimestamp(): number | undefined {
+    return this.firstTs;
+  }
+
+  async get(ts: number): Promise<VerifiedResult | undefined> {
+    if (this.lastResult === undefined || ts > this.lastResult.timestamp) return undefined;
+    if (ts === this.lastResult.timestamp) return this.lastResult;
+    const v = await this.db.get(key(ts));
+    return v === undefined ? undefined : (JSON.parse(dec(v)) as VerifiedResult);
+  }
+
+  async commit(result: VerifiedResult): Promise<void> {
+    const json = verifiedResultJson(result);
+    const last = this.lastResult;
+    if (last !== undefined && result.timestamp !== last.timestamp + 1) {
+      if (result.timestamp <= last.timestamp) {
+        const have = await this.get(result.timestamp);
+        if (have !== undefined && verifiedResultJson(have) === json) {
+          await this.clearPending();
+          return;
+        }
+        throw new CriticalError("INTEROP_ALREADY_COMMITTED", `timestamp already committed: ${result.timestamp}`);
+      }
+      throw new CriticalError(
+        "INTEROP_COMMIT_GAP",
+        `timestamps must be committed sequentially with no gaps: expected ${last.timestamp + 1}, got ${result.timestamp}`,
+      );
+    }
+    await this.db.batch([
+      { type: "put", key: key(result.timestamp), value: enc(json) },
+      { type: "del", key: PENDING },
+    ]);
+    this.lastResult = JSON.parse(json) as VerifiedResult;
+    this.firstTs ??= result.timestamp;
+  }
+
+  async rewind(ts: number): Promise<void> {
+    await this.db.clear({ gte: key(ts), lte: HIGH });
+    await this.db.del(PENDING);
+    if (this.lastResult !== undefined && ts <= this.lastResult.timestamp) await this.reload();
+  }
+
+  async pending(): Promise<PendingTransition | undefined> {
+    const v = await this.db.get(PENDING);
+    return v === undefined ? undefined : (JSON.parse(dec(v)) as PendingTransition);
+  }
+
+  async setPending(t: PendingTransition): Promise<void> {
+    await this.db.put(PENDING, enc(JSON.stringify(t)));
+  }
+
+  async clearPending(): Promise<void> {
+    await this.db.del(PENDING);
+  }
+
+  async atL1(l1Number: number): Promise<VerifiedResult | undefined> {
+    const last = this.lastResult;
+    if (last === undefined || this.firstTs === undefined) return undefined;
+    if (last.l1Inclusion.number <= l1Number) return last;
+    let lo = this.firstTs;
+    let hi = last.timestamp - 1;
+    let best: VerifiedResult | undefined;
+    while (lo <= hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const r = await this.get(mid);
+      if (r !== undefined && r.l1Inclusion.number <= l1Number) {
+        best = r;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return best;
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}

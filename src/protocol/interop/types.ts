@@ -1,0 +1,52 @@
+import type { BlockId } from "../../core/types/block-ref.js";
+import type { Hash } from "../../core/types/primitives.js";
+
+/** A block that failed verification, with its output (kept for super roots of the replaced block). */
+export interface InvalidHead extends BlockId {
+  readonly stateRoot: Hash;
+  readonly messagePasserStorageRoot: Hash;
+}
+
+/** Outcome of verifying every chain's block at one timestamp (read-only). */
+export interface VerificationResult {
+  readonly timestamp: number;
+  readonly l1Inclusion?: BlockId;
+  /** Chain ID (decimal) → the block at the timestamp. */
+  readonly l2Heads: Readonly<Record<string, BlockId>>;
+  /** Chain ID (decimal) → a block that failed verification. */
+  readonly invalidHeads: Readonly<Record<string, InvalidHead>>;
+}
+
+/** A block as the logs store seals it. */
+export interface SealedBlock extends BlockId {
+  readonly parentHash: Hash;
+  readonly timestamp: number;
+}
+
+/** What the interop activity committed at one timestamp. */
+export interface VerifiedResult {
+  readonly timestamp: number;
+  readonly l1Inclusion: BlockId;
+  /** Chain ID (decimal) → its block at the timestamp. */
+  readonly l2Heads: Readonly<Record<string, BlockId>>;
+}
+
+/** The write-ahead transition: written before any side effect, cleared with the last one. */
+export type PendingTransition =
+  | { readonly kind: "advance"; readonly result: VerificationResult }
+  | { readonly kind: "invalidate"; readonly result: VerificationResult }
+  | { readonly kind: "rewind"; readonly rewindAtOrAfter: number };
+
+/** Canonical JSON of a verified result (sorted chain keys): the idempotency check compares these bytes. */
+export function verifiedResultJson(r: VerifiedResult): string {
+  const heads: Record<string, BlockId> = {};
+  for (const k of Object.keys(r.l2Heads).sort()) {
+    const h = r.l2Heads[k] as BlockId;
+    heads[k] = { hash: h.hash, number: h.number };
+  }
+  return JSON.stringify({
+    timestamp: r.timestamp,
+    l1Inclusion: { hash: r.l1Inclusion.hash, number: r.l1Inclusion.number },
+    l2Heads: heads,
+  });
+}

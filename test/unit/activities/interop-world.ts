@@ -1,0 +1,147 @@
+/**
+ * An in-memory world for the interop activity: chains of blocks with receipts, local-safe heads, an L1 with a
+ * canonical hash per number. Real LevelDB stores are opened by the tests; the chains and L1 are plain data here.
+ */
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import type { InteropChain, L1Canonical } from "../../../src/activities/interop/ports.js";
+import type { ChainBlockAt } from "../../../src/activities/ports.js";
+import { bytesToHex } from "../../../src/core/codec/hex.js";
+import type { BlockId } from "../../../src/core/types/block-ref.js";
+import type { Address, Hash } from "../../../src/core/types/primitives.js";
+import { keccakHex } from "../../../src/protocol/block/keccak.js";
+import type { Log } from "../../../src/protocol/block/receipt.js";
+import {
+  encodeExecutingMessageLog,
+  logPayload,
+  type MessageIdentifier,
+} from "../../../src/protocol/interop/messages.js";
+import type { InvalidHead, SealedBlock } from "../../../src/protocol/interop/types.js";
+
+export const hashOf = (s: string): Hash => bytesToHex(keccak_256(new TextEncoder().encode(s)));
+export const EMITTER: Address = "0x00000000000000000000000000000000000e1e1e";
+
+export interface WorldBlock extends SealedBlock {
+  readonly logs: Log[];
+  readonly l1: BlockId;
+}
+
+export class WorldL1 implements L1Canonical {
+  branch = "main";
+  /** Numbers from which the branch applies (older numbers keep "main"). */
+  forkFrom = Number.POSITIVE_INFINITY;
+  lookups = 0;
+  hashAt(n: number): Hash {
+    return hashOf(`l1-${n}-${n >= this.forkFrom ? this.branch : "main"}`);
+  }
+  id(n: number): BlockId {
+    return { hash: this.hashAt(n), number: n };
+  }
+  async canonicalHash(n: number): Promise<Hash | undefined> {
+    this.lookups++;
+    return this.hashAt(n);
+  }
+}
+
+export class WorldChain implements InteropChain {
+  readonly blocks: WorldBlock[] = [];
+  localSafe = -1;
+  readonly invalidated: { head: InvalidHead; ts: number }[] = [];
+  readonly pruned: number[] = [];
+  private salt = 0;
+
+  constructor(
+    readonly chainId: bigint,
+    readonly blockTime: number,
+    readonly genesisTime: number,
+    private readonly l1: WorldL1,
+  ) {
+    this.push([]);
+    this.localSafe = 0;
+  }
+
+  /** Appends a block with `logs`, derived from L1 block `l1Number` (default: its number). */
+  push(logs: Log[], l1Number?: number): WorldBlock {
+    const n = this.blocks.length;
+    const parent = this.blocks[n - 1];
+    const b: WorldBlock = {
+      hash: hashOf(`l2-${this.chainId}-${n}-${this.salt}`),
+      number: n,
+      parentHash: parent?.hash ?? hashOf("root"),
+      timestamp: this.genesisTime + n * this.blockTime,
+      logs,
+      l1: this.l1.id(l1Number ?? n),
+    };
+    this.blocks.push(b);
+    return b;
+  }
+
+  /** Pushes `k` blocks and makes them local-safe. */
+  advance(k: number, logs: (n: number) => Log[] = () => []): void {
+    for (let i = 0; i < k; i++) this.push(logs(this.blocks.length));
+    this.localSafe = this.blocks.length - 1;
+  }
+
+  /** Replaces blocks from `n` on with a new branch (an L2 reorg); re-derives up to the old height. */
+  reorgFrom(n: number, l1Number?: (n: number) => number): void {
+    const height = this.blocks.length;
+    this.blocks.length = n;
+    this.salt++;
+    for (let i = n; i < height; i++) this.push([], l1Number?.(i));
+    this.localSafe = Math.min(this.localSafe, this.blocks.length - 1);
+  }
+
+  timestampToNumber(ts: number): number {
+    return Math.floor((ts - this.genesisTime) / this.blockTime);
+  }
+
+  async optimisticAt(ts: number): Promise<ChainBlockAt | undefined> {
+    const n = this.timestampToNumber(ts);
+    if (n < 0 || n > this.localSafe) return undefined;
+    const b = this.blocks[n] as WorldBlock;
+    return {
+      l2: { hash: b.hash, number: b.number },
+      output: {
+        stateRoot: hashOf(`sr-${b.hash}`),
+        messagePasserStorageRoot: hashOf(`mp-${b.hash}`),
+        blockHash: b.hash,
+      },
+      requiredL1: b.l1,
+    };
+  }
+
+  async blockLogs(hash: Hash) {
+    const b = this.blocks.find((x) => x.hash === hash);
+    if (b === undefined) return undefined;
+    return {
+      block: { hash: b.hash, number: b.number, parentHash: b.parentHash, timestamp: b.timestamp },
+      receipts: [{ logs: b.logs }],
+    };
+  }
+
+  async invalidate(head: InvalidHead, ts: number): Promise<void> {
+    this.invalidated.push({ head, ts });
+    const b = this.blocks[head.number];
+    if (b?.hash !== head.hash) return; // already replaced
+    // The deposits-only replacement, then the rest re-derived without the descendants' logs.
+    this.reorgFrom(head.number);
+  }
+
+  async pruneDenied(ts: number): Promise<void> {
+    this.pruned.push(ts);
+  }
+
+  /** An initiating log (plain log of the emitter) with distinct content. */
+  static initiating(tag: string): Log {
+    return { address: EMITTER, topics: [hashOf(`topic-${tag}`)], data: `0x${Buffer.from(tag).toString("hex")}` };
+  }
+
+  /** The executing message for log `logIndex` of this chain's block `n` (optionally tampered). */
+  executing(n: number, logIndex: number, over: Partial<MessageIdentifier> = {}, payloadHash?: Hash): Log {
+    const b = this.blocks[n] as WorldBlock;
+    const init = b.logs[logIndex] as Log;
+    return encodeExecutingMessageLog({
+      id: { origin: init.address, blockNumber: n, logIndex, timestamp: b.timestamp, chainId: this.chainId, ...over },
+      payloadHash: payloadHash ?? keccakHex(logPayload(init)),
+    });
+  }
+}

@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Hash } from "../../../../src/core/types/primitives.js";
+import { LogsStore } from "../../../../src/io/db/interop/logs-store.js";
+import { VerifiedStore } from "../../../../src/io/db/interop/verified-store.js";
+import type { SealedBlock, VerifiedResult } from "../../../../src/protocol/interop/types.js";
+
+const dirs: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), "interop-store-"));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const h = (s: string, n: number): Hash => `0x${s.repeat(2).slice(0, 2)}${n.toString(16).padStart(62, "0")}` as Hash;
+const blk = (n: number, branch = "a", parentBranch = branch): SealedBlock => ({
+  hash: h(branch, n),
+  number: n,
+  parentHash: h(parentBranch, n - 1),
+  timestamp: 1000 + 2 * n,
+});
+const lh = (n: number, i: number): Hash => h("c", n * 100 + i);
+
+describe("LogsStore", () => {
+  it("seals consecutive blocks, finds logs, survives a reopen", async () => {
+    const dir = tmp();
+    let s = await LogsStore.open(dir);
+    expect(s.latest()).toBeUndefined();
+    await s.seal(blk(10), [{ hash: lh(10, 0) }, { hash: lh(10, 1) }]); // the anchor: any number
+    await s.seal(blk(11), []);
+    await s.seal(blk(12), [{ hash: lh(12, 0) }]);
+    expect(await s.findLog(10, 1)).toEqual({ logHash: lh(10, 1), blockTimestamp: 1020 });
+    expect(await s.findLog(10, 2)).toBeUndefined();
+    expect(await s.findLog(9, 0)).toBeUndefined();
+    expect(await s.findLog(13, 0)).toBeUndefined();
+    await s.close();
+    s = await LogsStore.open(dir);
+    expect(s.first()?.number).toBe(10);
+    expect(s.latest()).toEqual(blk(12));
+    expect(await s.findLog(12, 0)).toEqual({ logHash: lh(12, 0), blockTimestamp: 1024 });
+    await s.close();
+  });
+
+  it("is idempotent and refuses conflicts", async () => {
+    const s = await LogsStore.open(tmp());
+    await s.seal(blk(1), []);
+    await s.seal(blk(2), []);
+    await s.seal(blk(2), []); // the same block again: no-op
+    await s.seal(blk(1), []);
+    await expect(s.seal(blk(2, "b", "a"), [])).rejects.toMatchObject({ code: "INTEROP_LOGS_STALE" });
+    await expect(s.seal(blk(4), [])).rejects.toMatchObject({ code: "INTEROP_LOGS_GAP" });
+    await expect(s.seal(blk(3, "b"), [])).rejects.toMatchObject({ code: "INTEROP_LOGS_PARENT" });
+    await expect(s.seal({ ...blk(3), timestamp: 1 }, [])).rejects.toMatchObject({ code: "INTEROP_LOGS_TIME" });
+    expect(s.latest()).toEqual(blk(2));
+    await s.close();
+  });
+
+  it("is repaired by a rewind after an L2 reorg, and can be cleared", async () => {
+    const dir = tmp();
+    let s = await LogsStore.open(dir);
+    for (let n = 5; n <= 9; n++) await s.seal(blk(n), [{ hash: lh(n, 0) }]);
+    await s.rewindTo(6);
+    expect(s.latest()).toEqual(blk(6));
+    expect(await s.findLog(7, 0)).toBeUndefined();
+    await s.seal(blk(7, "b", "a"), [{ hash: lh(77, 0) }]);
+    await s.close();
+    s = await LogsStore.open(dir);
+    expect(s.latest()).toEqual(blk(7, "b", "a"));
+    expect(await s.findLog(7, 0)).toEqual({ logHash: lh(77, 0), blockTimestamp: 1014 });
+    await s.rewindTo(100); // beyond the head: nothing to do
+    expect(s.latest()?.number).toBe(7);
+    await s.rewindTo(2); // before the first block: empty
+    expect(s.latest()).toBeUndefined();
+    expect(s.first()).toBeUndefined();
+    await s.seal(blk(40), []);
+    await s.clear();
+    expect(s.latest()).toBeUndefined();
+    await s.close();
+  });
+
+  it("keeps executing messages with their chain IDs", async () => {
+    const s = await LogsStore.open(tmp());
+    const executing = {
+      id: { origin: `0x${"11".repeat(20)}` as const, blockNumber: 3, logIndex: 0, timestamp: 9, chainId: 902n },
+      payloadHash: h("d", 1),
+    };
+    await s.seal(blk(1), [{ hash: lh(1, 0), executing }]);
+    expect(await s.findLog(1, 0)).toEqual({ logHash: lh(1, 0), blockTimestamp: 1002 });
+    await s.close();
+  });
+});
+
+const res = (ts: number, l1 = ts, branch = "a"): VerifiedResult => ({
+  timestamp: ts,
+  l1Inclusion: { hash: h("e", l1), number: l1 },
+  l2Heads: { "902": { hash: h(branch, ts), number: ts }, "901": { hash: h(branch, ts), number: ts } },
+});
+
+describe("VerifiedStore", () => {
+  it("commits contiguously, idempotently, and reopens", async () => {
+    const dir = tmp();
+    let s = await VerifiedStore.open(dir);
+    await s.commit(res(100));
+    await s.commit(res(101));
+    await s.commit({ ...res(100), l2Heads: { "901": res(100).l2Heads["901"]!, "902": res(100).l2Heads["902"]! } });
+    await expect(s.commit(res(100, 7))).rejects.toThrow("timestamp already committed: 100");
+    await expect(s.commit(res(103))).rejects.toThrow("expected 102, got 103");
+    await s.close();
+    s = await VerifiedStore.open(dir);
+    expect(s.last()?.timestamp).toBe(101);
+    expect(s.firstTimestamp()).toBe(100);
+    expect(await s.get(100)).toEqual(res(100));
+    expect(await s.get(99)).toBeUndefined();
+    await s.close();
+  });
+
+  it("writes the transition ahead and clears it with the commit", async () => {
+    const dir = tmp();
+    const s = await VerifiedStore.open(dir);
+    const t = { kind: "advance" as const, result: { ...res(5), invalidHeads: {} } };
+    await s.setPending(t);
+    await s.close();
+    const s2 = await VerifiedStore.open(dir);
+    expect(await s2.pending()).toEqual(t);
+    await s2.commit(res(5));
+    expect(await s2.pending()).toBeUndefined();
+    await s2.setPending({ kind: "rewind", rewindAtOrAfter: 5 });
+    await s2.rewind(5);
+    expect(await s2.pending()).toBeUndefined();
+    expect(s2.last()).toBeUndefined();
+    await s2.close();
+  });
+
+  it("rewinds and finds the newest result at an L1 block", async () => {
+    const s = await VerifiedStore.open(tmp());
+    for (let ts = 10; ts < 30; ts++) await s.commit(res(ts, 100 + Math.floor(ts / 3)));
+    expect((await s.atL1(105))?.timestamp).toBe(17);
+    expect((await s.atL1(1000))?.timestamp).toBe(29);
+    expect(await s.atL1(102)).toBeUndefined();
+    expect((await s.atL1(103))?.timestamp).toBe(11);
+    await s.rewind(20);
+    expect(s.last()?.timestamp).toBe(19);
+    await s.commit(res(20, 500, "b"));
+    expect(s.last()).toEqual(res(20, 500, "b"));
+    await s.rewind(0);
+    expect(s.last()).toBeUndefined();
+    expect(s.firstTimestamp()).toBeUndefined();
+    await s.close();
+  });
+});
