@@ -8,6 +8,7 @@ import { type ConfigWarning, formatIssues } from "../config/issues.js";
 import { loadConfig } from "../config/load.js";
 import type { SupernodeConfig } from "../config/types.js";
 import { type AppLogger, createLogger } from "../observability/logger.js";
+import { registerDbCommands } from "./commands/db.js";
 import { registerDevnetCommands } from "./commands/devnet.js";
 import { installSignalHandlers } from "./signals.js";
 
@@ -38,6 +39,7 @@ const COMMANDS: ReadonlyArray<readonly [string, string]> = [
   ["config [options]", "print the effective per-chain configuration as JSON (secrets redacted)"],
   ["chain-options [--hidden]", "list every per-chain option with its env name"],
   ["devnet ...", "run or manage the embedded local devnet"],
+  ["db check|reset --data-dir D --chain N", "check a chain's SafeDB, or move a damaged one aside to rebuild it"],
 ];
 
 function logWarnings(logger: AppLogger, warnings: readonly ConfigWarning[]): void {
@@ -158,6 +160,7 @@ export function buildProgram(argv: readonly string[], io: CliIo, setExit: (code:
       setExit(0);
     });
   registerDevnetCommands(program);
+  registerDbCommands(program, { stdout: io.stdout, stderr: io.stderr, setExit });
   return program;
 }
 

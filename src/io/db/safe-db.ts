@@ -1,7 +1,7 @@
 import { Level } from "level";
 import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
 import { SerialQueue } from "../../core/async/serial-queue.js";
-import { CriticalError, TemporaryError } from "../../core/errors/supernode-error.js";
+import { CriticalError, SupernodeError, TemporaryError } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hash } from "../../core/types/primitives.js";
@@ -49,6 +49,60 @@ export function decodeSafeDbEntry(key: Uint8Array, value: Uint8Array): SafeHeadE
 
 const MAX_KEY = encodeSafeDbKey(Number.MAX_SAFE_INTEGER);
 
+/** The command that moves a damaged store aside (docs/running.md, "SafeDB damage"). */
+export const SAFEDB_RESET_HINT = "stop the supernode, run `supernode db reset --data-dir <dir> --chain <id>`, start it";
+
+/** LevelDB error codes of `err` and its causes. */
+function levelCodes(err: unknown): string[] {
+  const out: string[] = [];
+  for (let e = err, i = 0; e instanceof Error && i < 5; e = (e as Error & { cause?: unknown }).cause, i++) {
+    const code = (e as Error & { code?: unknown }).code;
+    if (typeof code === "string") out.push(code);
+    out.push(e.message);
+  }
+  return out;
+}
+
+/**
+ * Storage errors by what they mean for the chain: a damaged store — LevelDB `Corruption`, a missing or truncated
+ * file of the store (MANIFEST, CURRENT, a table) — is critical (`SAFEDB_CORRUPT`, naming the path: retrying cannot
+ * fix it); anything else (a full disk, a transient I/O error) is temporary.
+ */
+export function classifyDbError(err: unknown, dir: string, op: "open" | "read" | "write"): SupernodeError {
+  if (err instanceof SupernodeError && err.severity === "critical") {
+    if (err.code === "SAFEDB_CORRUPT" && !err.message.includes(dir))
+      return new CriticalError(
+        "SAFEDB_CORRUPT",
+        `SafeDB at ${dir} is corrupted (${err.message}); ${SAFEDB_RESET_HINT}`,
+        { dir },
+        err,
+      );
+    return err;
+  }
+  const texts = levelCodes(err);
+  const corrupt =
+    texts.some((t) => t === "LEVEL_CORRUPTION" || /\bCorruption\b/.test(t)) ||
+    texts.some((t) => /IO error: .*(MANIFEST|CURRENT|\.ldb|\.sst|\.log)\S*: (No such file|Invalid argument)/.test(t));
+  const detail = texts.filter((t) => !t.startsWith("LEVEL_") && t !== "Database failed to open").join("; ");
+  if (corrupt) {
+    return new CriticalError(
+      "SAFEDB_CORRUPT",
+      `SafeDB at ${dir} is corrupted or incomplete (${detail}); ${SAFEDB_RESET_HINT}`,
+      { dir },
+      err,
+    );
+  }
+  if (op === "open" && texts.some((t) => /LOCK|already held|Resource temporarily unavailable/.test(t))) {
+    return new TemporaryError(
+      "SAFEDB_LOCKED",
+      `SafeDB at ${dir} is in use by another process (${detail})`,
+      { dir },
+      err,
+    );
+  }
+  return new TemporaryError(`SAFEDB_${op.toUpperCase()}`, `SafeDB ${op} failed at ${dir}: ${detail}`, { dir }, err);
+}
+
 /**
  * The safe-head database of one chain (op-node §4 layout, LevelDB): which L2 block was safe after deriving from
  * each L1 block. Writes are serialised, synchronous and atomic (one batch each), so a killed process leaves either
@@ -60,6 +114,8 @@ export class SafeDB {
 
   private constructor(
     private readonly db: Level<Uint8Array, Uint8Array>,
+    /** Where the store lives (named in every storage error). */
+    readonly dir: string,
     private readonly logger: Logger,
   ) {}
 
@@ -72,9 +128,9 @@ export class SafeDB {
     try {
       await db.open();
     } catch (err) {
-      throw new CriticalError("SAFEDB_OPEN", `cannot open SafeDB at ${dir}: ${(err as Error).message}`, { dir }, err);
+      throw classifyDbError(err, dir, "open");
     }
-    return new SafeDB(db, deps.logger.child({ component: "safedb" }));
+    return new SafeDB(db, dir, deps.logger.child({ component: "safedb" }));
   }
 
   /** Records `safeHead` as the safe head derived from `l1Head` (later writes for the same L1 block overwrite). */
@@ -88,8 +144,11 @@ export class SafeDB {
   }
 
   /** The entry with the greatest L1 number ≤ `l1Number`, or undefined when there is none ("not found"). */
-  async safeHeadAtL1Block(l1Number: number): Promise<SafeHeadEntry | undefined> {
-    this.assertOpen();
+  safeHeadAtL1Block(l1Number: number): Promise<SafeHeadEntry | undefined> {
+    return this.read(() => this.lastAtOrBelow(l1Number));
+  }
+
+  private async lastAtOrBelow(l1Number: number): Promise<SafeHeadEntry | undefined> {
     for await (const [k, v] of this.db.iterator({
       lte: encodeSafeDbKey(l1Number),
       gte: encodeSafeDbKey(0),
@@ -102,12 +161,13 @@ export class SafeDB {
   }
 
   /** Every entry in L1 order (tests, debugging). */
-  async entries(): Promise<SafeHeadEntry[]> {
-    this.assertOpen();
-    const out: SafeHeadEntry[] = [];
-    for await (const [k, v] of this.db.iterator({ gte: encodeSafeDbKey(0), lte: MAX_KEY }))
-      out.push(decodeSafeDbEntry(k, v));
-    return out;
+  entries(): Promise<SafeHeadEntry[]> {
+    return this.read(async () => {
+      const out: SafeHeadEntry[] = [];
+      for await (const [k, v] of this.db.iterator({ gte: encodeSafeDbKey(0), lte: MAX_KEY }))
+        out.push(decodeSafeDbEntry(k, v));
+      return out;
+    });
   }
 
   /** Drops every entry recorded for an L1 block after `l1Number`. */
@@ -188,10 +248,19 @@ export class SafeDB {
       try {
         await fn();
       } catch (err) {
-        // A failed write makes the caller reset (the entry is then rewritten).
-        throw new TemporaryError("SAFEDB_WRITE", `SafeDB write failed: ${(err as Error).message}`, {}, err);
+        // A failed write is retried (temporary) unless the store is damaged (critical).
+        throw classifyDbError(err, this.dir, "write");
       }
     });
+  }
+
+  private async read<T>(fn: () => Promise<T>): Promise<T> {
+    this.assertOpen();
+    try {
+      return await fn();
+    } catch (err) {
+      throw classifyDbError(err, this.dir, "read");
+    }
   }
 
   private assertOpen(): void {

@@ -1,0 +1,142 @@
+/**
+ * A damaged SafeDB (real LevelDB in a temp dir: garbled table, truncated table, missing or garbled MANIFEST) is a
+ * critical error naming the path — never a temporary one retried forever — and `supernode db check|reset` finds it
+ * and moves it aside so the next start begins with an empty store.
+ */
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Level } from "level";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../../../src/cli/program.js";
+import { CriticalError, severityOf } from "../../../src/core/errors/supernode-error.js";
+import { silentLogger } from "../../../src/core/logger.js";
+import type { Hash } from "../../../src/core/types/primitives.js";
+import { encodeSafeDbKey, encodeSafeDbValue, SafeDB } from "../../../src/io/db/safe-db.js";
+import { safeDbPathOf } from "../../../src/io/db/store-maintenance.js";
+
+const h = (n: number): Hash => `0x${n.toString(16).padStart(64, "0")}`;
+const id = (n: number) => ({ hash: h(n), number: n });
+const root = mkdtempSync(join(tmpdir(), "safedb-damage-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let seq = 0;
+
+/** A chain's SafeDB under a fresh data dir, with entries compacted into a table file (.ldb). */
+async function filledStore(): Promise<{ dataDir: string; dir: string }> {
+  const dataDir = join(root, `data-${seq++}`);
+  const dir = safeDbPathOf(dataDir, 901n);
+  const raw = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
+  await raw.batch(
+    Array.from({ length: 3000 }, (_, j) => ({
+      type: "put" as const,
+      key: encodeSafeDbKey(j + 1),
+      value: encodeSafeDbValue(h(j + 1), id(10_000 + j)),
+    })),
+  );
+  await raw.close();
+  const db = await SafeDB.open(dir, { logger: silentLogger }); // reopening moves the write-ahead log into a table
+  await db.close();
+  return { dataDir, dir };
+}
+
+const files = (dir: string, re: RegExp) => readdirSync(dir).filter((f) => re.test(f));
+
+async function failure(fn: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected a failure");
+}
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await runCli(args, {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+    env: {},
+    handleSignals: false,
+  });
+  return { code, out, err };
+}
+
+describe("SafeDB damage", () => {
+  it("a garbled table: reads fail with a critical SAFEDB_CORRUPT naming the path", async () => {
+    const { dir } = await filledStore();
+    const tables = files(dir, /\.ldb$/);
+    expect(tables.length).toBeGreaterThan(0);
+    for (const f of tables) {
+      const b = readFileSync(join(dir, f));
+      b.fill(0x55, 100, Math.min(b.length - 100, 4000));
+      writeFileSync(join(dir, f), b);
+    }
+    const db = await SafeDB.open(dir, { logger: silentLogger });
+    const err = await failure(() => db.entries());
+    await db.close();
+    expect(err).toBeInstanceOf(CriticalError);
+    expect(severityOf(err)).toBe("critical");
+    expect((err as CriticalError).code).toBe("SAFEDB_CORRUPT");
+    expect((err as Error).message).toContain(dir);
+    expect((err as Error).message).toContain("supernode db reset");
+  });
+
+  it("a truncated table: critical too", async () => {
+    const { dir } = await filledStore();
+    for (const f of files(dir, /\.ldb$/)) truncateSync(join(dir, f), Math.floor(statSync(join(dir, f)).size / 2));
+    const db = await SafeDB.open(dir, { logger: silentLogger });
+    const err = await failure(() => db.safeHeadAtL1Block(20_000));
+    await db.close();
+    expect((err as CriticalError).code).toBe("SAFEDB_CORRUPT");
+    expect((err as Error).message).toContain(dir);
+  });
+
+  it("a missing or garbled MANIFEST: opening fails with a critical SAFEDB_CORRUPT", async () => {
+    const a = await filledStore();
+    for (const f of files(a.dir, /^MANIFEST-/)) rmSync(join(a.dir, f));
+    const missing = await failure(() => SafeDB.open(a.dir, { logger: silentLogger }));
+    expect((missing as CriticalError).code).toBe("SAFEDB_CORRUPT");
+    expect((missing as Error).message).toContain(a.dir);
+    const b = await filledStore();
+    for (const f of files(b.dir, /^MANIFEST-/)) writeFileSync(join(b.dir, f), "garbage");
+    expect(((await failure(() => SafeDB.open(b.dir, { logger: silentLogger }))) as CriticalError).code).toBe(
+      "SAFEDB_CORRUPT",
+    );
+  });
+
+  it("`supernode db check` finds the damage; `db reset` moves the store aside and the next open starts empty", async () => {
+    const { dataDir, dir } = await filledStore();
+    expect(await cli(["db", "check", "--data-dir", dataDir, "--chain", "901"])).toMatchObject({
+      code: 0,
+      out: `${dir}: ok, 3000 entries\n`,
+    });
+    for (const f of files(dir, /^MANIFEST-/)) rmSync(join(dir, f));
+    const check = await cli(["db", "check", "--data-dir", dataDir, "--chain", "901"]);
+    expect(check.code).toBe(1);
+    expect(check.err).toContain(`${dir}: damaged: SafeDB at ${dir} is corrupted`);
+
+    const reset = await cli(["db", "reset", "--data-dir", dataDir, "--chain", "901"]);
+    expect(reset.code).toBe(0);
+    const moved = /moved to (\S+);/.exec(reset.out)?.[1];
+    expect(moved).toMatch(/safedb\.damaged-\d{8}T\d{6}Z$/);
+    expect(existsSync(moved!)).toBe(true);
+    expect(existsSync(dir)).toBe(false);
+    expect((await cli(["db", "check", "--data-dir", dataDir, "--chain", "901"])).out).toContain("missing");
+
+    const db = await SafeDB.open(dir, { logger: silentLogger });
+    expect(await db.entries()).toEqual([]);
+    await db.close();
+    expect((await cli(["db", "reset", "--data-dir", dataDir, "--chain", "901"])).out).toContain("moved to");
+    expect((await cli(["db", "reset", "--data-dir", dataDir, "--chain", "0x1"])).code).not.toBe(0);
+  });
+});
