@@ -11,7 +11,7 @@ export function heartbeatCheck(): Hex {
 
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 
-/** The runnable part: an INFO `heartbeat` line every interval until `signal` aborts (interval ≤ 0 → 1 s). */
+/** The runnable part: a DEBUG `heartbeat` line every interval until `signal` aborts (interval ≤ 0 → 1 s). */
 export async function runHeartbeat(deps: {
   logger: Logger;
   clock: Clock;
@@ -26,6 +26,6 @@ export async function runHeartbeat(deps: {
       if (isAborted(err, deps.signal)) return;
       throw err;
     }
-    deps.logger.info({ beat }, "heartbeat");
+    deps.logger.debug({ beat }, "heartbeat");
   }
 }

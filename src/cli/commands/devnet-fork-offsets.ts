@@ -42,3 +42,23 @@ export function describeForkOffsets(offsets: Partial<Record<Fork, number | undef
   if (groups.length === 0) return "no forks scheduled";
   return groups.map((g) => `${g.from === g.to ? g.from : `${g.from}…${g.to}`} +${g.t} s`).join(", ");
 }
+
+/**
+ * `--data-mode blobs` needs Ecotone at genesis: derivation ignores blob transactions before Ecotone, and the devnet
+ * batcher posts every frame the same way, so with a later Ecotone the safe head would never advance. Returns the
+ * error to print, or undefined when the combination works.
+ */
+export function dataModeProblem(
+  dataMode: "calldata" | "blobs",
+  offsets: Partial<Record<Fork, number | undefined>> | undefined,
+): string | undefined {
+  if (dataMode !== "blobs" || offsets === undefined) return undefined;
+  const ecotone = offsets.ecotone;
+  if (ecotone === 0) return undefined;
+  const when = ecotone === undefined ? "never activates" : `activates at +${ecotone} s`;
+  return (
+    `--data-mode blobs needs Ecotone at genesis, but with these --fork-offsets Ecotone ${when}: derivation ignores ` +
+    "blobs before Ecotone, so the safe head would never advance. Use --data-mode calldata to watch Ecotone " +
+    "activate, or leave Ecotone at 0 (ecotone=0) to post blobs."
+  );
+}

@@ -10,7 +10,7 @@ import { MAX_DEVNET_CHAINS } from "../../devnet/l1/dev-accounts.js";
 import { installSignalHandlers } from "../signals.js";
 import { type ChildDevnet, reportChildDevnet, startChildDevnet } from "./devnet-child.js";
 import { registerDevnetElCommand } from "./devnet-el.js";
-import { describeForkOffsets, parseForkOffsets } from "./devnet-fork-offsets.js";
+import { dataModeProblem, describeForkOffsets, parseForkOffsets } from "./devnet-fork-offsets.js";
 import { DEMO_DEPOSIT_RECIPIENT, type DevnetSupernode, startDevnetSupernode } from "./devnet-supernode.js";
 
 interface DevnetArgs {
@@ -92,6 +92,8 @@ export function registerDevnetCommands(program: Command): void {
         chains: raw.chains as number,
         supernodeProcess: raw.supernodeProcess as "same" | "child",
       };
+      const problem = dataModeProblem(args.dataMode, args.forkOffsets);
+      if (problem !== undefined) devnet.error(`error: ${problem}`, { exitCode: 2 });
       await runDevnetCommand(args);
     });
   registerDevnetElCommand(devnet);
@@ -196,11 +198,17 @@ function printEndpoints(sn: DevnetSupernode, out: (s: string) => void): void {
   for (const c of sn.devnet.chains) {
     out(`chain ${c.chainId} (variant ${c.variant}) rollup RPC ${rpc}/${c.chainId}/   execution client ${c.el.httpUrl}`);
   }
+  if (sn.devnet.chains.some((c) => c.variant === "b")) {
+    out(
+      "                  (variant B chains run the legacy execution client on purpose, to show both variants: its " +
+        "end-of-support warning at start is expected)",
+    );
+  }
   const first = sn.devnet.chains[0];
   if (first !== undefined) out(`forks             ${describeForkOffsets(forkOffsetsOf(first.rollupConfig))}`);
   out(`supernode RPC     ${rpc}/   (superroot_atTimestamp, supernode_syncStatus, heartbeat_check; admin enabled)`);
   out(`metrics           ${sn.supernode.metricsServer?.url ?? "disabled"}`);
-  out(`health            ${rpc}/healthz   ${rpc}/readyz`);
+  out(`health            ${rpc}/healthz   ${rpc}/readyz   status page ${rpc}/status`);
   out("");
   out(
     `try: curl -s -X POST -H 'content-type: application/json' --data '{"jsonrpc":"2.0","id":1,"method":"stack_syncStatus"}' ${rpc}/901/`,

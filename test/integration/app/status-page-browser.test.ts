@@ -2,11 +2,14 @@
  * `GET /status` in a real headless Chromium (Debian's `chromium`, driven by playwright-core, which never downloads a
  * browser) against a supernode on the devnet with the admin namespace off: both chains appear with their state, the
  * head numbers move between refreshes, the page loads nothing from anywhere but the supernode, and a screenshot is
- * written outside the repository (its path is printed).
+ * written outside the repository (its path is printed). On the same devnet, the README's super-root example runs as
+ * written (bash and curl, the RPC address swapped for this test's port).
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildChainRuntimes } from "../../../src/app/chain-factory.js";
@@ -118,4 +121,22 @@ describeWithTools(["chromium"], "status page in headless Chromium", (tools) => {
     expect(statSync(shot).size).toBeGreaterThan(1000);
     console.log(`status page screenshot: ${shot}`);
   }, 120_000);
+
+  it("the README's superroot_atTimestamp example works as written", async () => {
+    const readme = readFileSync(join(import.meta.dirname, "../../../README.md"), "utf8");
+    const block = /```sh\n(J='content-type[\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, "README's Try-it block").toBeDefined();
+    // The J= line, then the super-root example: from its comment to its curl line.
+    const lines = block!.split("\n");
+    const from = lines.findIndex((l) => l.startsWith("# the super root"));
+    const to = lines.findIndex((l, i) => i > from && l.startsWith("curl") && l.includes("superroot_atTimestamp"));
+    expect(from).toBeGreaterThan(0);
+    const script = [lines[0], ...lines.slice(from, to + 1)].join("\n").replaceAll("http://127.0.0.1:8545", sn!.rpc.url);
+    const { stdout } = await promisify(execFile)("bash", ["-c", `set -euo pipefail\n${script}`], {
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    const reply = JSON.parse(stdout) as { result?: { data?: { super_root?: string } }; error?: unknown };
+    expect(reply.error).toBeUndefined();
+    expect(reply.result?.data?.super_root).toMatch(/^0x[0-9a-f]{64}$/);
+  });
 });

@@ -138,7 +138,7 @@ describe("heartbeat", () => {
 
   it("logs a beat per interval and stops on abort", async () => {
     const lines: string[] = [];
-    const logger = { info: (_o: object, m?: string) => lines.push(m ?? "") } as unknown as Logger;
+    const logger = { debug: (_o: object, m?: string) => lines.push(m ?? "") } as unknown as Logger;
     const ctl = new AbortController();
     let sleeps = 0;
     const clock: Clock = {

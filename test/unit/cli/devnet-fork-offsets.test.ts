@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { describeForkOffsets, parseForkOffsets } from "../../../src/cli/commands/devnet-fork-offsets.js";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import {
+  dataModeProblem,
+  describeForkOffsets,
+  parseForkOffsets,
+} from "../../../src/cli/commands/devnet-fork-offsets.js";
+
+const BIN = join(import.meta.dirname, "../../../bin/supernode.js");
 
 describe("supernode devnet --fork-offsets", () => {
   it("parses <fork>=<seconds>|never entries into a complete schedule", () => {
@@ -20,5 +28,29 @@ describe("supernode devnet --fork-offsets", () => {
       "regolith…delta +0 s, ecotone…holocene +20 s, isthmus…jovian +40 s",
     );
     expect(describeForkOffsets({})).toBe("no forks scheduled");
+  });
+});
+
+describe("supernode devnet --data-mode blobs with --fork-offsets", () => {
+  it("is accepted with Ecotone at genesis or without a schedule, rejected with a later or no Ecotone", () => {
+    expect(dataModeProblem("blobs", undefined)).toBeUndefined();
+    expect(dataModeProblem("blobs", parseForkOffsets("isthmus=40"))).toBeUndefined();
+    expect(dataModeProblem("calldata", parseForkOffsets("ecotone=20"))).toBeUndefined();
+    expect(dataModeProblem("blobs", parseForkOffsets("ecotone=20"))).toMatch(
+      /needs Ecotone at genesis.*activates at \+20 s.*--data-mode calldata/,
+    );
+    expect(dataModeProblem("blobs", parseForkOffsets("canyon=10"))).toContain("activates at +10 s");
+    expect(dataModeProblem("blobs", parseForkOffsets("ecotone=never"))).toContain("never activates");
+  });
+
+  it("the CLI rejects the combination before starting anything (exit status 2, the reason on stderr)", () => {
+    const r = spawnSync(
+      process.execPath,
+      [BIN, "devnet", "--data-mode", "blobs", "--fork-offsets", "ecotone=20", "--rpc.port", "0", "--metrics.port", "0"],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("--data-mode blobs needs Ecotone at genesis");
+    expect(r.stdout).not.toContain("starting devnet");
   });
 });
