@@ -36,7 +36,7 @@ export interface ToyNodeOptions {
   readonly logger?: Logger;
   /** One pipeline for the node's lifetime instead of a fresh ToyPipeline per `createPipeline` call. */
   readonly singlePipeline?: boolean;
-  readonly extra?: Partial<Pick<ChainNodeDeps, "metrics" | "sequencerStore" | "sink" | "blobs">>;
+  readonly extra?: Partial<Pick<ChainNodeDeps, "metrics" | "sequencerStore" | "sink" | "blobs" | "superAuthority">>;
 }
 
 /** Creates and starts the node (the caller stops it). */
