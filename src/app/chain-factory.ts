@@ -180,6 +180,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           safeDb,
           sequencerStore: fileSequencerStateStore(join(chain.dataDir, "sequencer.json")),
           sink: host?.sink,
+          gapFiller: host?.gapFiller,
           clock: ctx.clock,
           logger,
           metrics,
@@ -188,7 +189,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
         },
       );
       logger.debug({ attempt }, "virtual node created");
-      host?.attach(node);
+      host?.attach(node, engine);
       return nodeService(node, safeDb, chain, ctx, host, engine);
     } catch (err) {
       await safeDb.close();

@@ -10,7 +10,7 @@ import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
 import type { Address, Hash } from "../core/types/primitives.js";
 import type { ChainNode } from "../node/chain-node.js";
-import type { ExecutionPayloadEnvelope, L1Source, UnsafeBlockSink } from "../node/ports.js";
+import type { EngineApi, ExecutionPayloadEnvelope, L1Source, UnsafeBlockSink, UnsafeGapFiller } from "../node/ports.js";
 import { ChainP2PControl } from "../p2p/control.js";
 import { ChainP2P } from "../p2p/host.js";
 import { createP2PMetrics } from "../p2p/metrics.js";
@@ -25,8 +25,9 @@ export interface ChainP2PRuntime {
   readonly p2p: ChainP2P;
   readonly methods: MethodTable;
   readonly sink: UnsafeBlockSink;
-  /** Routes accepted payloads to this node (the current instance of the chain). */
-  attach(node: ChainNode): void;
+  readonly gapFiller: UnsafeGapFiller;
+  /** Routes accepted payloads to this node (the current instance of the chain); req-resp serves from `engine`. */
+  attach(node: ChainNode, engine: EngineApi): void;
   stop(): Promise<void>;
 }
 
@@ -53,6 +54,7 @@ export async function startChainP2P(
     Math.ceil(chain.p2p.gossip.timestampThresholdMs / 1000),
   );
   let node: ChainNode | undefined;
+  let engine: EngineApi | undefined;
   const p2p = await ChainP2P.create(
     { chainId: chain.chainId, rollup: chain.rollup, p2p: chain.p2p, dir: `${chain.dataDir}/p2p` },
     {
@@ -65,14 +67,17 @@ export async function startChainP2P(
       },
     },
   );
+  await p2p.servePayloads(async (n) => engine?.payloadByNumber(n));
   await p2p.start();
   signer.start(SIGNER_REFRESH_MS);
   return {
     p2p,
     methods: createStackP2PMethods(new ChainP2PControl(p2p)),
     sink: { publish: (env) => p2p.publish(env) },
-    attach: (n) => {
+    gapFiller: { requestRange: (from, to) => p2p.requestRange(from, to) },
+    attach: (n, e) => {
       node = n;
+      engine = e;
     },
     stop: async () => {
       signer.stop();

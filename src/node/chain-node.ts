@@ -30,6 +30,7 @@ import type {
   SequencerStateStore,
   UnsafeBlockSink,
   SuperAuthority,
+  UnsafeGapFiller,
 } from "./ports.js";
 import { type SequencerConfig, SequencerDriver } from "./sequencer/sequencer-driver.js";
 import { ElSync } from "./engine/el-sync.js";
@@ -68,6 +69,8 @@ export interface ChainNodeDeps {
   readonly engine: EngineApi;
   readonly safeDb?: SafeDbPort | undefined;
   readonly sink?: UnsafeBlockSink | undefined;
+  /** Req-resp gap filling over P2P (used with `syncmode.req-resp`). */
+  readonly gapFiller?: UnsafeGapFiller | undefined;
   readonly sequencerStore?: SequencerStateStore | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -164,6 +167,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       logger: deps.logger,
       refFromPayload: deps.refFromPayload,
       queueBounds: cfg.unsafeQueue,
+      gapFiller: deps.gapFiller,
     });
   }
 

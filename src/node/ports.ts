@@ -150,6 +150,14 @@ export interface UnsafeBlockSink {
   publish(envelope: ExecutionPayloadEnvelope): Promise<void> | void;
 }
 
+/**
+ * Req-resp gap filling (`syncmode.req-resp`): fetch the unsafe blocks strictly between `from` and `to` (whose
+ * parent hash anchors the chain) from P2P peers; they come back through the node's unsafe-payload input.
+ */
+export interface UnsafeGapFiller {
+  requestRange(from: number, to: { readonly number: number; readonly parentHash: Hash }): void;
+}
+
 /** Persisted sequencer state (`{"sequencerStarted": bool}` in the chain's data dir, written atomically). */
 export interface SequencerStateStore {
   load(): Promise<boolean | undefined>;

@@ -39,6 +39,7 @@ import { GaterState } from "./gater.js";
 import { loadOrCreateNodeKey } from "./key-file.js";
 import type { P2PMetrics } from "./metrics.js";
 import { PeerManager } from "./peer-manager.js";
+import { PayloadByNumber, type PayloadSource } from "./req-resp.js";
 import { gossipOptions } from "./router-params.js";
 import type { Host, PubSub } from "./types.js";
 
@@ -73,6 +74,8 @@ export class ChainP2P {
   private readonly seqKey: Uint8Array | undefined;
   onPayload: ((env: ExecutionPayloadEnvelope, from: string) => void) | undefined;
   readonly peers: PeerManager;
+  readonly reqResp: PayloadByNumber;
+  private gapBusy = false;
 
   private constructor(
     readonly opts: ChainP2POptions,
@@ -84,6 +87,36 @@ export class ChainP2P {
     const k = opts.p2p.sequencerKey;
     this.seqKey = k === undefined || k === "" ? undefined : parseSecretKeyHex(k);
     this.peers = new PeerManager(host, gater, opts.p2p, d.clock, d.logger, d.metrics);
+    this.reqResp = new PayloadByNumber({
+      host,
+      chainId: opts.chainId,
+      rollup: opts.rollup,
+      clock: d.clock,
+      logger: d.logger,
+      peers: this.peers,
+      metrics: d.metrics,
+    });
+  }
+
+  /** Serves `payload_by_number` from `source` (only with `p2p.sync.req-resp`). */
+  async servePayloads(source: PayloadSource): Promise<void> {
+    if (this.opts.p2p.syncReqResp) await this.reqResp.serve(source);
+  }
+
+  /**
+   * The node's `UnsafeGapFiller`: fetches the blocks strictly between `from` and `to` from peers and hands them to
+   * `onPayload` (one range at a time; with `p2p.sync.onlyreqtostatic` only static peers are asked).
+   */
+  requestRange(from: number, to: { readonly number: number; readonly parentHash: string }): void {
+    if (!this.opts.p2p.syncReqResp || this.gapBusy) return;
+    this.gapBusy = true;
+    const only = this.opts.p2p.syncOnlyReqToStatic ? (id: string) => this.peers.isStatic(id) : undefined;
+    void this.reqResp
+      .fillGap(from, to.number, to.parentHash as `0x${string}`, (env) => this.onPayload?.(env, "req-resp"), only)
+      .catch((err: unknown) => this.d.logger.debug({ err: String(err) }, "gap fill failed"))
+      .finally(() => {
+        this.gapBusy = false;
+      });
   }
 
   static async create(opts: ChainP2POptions, deps: ChainP2PDeps): Promise<ChainP2P> {

@@ -9,7 +9,7 @@ import type { Logger } from "../../core/logger.js";
 import type { Clock } from "../../core/time/clock.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
-import type { ExecutionPayloadEnvelope } from "../ports.js";
+import type { ExecutionPayloadEnvelope, UnsafeGapFiller } from "../ports.js";
 import type { ElSync } from "./el-sync.js";
 import type { EngineController } from "./engine-controller.js";
 import { UnsafePayloadQueue } from "./unsafe-queue.js";
@@ -24,7 +24,12 @@ export interface UnsafeInputDeps {
   readonly logger: Logger;
   readonly refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef;
   readonly queueBounds?: { readonly maxBytes?: number | undefined; readonly maxCount?: number | undefined } | undefined;
+  /** With `syncmode.req-resp`: asks P2P peers for the blocks of a gap. */
+  readonly gapFiller?: UnsafeGapFiller | undefined;
 }
+
+/** Gaps whose start is older than this are left to derivation (op-node: 12 h). */
+const MAX_GAP_AGE_SEC = 12 * 3600;
 
 export interface UnsafeStepResult {
   readonly progressed: boolean;
@@ -107,14 +112,22 @@ export class UnsafeInput {
 
   /** CL sync without req-resp: every 2·block_time, let the EL fetch a gap below the lowest queued payload. */
   private async gapStep(): Promise<boolean> {
-    if (this.d.reqResp) return false;
     const now = this.d.clock.nowMs();
     if (now - this.lastGapCheckMs < 2 * this.d.cfg.block_time * 1000) return false;
     const lowest = this.queue.peek();
-    if (lowest === undefined || lowest.executionPayload.blockNumber <= this.d.engine.heads.unsafe.number + 1) {
+    const unsafe = this.d.engine.heads.unsafe;
+    if (lowest === undefined || lowest.executionPayload.blockNumber <= unsafe.number + 1) {
       return false;
     }
     this.lastGapCheckMs = now;
+    if (this.d.reqResp) {
+      // op-node: ask peers for (unsafe head, first queued), unless the gap starts more than 12 h ago.
+      if (this.d.gapFiller !== undefined && unsafe.timestamp >= now / 1000 - MAX_GAP_AGE_SEC) {
+        const p = lowest.executionPayload;
+        this.d.gapFiller.requestRange(unsafe.number, { number: p.blockNumber, parentHash: p.parentHash });
+      }
+      return false;
+    }
     const res = await this.d.elSync.catchUp(lowest);
     if (res !== "syncing" && this.queue.peek() === lowest) this.queue.pop();
     return res === "inserted";
