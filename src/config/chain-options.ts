@@ -119,7 +119,7 @@ export const CHAIN_OPTIONS: readonly OptionSpec[] = [
     256 * 1024 * 1024,
     "L2_MAX_RESPONSE_SIZE",
     G_ENGINE,
-    "Largest Engine API / L2 response body read, in bytes (default 256 MiB: a block must fit a 100 MB channel, 200 MB as hex); larger ones are aborted",
+    "Largest Engine API / L2 response body read, in bytes (default 256 MiB: a block must fit a 100 MB channel, 200 MB as hex); larger ones are aborted; 0 = no bound",
   ),
   opt(
     "l2.follow.source",

@@ -73,7 +73,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
     default: 64 * 1024 * 1024,
     env: ["L1_MAX_RESPONSE_SIZE"],
     group: G_L1,
-    help: "Largest L1 JSON-RPC response body read, in bytes (default 64 MiB: a 60M-gas block of calldata as hex is about 30 MB); larger ones are aborted",
+    help: "Largest L1 JSON-RPC response body read, in bytes (default 64 MiB: a 60M-gas block of calldata as hex is about 30 MB); larger ones are aborted; 0 = no bound",
   },
   {
     name: "l1.beacon.max-response-size",
@@ -81,7 +81,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
     default: 32 * 1024 * 1024,
     env: ["L1_BEACON_MAX_RESPONSE_SIZE"],
     group: G_L1,
-    help: "Largest beacon response body read, in bytes (default 32 MiB: 64 blob sidecars of about 266 KiB as JSON); larger ones are aborted",
+    help: "Largest beacon response body read, in bytes (default 32 MiB: 64 blob sidecars of about 266 KiB as JSON); larger ones are aborted; 0 = no bound",
   },
   {
     name: "interop.activation-timestamp",
@@ -144,7 +144,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
     default: 1024,
     env: ["RPC_MAX_CONNECTIONS"],
     group: G_RPC,
-    help: "Open RPC connections at most; further connections are closed at once",
+    help: "Open RPC connections at most (0 = no bound); further connections are closed at once",
   },
   {
     name: "log.level",

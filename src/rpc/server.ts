@@ -40,7 +40,7 @@ export interface RpcServerOptions {
   readonly maxBodyBytes?: number;
   /** Time for a whole request (headers and body) to arrive; default 30 s. Checked every second. */
   readonly requestTimeoutMs?: number;
-  /** Open connections at most; further ones are closed at once (default 1024). */
+  /** Open connections at most; further ones are closed at once (default 1024; 0 = no bound). */
   readonly maxConnections?: number;
   readonly maxBatchSize?: number;
   /** Reported by `/healthz`. */
@@ -173,7 +173,8 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
         },
         handler,
       );
-      server.maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+      const max = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+      server.maxConnections = max === 0 ? Number.POSITIVE_INFINITY : max; // 0: no bound
       return server;
     },
   });

@@ -246,7 +246,10 @@ export class BeaconClient {
       throw new TemporaryError("BEACON_NETWORK", `beacon request failed: ${(err as Error).message}`, { endpoint: e });
     }
     const route = path.split("?")[0] ?? path;
-    const limit = this.opts.maxResponseBytes ?? DEFAULT_BEACON_MAX_RESPONSE_BYTES;
+    const limit =
+      this.opts.maxResponseBytes === 0
+        ? Number.POSITIVE_INFINITY
+        : (this.opts.maxResponseBytes ?? DEFAULT_BEACON_MAX_RESPONSE_BYTES);
     let text: string;
     try {
       text = await readBounded(res, limit);

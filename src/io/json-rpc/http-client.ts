@@ -55,7 +55,7 @@ export interface HttpRpcClientOptions {
   readonly timeoutMs?: number;
   /**
    * Bound on one response body (a batch is one response); a larger body is aborted while streaming and the call
-   * fails with a temporary `RPC_RESPONSE_TOO_LARGE` error (outcome `too_large`). Default: unbounded.
+   * fails with a temporary `RPC_RESPONSE_TOO_LARGE` error (outcome `too_large`). Default (or 0): unbounded.
    */
   readonly maxResponseBytes?: number;
   /** Extra headers per HTTP request (e.g. a freshly minted JWT). */
@@ -108,7 +108,8 @@ export class HttpRpcClient {
   constructor(opts: HttpRpcClientOptions) {
     this.url = opts.url;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.maxResponseBytes = opts.maxResponseBytes ?? Number.POSITIVE_INFINITY;
+    // 0 or absent: unbounded.
+    this.maxResponseBytes = opts.maxResponseBytes || Number.POSITIVE_INFINITY;
     this.headers = opts.headers;
     this.onRequest = opts.onRequest;
     this.clock = opts.clock ?? systemClock;
