@@ -4,7 +4,7 @@
  */
 import type { Turns } from "../core/async/turns.js";
 import { OutputCache } from "./output-cache.js";
-import { AbortedError, isAborted, SupernodeError, severityOf } from "../core/errors/supernode-error.js";
+import { AbortedError, CriticalError, isAborted, SupernodeError, severityOf } from "../core/errors/supernode-error.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
 import type { Hash } from "../core/types/primitives.js";
@@ -34,7 +34,7 @@ import type {
 } from "./ports.js";
 import { type SequencerConfig, SequencerDriver } from "./sequencer/sequencer-driver.js";
 import { ElSync } from "./engine/el-sync.js";
-import { type HealthThresholds, HealthTracker, type NodeHealth } from "./health.js";
+import { type HealthThresholds, HealthTracker, type NodeHealth, RepeatGate } from "./health.js";
 import { checkPostedPayload } from "./engine/posted-payload.js";
 
 export interface ChainNodeConfig {
@@ -117,11 +117,14 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private failures = 0;
   private fatal: SupernodeError | Error | undefined;
   private readonly tracker: HealthTracker;
+  /** Quiets repeating warnings (a reset loop must not write megabytes of log). */
+  private readonly gate: RepeatGate;
 
   private constructor(cfg: ChainNodeConfig, deps: ChainNodeDeps) {
     this.cfg = cfg;
     this.d = deps;
     this.tracker = new HealthTracker(deps.clock, cfg.health);
+    this.gate = new RepeatGate(deps.clock);
     this.finalizer = new Finalizer(cfg.finalityLookback || DEFAULT_FINALITY_LOOKBACK);
     this.engine = new EngineController({
       engine: deps.engine,
@@ -245,7 +248,10 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
         this.tracker.stepFailed(err);
         this.tracker.observe(this.progressMark());
         if (sev === "reset") {
-          this.d.logger.warn({ err: String(err) }, "reset required");
+          const g = this.gate.pass(`reset-required:${(err as SupernodeError).code}`);
+          const fields = g.quieted > 0 ? { err: String(err), repeated: g.quieted } : { err: String(err) };
+          if (g.loud) this.d.logger.warn(fields, "reset required");
+          else this.d.logger.debug(fields, "reset required");
           this.resetRequested = (err as SupernodeError).code ?? "reset";
           continue;
         }
@@ -336,11 +342,38 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
         throw err;
       }
     };
+    const finalized = await label("finalized", this.lastL1.finalized);
+    await this.checkFinalizedL1(this.lastL1.finalized, finalized);
     this.lastL1 = {
       head: await label("latest", this.lastL1.head),
       safe: await label("safe", this.lastL1.safe),
-      finalized: await label("finalized", this.lastL1.finalized),
+      finalized,
     };
+  }
+
+  /**
+   * L1 finality is final: if the block the node last saw as finalized is no longer canonical, the L1 reorged
+   * finalized data, which derivation cannot survive (what was derived from it may already be relied upon). As in
+   * op-node, that is a critical error for this chain, surfaced once.
+   */
+  private async checkFinalizedL1(prev: L1BlockRef, next: L1BlockRef): Promise<void> {
+    if (prev.number === 0 || next.hash === prev.hash) return;
+    let canonical: L1BlockRef | undefined;
+    if (next.number === prev.number) canonical = next;
+    else {
+      try {
+        canonical = await this.d.l1.l1BlockRefByNumber(prev.number);
+      } catch (err) {
+        if (severityOf(err) === "temporary") return; // checked again on the next poll
+        throw err;
+      }
+    }
+    if (canonical.hash === prev.hash) return;
+    throw new CriticalError(
+      "L1_FINALIZED_REORG",
+      `L1 reorged finalized block ${prev.number} (${prev.hash} replaced by ${canonical.hash})`,
+      { number: prev.number, was: prev.hash, now: canonical.hash },
+    );
   }
 
   private async doReset(reason: string): Promise<void> {
@@ -359,10 +392,17 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     this.initialised = true;
     this.tracker.resetDone(reason);
     const id = (r: L2BlockRef) => ({ number: r.number, hash: r.hash });
-    this.d.logger.info(
-      { reason, how: found.how, unsafe: id(found.unsafe), safe: id(found.safe), finalized: id(found.finalized) },
-      "reset: found L2 heads",
-    );
+    const g = this.gate.pass(`reset:${reason}`);
+    const fields = {
+      reason,
+      how: found.how,
+      unsafe: id(found.unsafe),
+      safe: id(found.safe),
+      finalized: id(found.finalized),
+    };
+    if (g.loud)
+      this.d.logger.info(g.quieted > 0 ? { ...fields, repeated: g.quieted } : fields, "reset: found L2 heads");
+    else this.d.logger.debug(fields, "reset: found L2 heads");
     for (const w of this.resetWaiters.splice(0)) w();
   }
 

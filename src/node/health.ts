@@ -130,3 +130,31 @@ export function describeError(err: unknown): string {
   const text = err instanceof SupernodeError ? `${err.code}: ${msg}` : msg;
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
+
+/**
+ * Keeps repeating log lines from flooding: the first line of a kind, and then one per `intervalMs` (with how many
+ * were quieted), go out at their level; the repeats in between go to debug.
+ */
+export class RepeatGate {
+  readonly #clock: Clock;
+  readonly #intervalMs: number;
+  readonly #last = new Map<string, { at: number; quieted: number }>();
+
+  constructor(clock: Clock, intervalMs = 10_000) {
+    this.#clock = clock;
+    this.#intervalMs = intervalMs;
+  }
+
+  /** Whether a line of kind `key` goes out at its level now, and how many were quieted since the last one. */
+  pass(key: string): { loud: boolean; quieted: number } {
+    const now = this.#clock.nowMs();
+    const e = this.#last.get(key);
+    if (e === undefined || now - e.at >= this.#intervalMs) {
+      const quieted = e?.quieted ?? 0;
+      this.#last.set(key, { at: now, quieted: 0 });
+      return { loud: true, quieted };
+    }
+    e.quieted++;
+    return { loud: false, quieted: 0 };
+  }
+}

@@ -19,6 +19,8 @@ export interface ChildDevnetOptions {
   readonly chains: ReadonlyArray<{ readonly chainId: bigint; readonly variant: "a" | "b" }>;
   readonly rpcPort: number;
   readonly metricsPort: number;
+  /** L1 finality distance (anvil `--slots-in-an-epoch`; finalized = head − 2·n); default 2. */
+  readonly l1SlotsInAnEpoch?: number;
   readonly l1BlockTimeSec: number;
   readonly l2BlockTimeSec: number;
   readonly dataMode: "calldata" | "blobs";
@@ -61,6 +63,7 @@ export async function startChildDevnet(opts: ChildDevnetOptions, logger: Logger)
         ...(opts.forkOffsets === undefined ? {} : { forkOffsets: opts.forkOffsets }),
       })),
       l1BlockTimeSec: opts.l1BlockTimeSec,
+      ...(opts.l1SlotsInAnEpoch === undefined ? {} : { l1SlotsInAnEpoch: opts.l1SlotsInAnEpoch }),
       l2BlockTimeSec: opts.l2BlockTimeSec,
       dataMode: opts.dataMode,
       // one batcher poll per L2 block keeps the devnet's own CPU modest with many chains

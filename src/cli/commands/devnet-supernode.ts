@@ -21,6 +21,8 @@ export interface DevnetSupernodeOptions {
   readonly chains: ReadonlyArray<{ readonly chainId: bigint; readonly variant: "a" | "b" }>;
   readonly rpcPort: number;
   readonly metricsPort: number;
+  /** L1 finality distance (anvil `--slots-in-an-epoch`; finalized = head − 2·n); default 2. */
+  readonly l1SlotsInAnEpoch?: number;
   readonly l1BlockTimeSec?: number;
   readonly l2BlockTimeSec?: number;
   readonly dataMode?: "calldata" | "blobs";
@@ -98,6 +100,7 @@ export async function startDevnetSupernode(
         ...(opts.forkOffsets === undefined ? {} : { forkOffsets: opts.forkOffsets }),
       })),
       l1BlockTimeSec: opts.l1BlockTimeSec ?? 2,
+      ...(opts.l1SlotsInAnEpoch === undefined ? {} : { l1SlotsInAnEpoch: opts.l1SlotsInAnEpoch }),
       l2BlockTimeSec: opts.l2BlockTimeSec ?? 2,
       ...(opts.dataMode === undefined ? {} : { dataMode: opts.dataMode }),
     },

@@ -18,6 +18,7 @@ interface DevnetArgs {
   rpcPort: number;
   metricsPort: number;
   l1BlockTime: number;
+  l1SlotsInAnEpoch: number;
   l2BlockTime: number;
   dataMode: "calldata" | "blobs";
   forkOffsets?: Partial<Record<Fork, number | undefined>>;
@@ -32,6 +33,12 @@ function chainCount(v: string): number {
   if (!Number.isInteger(n) || n < 1 || n > MAX_DEVNET_CHAINS) {
     throw new InvalidArgumentError(`expected an integer 1..${MAX_DEVNET_CHAINS}`);
   }
+  return n;
+}
+
+function slotsArg(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new InvalidArgumentError("expected an integer 1..1024");
   return n;
 }
 
@@ -54,6 +61,12 @@ export function registerDevnetCommands(program: Command): void {
     .option("--rpc.port <port>", "supernode JSON-RPC port on 127.0.0.1", intArg, 8545)
     .option("--metrics.port <port>", "metrics port on 127.0.0.1", intArg, 7300)
     .option("--l1-block-time <s>", "L1 block time in seconds", intArg, 2)
+    .option(
+      "--l1-slots-in-an-epoch <n>",
+      "L1 finality distance: anvil calls head − n safe and head − 2·n finalized (raise it to reorg deeply in tests)",
+      slotsArg,
+      2,
+    )
     .option("--l2-block-time <s>", "L2 block time in seconds", intArg, 2)
     .addOption(
       new Option("--data-mode <mode>", "how batchers post data").choices(["calldata", "blobs"]).default("calldata"),
@@ -82,6 +95,7 @@ export function registerDevnetCommands(program: Command): void {
         rpcPort: raw["rpc.port"] as number,
         metricsPort: raw["metrics.port"] as number,
         l1BlockTime: raw.l1BlockTime as number,
+        l1SlotsInAnEpoch: raw.l1SlotsInAnEpoch as number,
         l2BlockTime: raw.l2BlockTime as number,
         dataMode: raw.dataMode as "calldata" | "blobs",
         ...(raw.forkOffsets === undefined
@@ -129,6 +143,7 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
         rpcPort: args.rpcPort,
         metricsPort: args.metricsPort,
         l1BlockTimeSec: args.l1BlockTime,
+        l1SlotsInAnEpoch: args.l1SlotsInAnEpoch,
         l2BlockTimeSec: args.l2BlockTime,
         dataMode: args.dataMode,
         ...(args.forkOffsets === undefined ? {} : { forkOffsets: args.forkOffsets }),
@@ -163,6 +178,7 @@ async function runChildDevnet(
         rpcPort: args.rpcPort,
         metricsPort: args.metricsPort,
         l1BlockTimeSec: args.l1BlockTime,
+        l1SlotsInAnEpoch: args.l1SlotsInAnEpoch,
         l2BlockTimeSec: args.l2BlockTime,
         dataMode: args.dataMode,
         ...(args.forkOffsets === undefined ? {} : { forkOffsets: args.forkOffsets }),
