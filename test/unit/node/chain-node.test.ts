@@ -17,6 +17,7 @@ import {
   fakeAttributesBuilder,
   recordingLogger,
   testRollupConfig,
+  loopTurns,
   waitFor,
 } from "./fakes.js";
 
@@ -271,7 +272,7 @@ describe("ChainNode sequencer", () => {
     await waitFor(() => node.syncStatus().safe_l2.number === 3);
     clock.now = (GENESIS_TIME + 20) * 1000;
     await waitFor(() => node.syncStatus().unsafe_l2.number === 10);
-    await new Promise((r) => setTimeout(r, 30));
+    await loopTurns(clock); // a few more turns of the loop: nothing more is due
     expect(node.syncStatus().unsafe_l2.number).toBe(10);
     expect(node.syncStatus().unsafe_l2.timestamp).toBe(GENESIS_TIME + 20);
     // Origins never run ahead of the block timestamps.
@@ -328,7 +329,7 @@ describe("ChainNode sequencer", () => {
     const clock = new ManualClock((GENESIS_TIME + 40) * 1000);
     const { node } = await rig({ l1: new FakeL1(0), clock, config: nodeConfig({ enabled: true, maxSafeLag: 4 }) });
     await waitFor(() => node.syncStatus().unsafe_l2.number === 4);
-    await new Promise((r) => setTimeout(r, 30));
+    await loopTurns(clock); // a few more turns of the loop: still stalled
     expect(node.syncStatus().unsafe_l2.number).toBe(4);
   });
 });
@@ -357,8 +358,11 @@ describe("ChainNode metrics", () => {
     await node.start();
     running.push(node);
     await waitFor(() => node.syncStatus().safe_l2.number === 4);
-    await new Promise((r) => setTimeout(r, 20));
-    const text = await register.metrics();
+    let text = "";
+    for (let i = 0; i < 1000 && !text.includes('supernode_node_head_number{chain_id="901",head="safe"} 4'); i++) {
+      text = await register.metrics(); // published at the end of the loop turn that derived block 4
+      await new Promise((r) => setTimeout(r, 5));
+    }
     expect(text).toContain('supernode_node_head_number{chain_id="901",head="safe"} 4');
     expect(text).toContain('supernode_node_derivation_l1_origin{chain_id="901"} 4');
     expect(text).toContain('supernode_node_derived_blocks_total{chain_id="901",path="build"} 4');

@@ -19,6 +19,8 @@ import {
   h,
   recordingLogger,
   testRollupConfig,
+  CountingClock,
+  loopTurns,
   waitFor,
 } from "./fakes.js";
 
@@ -37,15 +39,17 @@ async function elNode(
   const safeDb = new MemorySafeDb();
   await safeDb.safeHeadUpdated({ hash: cfg.genesis.l2.hash, number: 0 }, { hash: l1.blocks[0]!.hash, number: 0 });
   const logger = recordingLogger();
+  const clock = new CountingClock();
   const node = await startToyNode({
     l1,
     engine,
     safeDb,
     logger,
+    clock,
     config: toyNodeConfig(cfg, { engineKind: kind, syncMode: "execution-layer", ...over }),
   });
   running.push(node);
-  return { node, safeDb, logger };
+  return { node, safeDb, logger, clock };
 }
 
 /** The network's chain: `n` blocks built on another execution client. */
@@ -64,9 +68,9 @@ describe("execution-layer sync through the virtual node", () => {
       const l1 = new FakeL1(12);
       const source = await networkChain(l1, 8);
       const engine = new FakeEngine(cfg);
-      const { node, safeDb, logger } = await elNode(kind, l1, engine);
+      const { node, safeDb, logger, clock } = await elNode(kind, l1, engine);
       await waitFor(() => logger.lines.some((l) => l.msg === "reset: found L2 heads"));
-      await new Promise((r) => setTimeout(r, 40));
+      await loopTurns(clock); // derivation had turns of the loop to run, and did not
       expect(node.syncStatus().safe_l2.number).toBe(0); // derivation waits for EL sync
       expect(node.elSync.status).toBe("will-start");
 
@@ -161,7 +165,7 @@ describe("consensus-layer sync: an unsafe gap is left to the execution client (r
     const np = engine.calls.newPayload ?? 0;
     node.addUnsafePayload(payloadAt(source, 8));
     await waitFor(() => (engine.calls.newPayload ?? 0) === np + 1); // handed over at once: SYNCING
-    await new Promise((r) => setTimeout(r, 30));
+    await loopTurns(clock); // more turns of the loop, the clock standing still
     expect(engine.calls.newPayload).toBe(np + 1); // not again before 2·block_time
     expect(node.syncStatus().unsafe_l2.number).toBe(5);
     expect(node.syncStatus().queued_unsafe_l2.number).toBe(8);

@@ -1,3 +1,4 @@
+import { systemClock } from "../../../src/core/time/clock.js";
 /** Small in-memory fakes of the node's ports: an L1 chain, an execution client, a SafeDB and a toy pipeline. */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, hexToBytes } from "../../../src/core/codec/hex.js";
@@ -417,11 +418,14 @@ export class ToyPipeline implements DerivationPipeline {
 // A manual clock whose sleeps are short real timers (so loops stay responsive).
 
 export class ManualClock implements Clock {
+  /** Sleeps requested so far (a driver loop sleeps once per idle turn; see `loopTurns`). */
+  sleeps = 0;
   constructor(public now: number) {}
   nowMs(): number {
     return this.now;
   }
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    this.sleeps++;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new AbortedError());
       const t = setTimeout(resolve, Math.min(ms, 5));
@@ -435,6 +439,27 @@ export class ManualClock implements Clock {
       );
     });
   }
+}
+
+/** The system clock, counting the sleeps requested (see `loopTurns`). */
+export class CountingClock implements Clock {
+  sleeps = 0;
+  nowMs(): number {
+    return Date.now();
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    this.sleeps++;
+    return systemClock.sleep(ms, signal);
+  }
+}
+
+/**
+ * Waits until the driver loop on `clock` has slept `n` more times: that many further loop turns ran, so a check
+ * that "nothing happened" afterwards waits for events rather than for wall-clock time.
+ */
+export async function loopTurns(clock: { sleeps: number }, n = 3): Promise<void> {
+  const start = clock.sleeps;
+  await waitFor(() => clock.sleeps >= start + n);
 }
 
 export async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
