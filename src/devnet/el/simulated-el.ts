@@ -86,7 +86,7 @@ async function listenRpc(
 /**
  * A simulated OP execution client (variant A or B) for devnets and tests: Engine API behind JWT on the auth port,
  * the execution-client JSON-RPC on the HTTP port, subscriptions on the WebSocket port. It keeps a ledger of
- * balances and nonces instead of running the EVM (docs/devnet.md, "Simulated execution client").
+ * balances and nonces instead of running the EVM (docs/architecture-devnet.md, "Simulated execution client").
  */
 export class SimulatedExecutionClient {
   private constructor(
