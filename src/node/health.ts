@@ -124,10 +124,14 @@ const ENDPOINT_RE = /\b(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\d{1,3}(?:\.\d{1,3}){3}|\[[
  * keep the detail).
  */
 export function describeError(err: unknown): string {
-  const msg = (err instanceof Error ? err.message : String(err))
-    .replace(/\s+/g, " ")
-    .replace(ENDPOINT_RE, "<endpoint>");
-  const text = err instanceof SupernodeError ? `${err.code}: ${msg}` : msg;
+  const one = (e: unknown): string => {
+    const msg = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, " ").replace(ENDPOINT_RE, "<endpoint>");
+    return e instanceof SupernodeError ? `${e.code}: ${msg}` : msg;
+  };
+  // A wrapper (e.g. "forkchoice update failed") names what failed; its cause says why: show both.
+  let text = one(err);
+  const cause = err instanceof Error ? (err as Error & { cause?: unknown }).cause : undefined;
+  if (cause !== undefined && cause !== null) text = `${text} (${one(cause)})`;
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 

@@ -98,10 +98,13 @@ describe("execution-client faults (verifying node)", () => {
 
   it("an unreachable execution client makes the node degraded with the reason; it recovers when it returns", async () => {
     proxy.refuse();
-    await waitFor(() => ver.node.health().condition === "degraded", 20_000, "degraded");
-    expect(ver.node.health().reason).toMatch(/RPC_NETWORK/);
-    expect(ver.node.health().reason).not.toMatch(/127\.0\.0\.1/);
-    proxy.pass();
+    try {
+      await waitFor(() => ver.node.health().condition === "degraded", 20_000, "degraded");
+      expect(ver.node.health().reason).toMatch(/RPC_NETWORK/);
+      expect(ver.node.health().reason).not.toMatch(/127\.0\.0\.1/);
+    } finally {
+      proxy.pass();
+    }
     const before = ver.node.syncStatus().safe_l2.number;
     await waitFor(() => ver.node.health().condition === "ok", 20_000, "ok again");
     await safeOnSequencerChain(before + 1, 30_000);
@@ -109,9 +112,12 @@ describe("execution-client faults (verifying node)", () => {
 
   it("a hung execution client (never answers) times out and makes the node degraded; it recovers", async () => {
     proxy.freeze();
-    await waitFor(() => ver.node.health().condition === "degraded", 20_000, "degraded");
-    expect(ver.node.health().reason).toMatch(/RPC_TIMEOUT/);
-    proxy.pass();
+    try {
+      await waitFor(() => ver.node.health().condition === "degraded", 20_000, "degraded");
+      expect(ver.node.health().reason).toMatch(/RPC_TIMEOUT/);
+    } finally {
+      proxy.pass();
+    }
     const before = ver.node.syncStatus().safe_l2.number;
     await waitFor(() => ver.node.health().condition === "ok", 20_000, "ok again");
     await safeOnSequencerChain(before + 1, 30_000);
