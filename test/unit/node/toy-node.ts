@@ -36,7 +36,9 @@ export interface ToyNodeOptions {
   readonly logger?: Logger;
   /** One pipeline for the node's lifetime instead of a fresh ToyPipeline per `createPipeline` call. */
   readonly singlePipeline?: boolean;
-  readonly extra?: Partial<Pick<ChainNodeDeps, "metrics" | "sequencerStore" | "sink" | "blobs" | "superAuthority">>;
+  readonly extra?: Partial<
+    Pick<ChainNodeDeps, "metrics" | "sequencerStore" | "sink" | "blobs" | "superAuthority" | "gapFiller">
+  >;
 }
 
 /** Creates and starts the node (the caller stops it). */
