@@ -98,6 +98,11 @@ export class Ctx {
     return out;
   }
 
+  /** Whether `chainId`'s own state on `role` is `running` (from `supernode_syncStatus` `chain_states`). */
+  async running(role: Role, chainId: number): Promise<boolean> {
+    return (await chainStates(this.world.node(role)))?.[String(chainId)] === "running";
+  }
+
   /** Whether `chainId` is reported as not healthy on `role` (its state is not `running`, or /readyz is not 200). */
   async surfaced(role: Role, chainId: number): Promise<boolean> {
     const node = this.world.node(role);

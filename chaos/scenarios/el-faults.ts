@@ -37,7 +37,7 @@ export async function elFaultScenario(ctx: Ctx): Promise<void> {
     }
     const bystander = await ctx.safe("ver", BYSTANDER);
     const bystanderMoved = bystander !== undefined && bystander > (before[BYSTANDER] ?? 0);
-    const bystanderRunning = !(await ctx.surfaced("ver", BYSTANDER));
+    const bystanderRunning = await ctx.running("ver", BYSTANDER);
     const recovered = await ctx.progressed("ver", { [VICTIM]: before[VICTIM] ?? 0 }, plan.recoverMs);
     figures.add("el_faults");
     if (surfacedS === undefined) figures.add("faults_unsurfaced");

@@ -58,7 +58,8 @@ export async function kill9Scenario(ctx: Ctx): Promise<void> {
   const { world, plan, figures } = ctx;
   let previousWasRestart = false;
   for (let i = 0; i < plan.kill9Points; i++) {
-    const role: Role = ctx.rand() < 0.5 ? "seq" : "ver";
+    // both nodes in turn (the sequencer first), at random moments
+    const role: Role = i % 2 === 0 ? "seq" : "ver";
     // A third of the points hit a node that was just restarted (reset, SafeDB reads); the others a running node.
     const midReset = previousWasRestart && ctx.rand() < 0.33;
     const before = await snapshot(ctx, role);

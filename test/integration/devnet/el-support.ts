@@ -40,6 +40,8 @@ export interface StartOpts {
   api?: string[];
   ws?: boolean;
   sequencerHttp?: string;
+  /** Keep the chain on disk (chain-store.ts). */
+  datadir?: string;
 }
 
 export function startEl(o: StartOpts = {}): Promise<SimulatedExecutionClient> {
@@ -57,6 +59,7 @@ export function startEl(o: StartOpts = {}): Promise<SimulatedExecutionClient> {
       ...(o.ws ? { ws: { port: 0 } } : {}),
       authrpc: { port: 0, jwtSecret: SECRET },
       ...(o.sequencerHttp === undefined ? {} : { sequencerHttp: o.sequencerHttp }),
+      ...(o.datadir === undefined ? {} : { datadir: o.datadir }),
     },
     { logger: silentLogger, clock: systemClock },
   );
