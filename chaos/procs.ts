@@ -150,17 +150,24 @@ export function rssMb(pid: number): number {
   }
 }
 
-/** A free loopback TCP port (bound and released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      const port = typeof a === "object" && a !== null ? a.port : 0;
-      s.close(() => resolve(port));
-    });
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free loopback TCP port below the kernel's ephemeral range (32768+), so that a process restarted on it later
+ * does not find it taken by some outgoing connection's local port.
+ */
+export async function freePort(): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+  }
+  throw new Error("no free port in 20000..31999");
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -250,10 +250,12 @@ export class World {
   async startNode(role: Role): Promise<NodeHandle> {
     const n = this.node(role);
     n.proc = this.procs.start(`supernode-${role}`, n.args);
+    const proc = n.proc;
     const up = await waitFor(async () => {
-      if (n.proc?.exited) throw new Error(`supernode ${role} exited at start`);
+      if (proc.exited) return "exited";
       return (await fetch(`${n.rpcUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok;
     }, 60_000);
+    if (up === "exited") throw new Error(`supernode ${role} exited at start (see ${role}'s log)`);
     if (up === undefined) throw new Error(`supernode ${role} did not serve within 60 s`);
     return n;
   }
