@@ -33,7 +33,7 @@ export interface Head {
 export interface ChainStatus {
   readonly unsafe_l2: Head;
   readonly safe_l2: Head;
-  readonly finalized_l2: Head;
+  readonly finalized_l2: Head & { readonly l1origin?: { readonly number: number } };
   readonly current_l1: Head;
 }
 

@@ -109,17 +109,22 @@ async function main(): Promise<void> {
     const ctx = new Ctx(world, plan, figures);
     const warm = await ctx.progressed("ver", { 901: 3, 902: 3 }, plan.recoverMs);
     if (!warm) throw new Error("the verifier never derived a block");
-    const steps: [string, () => Promise<void>][] = [
-      ["kill -9", () => kill9Scenario(ctx)],
-      ["L1 reorgs", () => reorgScenario(ctx)],
-      ["execution-client faults", () => elFaultScenario(ctx)],
-      ["SafeDB damage", () => safeDbScenario(ctx)],
-      ["hostile L1", () => hostileScenario(ctx)],
-      ["fuzz", () => fuzzScenario(ctx)],
+    const steps: [string, string, () => Promise<void>][] = [
+      ["kill9", "kill -9", () => kill9Scenario(ctx)],
+      ["reorgs", "L1 reorgs", () => reorgScenario(ctx)],
+      ["el", "execution-client faults", () => elFaultScenario(ctx)],
+      ["safedb", "SafeDB damage", () => safeDbScenario(ctx)],
+      ["hostile", "hostile L1", () => hostileScenario(ctx)],
+      ["fuzz", "fuzz", () => fuzzScenario(ctx)],
     ];
-    if (plan.freshNode) steps.push(["fresh node", () => freshNodeCheck(ctx)]);
-    if (plan.reorgAcrossFinality) steps.push(["reorg across finality", () => reorgAcrossFinality(ctx, 60_000)]);
-    for (const [name, run] of steps) {
+    if (plan.freshNode) steps.push(["fresh", "fresh node", () => freshNodeCheck(ctx)]);
+    steps.push(["finality", "reorg across finality", () => reorgAcrossFinality(ctx, 120_000)]);
+    const onlyAt = process.argv.indexOf("--only");
+    const only = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? "").split(",") : undefined;
+    const chosen = steps.filter(([key]) =>
+      only !== undefined ? only.includes(key) : key !== "finality" || plan.reorgAcrossFinality,
+    );
+    for (const [, name, run] of chosen) {
       note(`— ${name}`);
       await run();
     }

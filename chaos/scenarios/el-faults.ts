@@ -4,6 +4,7 @@
  * and recovered without restarting the supernode; chain 901 keeps moving meanwhile.
  */
 import { type Ctx, note } from "../context.js";
+import { waitFor } from "../probe.js";
 import { sleep } from "../procs.js";
 
 const VICTIM = 902;
@@ -38,7 +39,10 @@ export async function elFaultScenario(ctx: Ctx): Promise<void> {
     const bystander = await ctx.safe("ver", BYSTANDER);
     const bystanderMoved = bystander !== undefined && bystander > (before[BYSTANDER] ?? 0);
     const bystanderRunning = await ctx.running("ver", BYSTANDER);
-    const recovered = await ctx.progressed("ver", { [VICTIM]: before[VICTIM] ?? 0 }, plan.recoverMs);
+    // recovered: the chain moves on and is reported healthy again (running, /readyz 200), the supernode untouched
+    const recovered =
+      (await ctx.progressed("ver", { [VICTIM]: before[VICTIM] ?? 0 }, plan.recoverMs)) &&
+      (await waitFor(async () => !(await ctx.surfaced("ver", VICTIM)), plan.recoverMs)) === true;
     figures.add("el_faults");
     if (surfacedS === undefined) figures.add("faults_unsurfaced");
     figures.max("fault_surfaced_s_max", surfacedS ?? (fault === "frozen" ? plan.freezeMs : plan.elDownMs) / 1000);

@@ -41,8 +41,11 @@ export async function reorgScenario(ctx: Ctx): Promise<void> {
 /** One reorg deeper than the finality distance; returns whether both nodes surfaced it within `timeoutMs`. */
 export async function reorgAcrossFinality(ctx: Ctx, timeoutMs: number): Promise<void> {
   const { world, plan, figures } = ctx;
-  const depth = 2 * plan.slotsInAnEpoch + 3;
-  await waitFor(async () => (await world.l1.anvil.blockNumber()) > depth + 4, 120_000, 500);
+  // deep enough to replace the L1 finalized block and the L1 origin of the verifier's finalized L2 block
+  await waitFor(async () => ((await ctx.status("ver", 901))?.finalized_l2.number ?? 0) > 0, 120_000, 500);
+  const head = await world.l1.anvil.blockNumber();
+  const origin = (await ctx.status("ver", 901))?.finalized_l2.l1origin?.number ?? 0;
+  const depth = Math.min(head - 1, Math.max(2 * plan.slotsInAnEpoch + 3, head - origin + 2));
   await world.l1.anvil.reorg(depth);
   const t0 = Date.now();
   const surfaced = await waitFor(async () => {
@@ -52,7 +55,8 @@ export async function reorgAcrossFinality(ctx: Ctx, timeoutMs: number): Promise<
   }, timeoutMs);
   figures.set("reorg_across_finality_surfaced", surfaced === true ? 1 : 0);
   note(
-    `L1 reorg depth ${depth} across finality (${2 * plan.slotsInAnEpoch}): ` +
+    `L1 reorg depth ${depth} across finality (distance ${2 * plan.slotsInAnEpoch}, finalized L2 origin ${origin}, ` +
+      `head ${head}): ` +
       (surfaced === true ? `surfaced on both nodes in ${(Date.now() - t0) / 1000} s` : "NOT surfaced"),
   );
 }
