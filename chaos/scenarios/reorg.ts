@@ -24,8 +24,18 @@ export async function reorgScenario(ctx: Ctx): Promise<void> {
       ctx.progressed("seq", seqBefore, timeout),
       ctx.progressed("ver", verBefore, timeout),
     ]);
+    // A node that is still resetting may report a safe head its execution client has just replaced: judge the
+    // agreement once it has settled (a real divergence does not go away).
     let differ = 0;
-    for (const c of CHAINS) differ += (await ctx.disagreements(c.chainId)).differ;
+    await waitFor(
+      async () => {
+        differ = 0;
+        for (const c of CHAINS) differ += (await ctx.disagreements(c.chainId)).differ;
+        return differ === 0;
+      },
+      30_000,
+      1_000,
+    );
     const survived = seqOk && verOk && differ === 0;
     if (survived && chainIntact) maxSurvived = depth;
     if (!survived) chainIntact = false;
