@@ -7,8 +7,14 @@ import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Address, Hex } from "../../core/types/primitives.js";
 import { keccak } from "../block/keccak.js";
+import { recoverPublicKey } from "../l1/secp256k1-recover.js";
 
 export const SIGNATURE_SIZE = 65;
+const CURVE_N = secp256k1.Point.CURVE().n;
+
+function bytesToBigInt(b: Uint8Array): bigint {
+  return b.length === 0 ? 0n : BigInt(bytesToHex(b));
+}
 /** `SigningDomainBlocksV1`. */
 export const BLOCK_SIGNING_DOMAIN = new Uint8Array(32);
 
@@ -57,10 +63,11 @@ export function recoverSigner(hash: Uint8Array, sig: Uint8Array): Address | null
   const v = sig[64] as number;
   if (v !== 0 && v !== 1) return null;
   try {
-    const rec = new Uint8Array(SIGNATURE_SIZE);
-    rec[0] = v;
-    rec.set(sig.subarray(0, 64), 1);
-    const pub = secp256k1.Signature.fromBytes(rec, "recovered").recoverPublicKey(hash).toBytes(false);
+    const r = bytesToBigInt(sig.subarray(0, 32));
+    const s = bytesToBigInt(sig.subarray(32, 64));
+    if (r === 0n || s === 0n || r >= CURVE_N || s >= CURVE_N) return null;
+    // The process's one recovery (libsecp256k1 where its binding loads, noble otherwise; ADR 0080).
+    const pub = recoverPublicKey(hash, v, r, s);
     return bytesToHex(keccak(pub.subarray(1)).subarray(12));
   } catch {
     return null;
