@@ -64,6 +64,18 @@ export function txJson(variant: Variant, tx: SimTx, loc?: { block: SimBlock; ind
     value: q(tx.value),
     input: tx.input,
     ...(tx.accessList === undefined ? {} : { accessList: tx.accessList }),
+    ...(tx.authorizationList === undefined
+      ? {}
+      : {
+          authorizationList: tx.authorizationList.map((a) => ({
+            chainId: q(a.chainId),
+            address: a.address,
+            nonce: q(a.nonce),
+            yParity: q(a.yParity),
+            r: a.r,
+            s: a.s,
+          })),
+        }),
     r: tx.r,
     s: tx.s,
     v: q(tx.v ?? BigInt(tx.yParity ?? 0)),

@@ -39,6 +39,14 @@ export async function decodeSigned(raw: Uint8Array): Promise<SimTx> {
     maxFeePerGas?: bigint;
     maxPriorityFeePerGas?: bigint;
     accessList?: readonly unknown[];
+    authorizationList?: readonly {
+      chainId: number;
+      address: string;
+      nonce: number;
+      yParity?: number;
+      r: Hex;
+      s: Hex;
+    }[];
   };
   return {
     raw,
@@ -59,6 +67,18 @@ export async function decodeSigned(raw: Uint8Array): Promise<SimTx> {
     s: tx.s,
     ...(tx.yParity === undefined ? {} : { yParity: tx.yParity }),
     ...(t.accessList === undefined ? {} : { accessList: t.accessList }),
+    ...(t.authorizationList === undefined
+      ? {}
+      : {
+          authorizationList: t.authorizationList.map((a) => ({
+            chainId: BigInt(a.chainId),
+            address: a.address.toLowerCase() as Address,
+            nonce: BigInt(a.nonce),
+            yParity: a.yParity ?? 0,
+            r: a.r,
+            s: a.s,
+          })),
+        }),
   };
 }
 

@@ -57,7 +57,18 @@ export interface SimTx {
   readonly s?: Hex;
   readonly yParity?: number;
   readonly accessList?: readonly unknown[];
+  /** EIP-7702 (type 4) signed authorizations, kept to serve the transaction's JSON (the client does not apply them). */
+  readonly authorizationList?: readonly SimAuthorization[];
   readonly deposit?: DepositFields;
+}
+
+export interface SimAuthorization {
+  readonly chainId: bigint;
+  readonly address: Address;
+  readonly nonce: bigint;
+  readonly yParity: number;
+  readonly r: Hex;
+  readonly s: Hex;
 }
 
 export interface SimLog {
