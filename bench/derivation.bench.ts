@@ -11,7 +11,8 @@
  * - `consolidate_blocks_per_s`: a node on the sequencer's EL (which already has the blocks, unsafe) derives them
  *   again, consolidating each against the existing block: same hash at N and no block built (no getPayload call).
  * - `cpu_us_per_built_block` / `cpu_us_per_consolidated_block`: CPU time (process.cpuUsage) of the bench process,
- *   i.e. the node, during each phase per block, with the EL in its own process (goals ≤ 300 / ≤ 100 µs).
+ *   i.e. the node, per block from the first derived block on (the startup walk to find the heads excluded), with
+ *   the EL in its own process (goals ≤ 300 / ≤ 100 µs).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -329,16 +330,30 @@ async function timeToSafe(
   const t0 = performance.now();
   const c0 = cpuNow();
   const e0 = el.cpuSec();
-  // Polled every 50 ms: the poll's own CPU stays out of the node's figure (≤ 50 ms of wall-time error).
-  await until(() => node.syncStatus().safe_l2.number >= n, 300_000, 50);
+  // Polled every 50 ms: the poll's own CPU stays out of the node's figure (≤ 50 ms of wall-time error). The node
+  // CPU figure starts at the first poll that sees a derived block: the restart's walk back from the unsafe head to
+  // the safe head (findL2Heads, one block fetch per unsafe block) is a one-off, not a per-block cost.
+  let first: { safe: number; cpu: number } | undefined;
+  await until(
+    () => {
+      const safe = node.syncStatus().safe_l2.number;
+      if (first === undefined && safe >= 1) first = { safe, cpu: cpuNow() };
+      return safe >= n;
+    },
+    300_000,
+    50,
+  );
   const sec = (performance.now() - t0) / 1000;
   const e1 = el.cpuSec();
-  const nodeSec = cpuNow() - c0;
+  const c1 = cpuNow();
+  const nodeSec = c1 - c0;
+  const steady = first === undefined || first.safe >= n ? nodeSec / n : (c1 - first.cpu) / (n - first.safe);
   const us = (s: number) => `${Math.round((s * 1e6) / n)} µs`;
   const elCpu = e0 === undefined || e1 === undefined ? "in process" : us(e1 - e0);
   await prof?.();
   note(`engine calls: ${[...calls].map(([m, k]) => `${m} ${k}`).join(", ")}`);
-  return { sec, cpu: `CPU per block: node ${us(nodeSec)}, EL ${elCpu}`, nodeUsPerBlock: (nodeSec * 1e6) / n };
+  const cpu = `CPU per block: node ${us(nodeSec)} (${Math.round(steady * 1e6)} µs after the first derived block, at ${first?.safe}), EL ${elCpu}`;
+  return { sec, cpu, nodeUsPerBlock: steady * 1e6 };
 }
 
 let profiles = 0;
