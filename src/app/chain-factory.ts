@@ -7,6 +7,7 @@ import type { BlockId } from "../core/types/block-ref.js";
 import { SafeDB } from "../io/db/safe-db.js";
 import { EngineClient } from "../io/engine/engine-client.js";
 import { L1Client } from "../io/l1/l1-client.js";
+import { createBeaconMetrics } from "../io/beacon/metrics.js";
 import { createL1Metrics } from "../io/l1/metrics.js";
 import { BeaconClient } from "../io/beacon/beacon-client.js";
 import { responseTooLargeCounter } from "../io/common/response-limit.js";
@@ -67,6 +68,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
         upstream: "beacon",
         chain_id: "supernode",
       });
+      const beaconMetrics = config.l1Beacon === undefined ? undefined : createBeaconMetrics(ctx.metrics.registry);
       const blobs =
         config.l1Beacon === undefined
           ? undefined
@@ -82,6 +84,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
                 clock: ctx.clock,
                 logger: ctx.logger.child({ module: "beacon" }),
                 onResponseTooLarge: () => beaconTooLarge.inc(),
+                ...(beaconMetrics === undefined ? {} : { onError: beaconMetrics.onError }),
               },
             );
       if (blobs === undefined)

@@ -1,4 +1,5 @@
 import { Registry } from "prom-client";
+import { createBeaconMetrics } from "../io/beacon/metrics.js";
 import { createL1Metrics } from "../io/l1/metrics.js";
 import { createChainMetrics } from "../node/metrics.js";
 import { createInteropMetrics } from "../observability/interop-metrics.js";
@@ -29,7 +30,7 @@ label set. Besides the families below, the standard Node.js process collectors a
 The alert rules (\`deploy/prometheus/supernode-alerts.yml\`) and the Grafana dashboard
 (\`deploy/grafana/supernode-dashboard.json\`) use only the series named here (checked by
 \`test/integration/deploy/monitoring.test.ts\`); the counters they watch exist with 0 from start-up (per chain for
-\`supernode_chain_restarts_total\` and \`supernode_node_errors_total\`, per kind for \`supernode_l1_errors_total\`).
+\`supernode_chain_restarts_total\` and \`supernode_node_errors_total\`, per kind for \`supernode_l1_errors_total\` and, with \`--l1.beacon\`, \`supernode_beacon_errors_total\`).
 
 \`supernode_chain_state\` and \`supernode_chain_ready\` exist for every hosted chain from start-up and follow its one
 health state (docs/running.md, "Chain health"); alert on \`supernode_chain_ready == 0\`.`;
@@ -39,6 +40,7 @@ export async function metricsCatalogue(): Promise<string> {
   const registry = new Registry();
   createSupernodeMetrics({ version: SUPERNODE_VERSION, processMetrics: false }, registry);
   createL1Metrics(registry);
+  createBeaconMetrics(registry);
   createChainMetrics(registry, 1n);
   createInteropMetrics(registry);
   createP2PMetrics(registry, 1n);

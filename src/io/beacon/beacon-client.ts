@@ -35,6 +35,33 @@ export interface BeaconClientDeps {
   readonly onRequest?: (e: { endpoint: number; path: string; status: number }) => void;
   /** Called for every response aborted for exceeding `maxResponseBytes`. */
   readonly onResponseTooLarge?: (e: { endpoint: number; path: string }) => void;
+  /** Called for every failed beacon request or rejected answer, by kind (`supernode_beacon_errors_total`). */
+  readonly onError?: (kind: BeaconErrorKind) => void;
+}
+
+/**
+ * What went wrong with the beacon endpoints: `network` (no answer, timeout), `http_error` (a status other than the
+ * "not here" ones), `decode` (a body that is not the expected JSON), `too_large` (above the response bound),
+ * `invalid_blob` (malformed, unrequested or failing KZG verification), `unavailable` (a blob at no endpoint),
+ * `genesis` (genesis time unavailable).
+ */
+export const BEACON_ERROR_KINDS = [
+  "network",
+  "http_error",
+  "decode",
+  "too_large",
+  "invalid_blob",
+  "unavailable",
+  "genesis",
+] as const;
+export type BeaconErrorKind = (typeof BEACON_ERROR_KINDS)[number];
+
+function errorKind(err: unknown): BeaconErrorKind {
+  if (err instanceof DecodeError) return "decode";
+  const code = (err as { code?: unknown }).code;
+  if (code === "BEACON_HTTP") return "http_error";
+  if (code === "BEACON_RESPONSE_TOO_LARGE") return "too_large";
+  return "network";
 }
 
 export interface BlobRef {
@@ -123,12 +150,14 @@ export class BeaconClient {
         try {
           await this.fetchFrom(e, blockId, missing(), found);
         } catch (err) {
+          this.deps.onError?.(errorKind(err));
           this.deps.logger.warn({ endpoint: e, block: ref.number, err: String(err) }, "beacon endpoint failed");
         }
       }
     }
     const still = missing();
     if (still.length > 0) {
+      this.deps.onError?.("unavailable");
       throw new TemporaryError(
         "BLOB_NOT_FOUND",
         "blobs not available (or failed verification) at any beacon endpoint",
@@ -156,11 +185,15 @@ export class BeaconClient {
         try {
           vh = blobVersionedHash(blob);
         } catch {
+          this.deps.onError?.("invalid_blob");
           this.deps.logger.warn({ endpoint: e }, "beacon returned a malformed blob");
           continue;
         }
         if (wanted.has(vh)) this.accept(vh, blob, found);
-        else this.deps.logger.warn({ endpoint: e, hash: vh }, "beacon returned a blob that matches no requested hash");
+        else {
+          this.deps.onError?.("invalid_blob");
+          this.deps.logger.warn({ endpoint: e, hash: vh }, "beacon returned a blob that matches no requested hash");
+        }
       }
       if (want.every((h) => found.has(h.hash.toLowerCase() as Hash))) return;
     } else if (
@@ -187,6 +220,7 @@ export class BeaconClient {
       const target = want.find((h) => h.hash.toLowerCase() === vh && String(h.index) === String(item.index));
       if (target === undefined) continue;
       if (!verifyBlobProof(blob, commitment, proof)) {
+        this.deps.onError?.("invalid_blob");
         this.deps.logger.warn({ endpoint: e, index: item.index }, "blob sidecar failed KZG proof verification");
         continue;
       }
@@ -203,6 +237,7 @@ export class BeaconClient {
     const g = await this.getAny("/eth/v1/beacon/genesis");
     const genesisTime = Number((g.body as { data?: { genesis_time?: unknown } })?.data?.genesis_time);
     if (g.status !== 200 || !Number.isSafeInteger(genesisTime)) {
+      this.deps.onError?.("genesis");
       throw new TemporaryError("BEACON_GENESIS", `beacon genesis unavailable (HTTP ${g.status})`);
     }
     const s = await this.getAny("/eth/v1/config/spec");

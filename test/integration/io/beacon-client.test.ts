@@ -6,7 +6,9 @@ import { bytesToHex, hexToBytes } from "../../../src/core/codec/hex.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
+import { Registry } from "prom-client";
 import { BeaconClient } from "../../../src/io/beacon/beacon-client.js";
+import { createBeaconMetrics } from "../../../src/io/beacon/metrics.js";
 import { commitmentToVersionedHash } from "../../../src/io/beacon/kzg.js";
 import { L1Client } from "../../../src/io/l1/l1-client.js";
 import { useAnvil } from "../../support/anvil.js";
@@ -120,6 +122,49 @@ describe.skipIf(!present)("BeaconClient with the Goerli conformance responses (f
     await expect(onlyBad.getBlobs(ref, [hashes[2] as { index: number; hash: Hash }])).rejects.toMatchObject({
       code: "BLOB_NOT_FOUND",
     });
+  }, 120_000);
+
+  it("counts its failures by kind in supernode_beacon_errors_total (every kind from 0)", async () => {
+    const reg = new Registry();
+    const metrics = createBeaconMetrics(reg);
+    const counts = async () =>
+      Object.fromEntries(
+        ((await reg.getSingleMetric("supernode_beacon_errors_total")?.get())?.values ?? []).map((v) => [
+          v.labels.kind,
+          v.value,
+        ]),
+      );
+    expect(await counts()).toEqual({
+      network: 0,
+      http_error: 0,
+      decode: 0,
+      too_large: 0,
+      invalid_blob: 0,
+      unavailable: 0,
+      genesis: 0,
+    });
+    // a primary answering HTTP 500 for blobs, then a fallback serving corrupted blobs: nothing usable anywhere
+    const failing = Fastify();
+    failing.get("/eth/v1/beacon/genesis", async () => load("eth_v1_beacon_genesis_goerli.json"));
+    failing.get("/eth/v1/config/spec", async () => load("eth_v1_config_spec_goerli.json"));
+    failing.get("/eth/v1/beacon/blobs/:id", async (_req, reply) => reply.code(500).send({ message: "boom" }));
+    await failing.listen({ port: 0, host: "127.0.0.1" });
+    const addr = failing.server.address();
+    const corrupt = sidecars.map((s) => ({ ...s, blob: `${s.blob.slice(0, 100)}ff${s.blob.slice(102)}` as Hex }));
+    const bad = await fakeBeacon({ sidecars: corrupt, blobsEndpoint: "serve" });
+    servers.push(failing, bad.app);
+    const client = BeaconClient.create(
+      { url: `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`, fallbacks: [bad.url] },
+      { clock: systemClock, logger: silentLogger, onError: metrics.onError },
+    );
+    await expect(client.getBlobs(ref, [hashes[0] as { index: number; hash: Hash }])).rejects.toMatchObject({
+      code: "BLOB_NOT_FOUND",
+    });
+    const c = await counts();
+    expect(c.http_error).toBe(1);
+    expect(c.invalid_blob).toBeGreaterThanOrEqual(1);
+    expect(c.unavailable).toBe(1);
+    expect(c.network).toBe(0);
   }, 120_000);
 });
 
