@@ -6,6 +6,7 @@
  * op-node's quarantine-and-promote rule applied in order.
  */
 import type { Connection, PeerId, Stream } from "@libp2p/interface";
+import { concatBytes } from "../core/codec/hex.js";
 import type { Logger } from "../core/logger.js";
 import { type Clock, nowSec } from "../core/time/clock.js";
 import type { Hash } from "../core/types/primitives.js";
@@ -65,13 +66,7 @@ async function readAll(stream: Stream, max: number, signal: AbortSignal): Promis
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(...parts);
 }
 
 export interface ReqRespDeps {

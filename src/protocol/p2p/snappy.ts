@@ -4,6 +4,7 @@
  * (docs/adr/0070-libp2p-stack.md); the framing is ours.
  */
 import * as SnappyJS from "snappyjs";
+import { concatBytes } from "../../core/codec/hex.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
 
 /** 10 MiB: the largest (decompressed) gossip or req-resp payload. */
@@ -90,14 +91,7 @@ export function snappyFrameEncode(data: Uint8Array): Uint8Array {
     const comp = SnappyJS.compress(piece);
     parts.push(comp.length < piece.length - piece.length / 8 ? chunk(0x00, crc, comp) : chunk(0x01, crc, piece));
   }
-  const total = parts.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(...parts);
 }
 
 /** Decodes a whole snappy-framed stream (padding and skippable chunks skipped); at most `max` bytes out. */
