@@ -15,6 +15,8 @@ export interface Plan {
   readonly elDownMs: number;
   readonly hostileModeMs: number;
   readonly oversizedBytes: number;
+  /** The verifier's L1 response bound (undefined = the default 64 MiB). */
+  readonly l1MaxResponseBytes?: number;
   readonly fuzzRequests: number;
   /** How long a recovery (progress after a fault) may take. */
   readonly recoverMs: number;

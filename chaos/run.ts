@@ -50,7 +50,10 @@ function planFrom(argv: readonly string[]): Plan {
         freezeMs: 6_000,
         elDownMs: 4_000,
         hostileModeMs: 1_500,
+        // 8× the verifier's bound, so the short run really aborts an answer (at the default 64 MiB bound a 64 MiB
+        // answer is read whole, and the RSS it leaves behind is noise of the GC, not of the bound)
         oversizedBytes: 64 << 20,
+        l1MaxResponseBytes: 8 << 20,
         fuzzRequests: 2_000,
         recoverMs: 45_000,
         elFaults: ["frozen", "killed-restarted"],
@@ -101,6 +104,7 @@ async function main(): Promise<void> {
     l1BlockTimeSec: 1,
     l2BlockTimeSec: 1,
     oversizedBytes: plan.oversizedBytes,
+    ...(plan.l1MaxResponseBytes === undefined ? {} : { l1MaxResponseBytes: plan.l1MaxResponseBytes }),
     slowMs: 20_000,
   });
   let failed = false;

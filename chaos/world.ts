@@ -31,6 +31,8 @@ export interface WorldOptions {
   readonly l1BlockTimeSec: number;
   readonly l2BlockTimeSec: number;
   readonly oversizedBytes: number;
+  /** `--l1.max-response-size` of the verifier (the one behind the hostile proxy); undefined = the default. */
+  readonly l1MaxResponseBytes?: number;
   readonly slowMs: number;
 }
 
@@ -192,6 +194,9 @@ export class World {
         "--log.level",
         "info",
         ...(role === "seq" ? ["--vn.all.sequencer.enabled"] : []),
+        ...(role === "ver" && this.opts.l1MaxResponseBytes !== undefined
+          ? ["--l1.max-response-size", String(this.opts.l1MaxResponseBytes)]
+          : []),
       ];
       for (const c of CHAINS) {
         const el = this.el(role, c.chainId);
