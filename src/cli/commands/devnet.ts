@@ -136,21 +136,7 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
   }
   let sn: DevnetSupernode | undefined;
   try {
-    sn = await startDevnetSupernode(
-      {
-        dir,
-        chains,
-        rpcPort: args.rpcPort,
-        metricsPort: args.metricsPort,
-        l1BlockTimeSec: args.l1BlockTime,
-        l1SlotsInAnEpoch: args.l1SlotsInAnEpoch,
-        l2BlockTimeSec: args.l2BlockTime,
-        dataMode: args.dataMode,
-        ...(args.forkOffsets === undefined ? {} : { forkOffsets: args.forkOffsets }),
-        logLevel: args.logLevel,
-      },
-      { logger },
-    );
+    sn = await startDevnetSupernode(devnetOptions(args, dir, chains), { logger });
     printEndpoints(sn, out);
     if (!controller.signal.aborted) await live(sn, controller.signal, out);
   } finally {
@@ -159,6 +145,22 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
     if (args.dir === undefined && args.keep !== true) rmSync(dir, { recursive: true, force: true });
     out("devnet stopped");
   }
+}
+
+/** The devnet's options from the command line, the same for the in-process and the child-process supernode. */
+function devnetOptions(args: DevnetArgs, dir: string, chains: ReadonlyArray<{ chainId: bigint; variant: "a" | "b" }>) {
+  return {
+    dir,
+    chains,
+    rpcPort: args.rpcPort,
+    metricsPort: args.metricsPort,
+    l1BlockTimeSec: args.l1BlockTime,
+    l1SlotsInAnEpoch: args.l1SlotsInAnEpoch,
+    l2BlockTimeSec: args.l2BlockTime,
+    dataMode: args.dataMode,
+    ...(args.forkOffsets === undefined ? {} : { forkOffsets: args.forkOffsets }),
+    logLevel: args.logLevel,
+  };
 }
 
 async function runChildDevnet(
@@ -171,21 +173,7 @@ async function runChildDevnet(
 ): Promise<void> {
   let cd: ChildDevnet | undefined;
   try {
-    cd = await startChildDevnet(
-      {
-        dir,
-        chains,
-        rpcPort: args.rpcPort,
-        metricsPort: args.metricsPort,
-        l1BlockTimeSec: args.l1BlockTime,
-        l1SlotsInAnEpoch: args.l1SlotsInAnEpoch,
-        l2BlockTimeSec: args.l2BlockTime,
-        dataMode: args.dataMode,
-        ...(args.forkOffsets === undefined ? {} : { forkOffsets: args.forkOffsets }),
-        logLevel: args.logLevel,
-      },
-      logger,
-    );
+    cd = await startChildDevnet(devnetOptions(args, dir, chains), logger);
     out(`L1 (anvil)        ${cd.devnet.l1.rpcUrl}   beacon ${cd.devnet.l1.beaconUrl}`);
     out(
       `supernode         pid ${cd.supernode.pid}, RPC ${cd.rpcUrl}/<chain id>/ for chains 901…${900 + chains.length}`,
