@@ -9,10 +9,11 @@ import { supernodeArgsFor } from "../../../src/cli/commands/devnet-supernode.js"
 import { loadConfig } from "../../../src/config/load.js";
 import type { SupernodeConfig } from "../../../src/config/types.js";
 import { silentLogger } from "../../../src/core/logger.js";
-import { type Devnet, startDevnet } from "../../../src/devnet/devnet.js";
+import type { Devnet } from "../../../src/devnet/devnet.js";
+import { startTwoChainDevnet } from "../../support/two-chain-devnet.js";
 import { outputRootV0 } from "../../../src/protocol/output-root.js";
 import { superRootV1 } from "../../../src/protocol/super-root.js";
-import { TcpProxy } from "./tcp-proxy.js";
+import { FaultProxy } from "./fault-proxy.js";
 
 /**
  * The whole supernode on the devnet: anvil, chains 901 (variant A) and 902 (variant B), batchers, real nodes.
@@ -44,7 +45,7 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeou
 describe("supernode on the devnet with two chains", () => {
   let dir: string;
   let devnet: Devnet;
-  let proxy: TcpProxy;
+  let proxy: FaultProxy;
   let config: SupernodeConfig;
   let sn: Supernode;
 
@@ -74,17 +75,8 @@ describe("supernode on the devnet with two chains", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sn-devnet2-"));
-    devnet = await startDevnet({
-      dir,
-      chains: [
-        { chainId: 901n, variant: "a" },
-        { chainId: 902n, variant: "b" },
-      ],
-      l1BlockTimeSec: 1,
-      l2BlockTimeSec: 1,
-      batcherPollIntervalMs: 500,
-    });
-    proxy = await TcpProxy.start(devnet.chain(902n).el.authUrl);
+    devnet = await startTwoChainDevnet(dir);
+    proxy = await FaultProxy.start(devnet.chain(902n).el.authUrl);
     const args = supernodeArgsFor(devnet, { dir, chains: [], rpcPort: 0, metricsPort: 0 }).map((a) =>
       a === devnet.chain(902n).el.authUrl ? proxy.url : a,
     );
@@ -182,7 +174,7 @@ describe("supernode on the devnet with two chains", () => {
   });
 
   it("keeps chain 901 serving while chain 902's execution client is gone, and 902 recovers when it returns", async () => {
-    proxy.down();
+    proxy.refuse();
     await new Promise((r) => setTimeout(r, 1_500));
     // Read through `supernode_syncStatus`, which always answers (a chain between instances contributes its last good
     // status), so the assertion below holds unconditionally.
@@ -191,7 +183,7 @@ describe("supernode on the devnet with two chains", () => {
     await safeAbove("901", a0 + 2);
     // 902 makes no progress while its EL is unreachable
     expect(await unsafeOf("902")).toBeLessThanOrEqual(before902 + 1);
-    proxy.up();
+    proxy.pass();
     const b0 = before902;
     await waitFor("chain 902 advancing again", async () => {
       const s = await status("902");

@@ -18,7 +18,8 @@ import { Supernode } from "../../../src/app/supernode.js";
 import { supernodeArgsFor } from "../../../src/cli/commands/devnet-supernode.js";
 import { loadConfig } from "../../../src/config/load.js";
 import { silentLogger } from "../../../src/core/logger.js";
-import { type Devnet, startDevnet } from "../../../src/devnet/devnet.js";
+import type { Devnet } from "../../../src/devnet/devnet.js";
+import { startTwoChainDevnet } from "../../support/two-chain-devnet.js";
 import { describeWithTools } from "../../support/system-tools.js";
 
 /** Flags that keep Chromium headless, sandbox-free (root in CI) and off the network (the fresh profile directory is
@@ -44,16 +45,7 @@ describeWithTools(["chromium"], "status page in headless Chromium", (tools) => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sn-status-"));
-    devnet = await startDevnet({
-      dir,
-      chains: [
-        { chainId: 901n, variant: "a" },
-        { chainId: 902n, variant: "b" },
-      ],
-      l1BlockTimeSec: 1,
-      l2BlockTimeSec: 1,
-      batcherPollIntervalMs: 500,
-    });
+    devnet = await startTwoChainDevnet(dir);
     const args = supernodeArgsFor(devnet, { dir, chains: [], rpcPort: 0, metricsPort: 0 }).filter(
       (a) => a !== "--rpc.enable-admin",
     );

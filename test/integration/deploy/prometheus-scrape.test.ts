@@ -17,7 +17,8 @@ import { Supernode } from "../../../src/app/supernode.js";
 import { supernodeArgsFor } from "../../../src/cli/commands/devnet-supernode.js";
 import { loadConfig } from "../../../src/config/load.js";
 import { silentLogger } from "../../../src/core/logger.js";
-import { type Devnet, startDevnet } from "../../../src/devnet/devnet.js";
+import type { Devnet } from "../../../src/devnet/devnet.js";
+import { startTwoChainDevnet } from "../../support/two-chain-devnet.js";
 import { describeWithTools } from "../../support/system-tools.js";
 
 const ROOT = join(import.meta.dirname, "../../..");
@@ -65,16 +66,7 @@ describeWithTools(["prometheus"], "Prometheus scraping a devnet supernode", (too
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sn-prom-"));
-    devnet = await startDevnet({
-      dir,
-      chains: [
-        { chainId: 901n, variant: "a" },
-        { chainId: 902n, variant: "b" },
-      ],
-      l1BlockTimeSec: 1,
-      l2BlockTimeSec: 1,
-      batcherPollIntervalMs: 500,
-    });
+    devnet = await startTwoChainDevnet(dir);
     const loaded = loadConfig(
       [
         ...supernodeArgsFor(devnet, { dir, chains: [], rpcPort: 0, metricsPort: 0 }),
