@@ -49,6 +49,7 @@ export interface L1ClientDeps {
 }
 
 type Ref = L1BlockRef;
+type NumberEntry = { readonly hash: Hash; readonly atMs: number; readonly tracked: boolean };
 type BlockWithTxs = { readonly info: L1BlockInfo; readonly txs: readonly L1Transaction[] };
 type BlockWithReceipts = { readonly info: L1BlockInfo; readonly receipts: readonly L1Receipt[] };
 const NOT_FOUND = Symbol("not-found");
@@ -80,8 +81,12 @@ export class L1Client {
   private readonly headers: LruCache<Hash, L1BlockInfo>;
   private readonly bodies: LruCache<Hash, BlockWithTxs>;
   private readonly receipts: LruCache<Hash, BlockWithReceipts>;
-  /** number → hash, kept only for blocks at or below the finalized head, or for one poll interval otherwise. */
-  private readonly byNumber: LruCache<number, { hash: Hash; atMs: number }>;
+  /**
+   * number → hash. Kept for good at or below the finalized head; above it, kept while the head poller follows an
+   * unbroken chain (`tracked`: the heads it saw, and their parents by hash) and dropped on any head that does not
+   * extend the previous one; a mapping fetched by number and not linked to that chain is kept one poll interval.
+   */
+  private readonly byNumber: LruCache<number, NumberEntry>;
   /** Per-block indexes shared by every chain, living exactly as long as the cached body / receipts they index. */
   private readonly txIndexes = new WeakMap<BlockWithTxs, L1TxIndex>();
   private readonly logIndexes = new WeakMap<BlockWithReceipts, L1LogIndex>();
@@ -189,7 +194,7 @@ export class L1Client {
       const fin = this.labels.get("finalized")?.number ?? -1;
       this.byNumber.deleteWhere((n) => n > fin);
     }
-    this.byNumber.set(head.number, { hash: head.hash, atMs: this.deps.clock.nowMs() });
+    this.byNumber.set(head.number, { hash: head.hash, atMs: this.deps.clock.nowMs(), tracked: true });
     for (const cb of this.headSubs) {
       try {
         cb(head);
@@ -225,7 +230,7 @@ export class L1Client {
 
   async l1BlockRefByNumber(n: number, signal?: AbortSignal): Promise<L1BlockRef> {
     const known = this.byNumber.get(n);
-    if (known !== undefined && this.numberEntryFresh(n, known.atMs)) {
+    if (known !== undefined && this.numberEntryFresh(n, known)) {
       const info = this.headers.get(known.hash) ?? this.bodies.get(known.hash)?.info;
       if (info !== undefined) {
         this.deps.metrics?.cache.inc({ kind: "number", result: "hit" });
@@ -238,18 +243,26 @@ export class L1Client {
     if (info.number !== n) {
       throw new TemporaryError("L1_INVALID", `asked for L1 block ${n}, got ${info.number}`, { n });
     }
-    this.byNumber.set(n, { hash: info.hash, atMs: this.deps.clock.nowMs() });
+    this.byNumber.set(n, { hash: info.hash, atMs: this.deps.clock.nowMs(), tracked: this.linkedToHeads(n, info.hash) });
     return toL1BlockRef(info);
+  }
+
+  /** Whether block `n` with `hash` is the parent of a block on the chain the head poller follows. */
+  private linkedToHeads(n: number, hash: Hash): boolean {
+    const child = this.byNumber.peek(n + 1);
+    if (child === undefined || !child.tracked) return false;
+    return this.headers.peek(child.hash)?.parentHash === hash;
   }
 
   async l1BlockRefByHash(hash: Hash, signal?: AbortSignal): Promise<L1BlockRef> {
     return toL1BlockRef(await this.infoByHash(hash, signal));
   }
 
-  private numberEntryFresh(n: number, atMs: number): boolean {
+  private numberEntryFresh(n: number, e: NumberEntry): boolean {
+    if (e.tracked) return true;
     const fin = this.labels.get("finalized");
     if (fin !== undefined && n <= fin.number) return true;
-    return this.deps.clock.nowMs() - atMs < this.opts.pollIntervalMs;
+    return this.deps.clock.nowMs() - e.atMs < this.opts.pollIntervalMs;
   }
 
   // ---------------------------------------------------------------- blocks by hash

@@ -59,6 +59,8 @@ describe("L1Client against a programmable fake L1", () => {
   /** Per-method scripted failures, consumed one per call: an HTTP status or a JSON-RPC error code. */
   const failures = new Map<string, Array<{ http?: number; rpc?: number; hang?: number }>>();
   let tamper: ((b: Record<string, unknown>) => Record<string, unknown>) | undefined;
+  /** The block numbers the labels point at. */
+  let tags = { latest: 39, safe: 37, finalized: 35 };
 
   function answer(method: string, params: unknown[]): unknown {
     const full = params[1] === true;
@@ -72,7 +74,7 @@ describe("L1Client against a programmable fake L1", () => {
         return "0x384";
       case "eth_getBlockByNumber": {
         const tag = params[0] as string;
-        const n = tag === "latest" ? 39 : tag === "safe" ? 37 : tag === "finalized" ? 35 : Number(tag);
+        const n = tag === "latest" || tag === "safe" || tag === "finalized" ? tags[tag] : Number(tag);
         return shape(blocks[n]);
       }
       case "eth_getBlockByHash":
@@ -126,6 +128,7 @@ describe("L1Client against a programmable fake L1", () => {
     delayMs = 0;
     maxActive = 0;
     tamper = undefined;
+    tags = { latest: 39, safe: 37, finalized: 35 };
   });
 
   const client = (over: Partial<L1ClientOptions> = {}, reg = new Registry()) =>
@@ -207,6 +210,39 @@ describe("L1Client against a programmable fake L1", () => {
     expect((await c.l1BlockRefByNumber(20)).hash).toBe(blocks[20]?.hash);
     expect(calls).toEqual([]);
     expect(await c.chainId()).toBe(900n);
+  });
+
+  it("keeps number → hash above finalized while the polled heads extend each other, and drops it when one does not", async () => {
+    let now = 1_000_000;
+    const clock = { nowMs: () => now, sleep: systemClock.sleep };
+    const c = L1Client.create(
+      { url, pollIntervalMs: 1_000, maxConcurrency: 4, cacheSize: 100, timeoutMs: 2_000 },
+      { clock, logger: silentLogger },
+    );
+    tags = { latest: 30, safe: 25, finalized: 20 };
+    for (const head of [30, 31, 32]) {
+      tags.latest = head;
+      await c.pollOnce();
+    }
+    const byNumber = async (n: number) => {
+      calls.length = 0;
+      expect((await c.l1BlockRefByNumber(n)).hash).toBe(blocks[n]?.hash);
+      return calls.length;
+    };
+    now += 10_000; // ten poll intervals later
+    expect([await byNumber(30), await byNumber(31), await byNumber(32)]).toEqual([0, 0, 0]);
+    // a block fetched by number that is the parent of a followed head joins the followed chain
+    expect(await byNumber(29)).toBe(1);
+    // one that is not linked to it is kept for one poll interval only
+    expect(await byNumber(26)).toBe(1);
+    expect(await byNumber(26)).toBe(0);
+    now += 10_000;
+    expect([await byNumber(29), await byNumber(26)]).toEqual([0, 1]);
+    // a head that does not extend the previous one drops every mapping above finalized
+    tags.latest = 34;
+    await c.pollOnce();
+    expect([await byNumber(31), await byNumber(29), await byNumber(34), await byNumber(20)]).toEqual([1, 1, 0, 1]);
+    expect(await byNumber(20)).toBe(0);
   });
 
   it("one caller giving up does not fail the others sharing the same request", async () => {
