@@ -7,6 +7,7 @@ import type { ElCore } from "./el-core.js";
 import { MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "./executor.js";
 import { INITIAL_BASE_FEE } from "./fees.js";
 import { blockJson, blockLogs, receiptJson, txJson } from "./format.js";
+import { interopCall } from "./interop-predeploys.js";
 import { INVALID_PARAMS, RpcError, type RpcHandler } from "./json-rpc.js";
 import { EMPTY_CODE_HASH } from "./ledger.js";
 import { decodeSigned, intrinsicGas } from "./tx-decode.js";
@@ -172,7 +173,10 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
       const bal = chain.head.state.account(address(c.from)).balance;
       if (bal < value) throw new RpcError(-32000, "insufficient funds for transfer");
     }
-    return q(intrinsicGas(input, to === null) + (to === MESSAGE_PASSER_ADDRESS ? MESSAGE_PASSER_GAS : 0n));
+    const native = interopCall(to, value, input);
+    if (native !== undefined && !native.ok) throw new RpcError(3, "execution reverted");
+    const extra = native?.extraGas ?? (to === MESSAGE_PASSER_ADDRESS ? MESSAGE_PASSER_GAS : 0n);
+    return q(intrinsicGas(input, to === null) + extra);
   });
   m.set("eth_sendRawTransaction", async (ps) => {
     const raw = ps[0];

@@ -5,6 +5,7 @@ import { keccak, keccakHex } from "../../protocol/block/keccak.js";
 import { logsBloom } from "../../protocol/block/receipt.js";
 import { rlpEncodeBytes, rlpEncodeListRaw, uintToBytes } from "../../protocol/block/rlp.js";
 import { type L1FeeParams, daFootprint, l1FeeFor, operatorFee, parseL1FeeParams } from "./fees.js";
+import { interopCall } from "./interop-predeploys.js";
 import { type LedgerState, LedgerWriter } from "./ledger.js";
 import { intrinsicGas } from "./tx-decode.js";
 import type { L1FeeFields, SimLog, SimReceipt, SimTx } from "./types.js";
@@ -36,6 +37,14 @@ export interface BlockContext {
   readonly fjord: boolean;
   readonly isthmus: boolean;
   readonly jovian: boolean;
+}
+
+interface TransferResult {
+  readonly status: 0 | 1;
+  readonly logs: SimLog[];
+  readonly extraGas: bigint;
+  /** The call needed more gas than the transaction had left: every gas unit is used. */
+  readonly outOfGas?: boolean;
 }
 
 export type ApplyResult = { ok: true } | { ok: false; reason: string };
@@ -80,7 +89,8 @@ export class BlockExecutor {
     let extraGas = 0n;
     if (w.account(tx.from).balance < tx.value) status = 0;
     else {
-      const r = this.#transfer(tx, tx.from, depositNonce);
+      const budget = ctx.regolith ? tx.gas - intrinsicGas(tx.input, tx.to === null) : tx.gas;
+      const r = this.#transfer(tx, tx.from, depositNonce, budget);
       status = r.status;
       logs = r.logs;
       extraGas = r.extraGas;
@@ -126,13 +136,13 @@ export class BlockExecutor {
       return { ok: false, reason: "insufficient funds for gas * price + value" };
     w.bumpNonce(tx.from);
     let gasUsed: bigint;
-    let r: { status: 0 | 1; logs: SimLog[]; extraGas: bigint };
+    let r: TransferResult;
     if (tx.to === MESSAGE_PASSER_ADDRESS && tx.gas < intrinsic + MESSAGE_PASSER_GAS) {
       r = { status: 0, logs: [], extraGas: 0n };
       gasUsed = tx.gas;
     } else {
-      r = this.#transfer(tx, tx.from, tx.nonce!);
-      gasUsed = intrinsic + r.extraGas;
+      r = this.#transfer(tx, tx.from, tx.nonce!, tx.gas - intrinsic);
+      gasUsed = r.outOfGas === true ? tx.gas : intrinsic + r.extraGas;
     }
     const status = r.status;
     const opFee = this.#l1 !== undefined && ctx.isthmus ? operatorFee(gasUsed, this.#l1, ctx.jovian) : 0n;
@@ -156,10 +166,19 @@ export class BlockExecutor {
     return { ok: true };
   }
 
-  /** Moves `value` (balance checked by the caller) and runs the one modelled predeploy. */
-  #transfer(tx: SimTx, from: Address, nonce: bigint): { status: 0 | 1; logs: SimLog[]; extraGas: bigint } {
+  /**
+   * Moves `value` (balance checked by the caller) and runs the modelled predeploys (the message passer, and the
+   * interop contracts of `interop-predeploys.ts` within `gasBudget`, the gas left after intrinsic gas).
+   */
+  #transfer(tx: SimTx, from: Address, nonce: bigint, gasBudget: bigint): TransferResult {
     const w = this.#w;
     const to = tx.to ?? createAddress(from, nonce);
+    const native = interopCall(tx.to, tx.value, tx.input);
+    if (native !== undefined) {
+      if (!native.ok) return { status: 0, logs: [], extraGas: native.extraGas };
+      if (native.extraGas > gasBudget) return { status: 0, logs: [], extraGas: native.extraGas, outOfGas: true };
+      return { status: 1, logs: [...native.logs], extraGas: native.extraGas };
+    }
     if (tx.to === MESSAGE_PASSER_ADDRESS) {
       const call = this.#messagePasser(from, tx.value, tx.input);
       if (call === undefined) return { status: 0, logs: [], extraGas: MESSAGE_PASSER_GAS };
