@@ -2,89 +2,31 @@
  * One virtual rollup node: a single driver loop per chain that serialises everything touching the chain's
  * execution client — resets, unsafe payloads, sequencing, derivation and finality — over the ports it is given.
  */
-import type { Turns } from "../core/async/turns.js";
-import { OutputCache } from "./output-cache.js";
-import { AbortedError, CriticalError, isAborted, SupernodeError, severityOf } from "../core/errors/supernode-error.js";
-import type { Logger } from "../core/logger.js";
-import type { Clock } from "../core/time/clock.js";
+import { isAborted, SupernodeError, severityOf } from "../core/errors/supernode-error.js";
+import { AbortedError } from "../core/errors/supernode-error.js";
 import type { Hash } from "../core/types/primitives.js";
-import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
+import type { L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
+import type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
 import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
-import type { AttributesBuilder, DerivationPipeline } from "./derivation/types.js";
-import { type ApplyResult, type DerivedAttributes, EngineController } from "./engine/engine-controller.js";
+import type { DerivationPipeline } from "./derivation/types.js";
+import { EngineController } from "./engine/engine-controller.js";
+import { DerivationStep } from "./derivation-step.js";
+import { ElSync } from "./engine/el-sync.js";
 import { durationToBlocks, findL2Heads, resetSafeDb } from "./engine/find-heads.js";
 import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
-import { blockNumberAtTimestamp, ZERO_L1_REF, ZERO_L2_REF } from "./engine/heads.js";
+import { checkPostedPayload } from "./engine/posted-payload.js";
 import { UnsafeInput } from "./engine/unsafe-input.js";
 import type { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
 import { NodeRpcError } from "./errors.js";
-import type { ChainMetrics } from "./metrics.js";
-import { computeOutputAtBlock } from "./output.js";
-import type {
-  BlobSource,
-  EngineApi,
-  ExecutionPayloadEnvelope,
-  L1Source,
-  SafeDbPort,
-  SequencerStateStore,
-  UnsafeBlockSink,
-  SuperAuthority,
-  UnsafeGapFiller,
-} from "./ports.js";
-import { type SequencerConfig, SequencerDriver } from "./sequencer/sequencer-driver.js";
-import { ElSync } from "./engine/el-sync.js";
-import { type HealthThresholds, HealthTracker, type NodeHealth, RepeatGate } from "./health.js";
-import { checkPostedPayload } from "./engine/posted-payload.js";
+import { HealthTracker, type NodeHealth, RepeatGate } from "./health.js";
+import { L1Labels } from "./l1-labels.js";
+import type { ExecutionPayloadEnvelope } from "./ports.js";
+import { SafetySteps } from "./safety-steps.js";
+import { SequencerDriver } from "./sequencer/sequencer-driver.js";
+import { StatusView } from "./status-view.js";
 
-export interface ChainNodeConfig {
-  readonly rollup: RollupConfig;
-  readonly engineKind: "variant_a" | "variant_b";
-  readonly syncMode: "consensus-layer" | "execution-layer";
-  /** `syncmode.req-resp` (default false): with it, unsafe payloads go through the queue once EL sync is done. */
-  readonly syncModeReqResp?: boolean;
-  /** `syncmode.offset-el-safe` in L2 blocks: safe/finalized this far behind the tip when EL sync finishes. */
-  readonly elSafeOffsetBlocks?: number;
-  /** The same as a duration in ms (converted as op-node: ceil(whole seconds / block time)); blocks win if both. */
-  readonly syncOffsetElSafeMs?: number;
-  /** Bounds of the unsafe-payload queue (defaults: 500 MiB, 16,384 payloads). */
-  readonly unsafeQueue?: { readonly maxBytes?: number; readonly maxCount?: number };
-  readonly sequencer: SequencerConfig;
-  readonly verifierL1Confs: number;
-  /** 0 = default. */
-  readonly finalityLookback?: number;
-  /** How long the loop sleeps when idle (it is also woken by admin calls and new unsafe payloads). */
-  readonly idlePollMs?: number;
-  /** Max derivation steps per loop iteration before yielding. */
-  readonly maxStepsPerTick?: number;
-  /** Chains in the interop dependency set (default 1): > 1 adds the CrossL2Inbox deposits at Interop activation. */
-  readonly dependencySetSize?: number;
-  /** When failures make the node `degraded` and no progress makes it `stalled` (see node/health.ts). */
-  readonly health?: Partial<HealthThresholds>;
-}
-
-export interface ChainNodeDeps {
-  readonly l1: L1Source;
-  readonly blobs?: BlobSource | undefined;
-  readonly engine: EngineApi;
-  readonly safeDb?: SafeDbPort | undefined;
-  readonly sink?: UnsafeBlockSink | undefined;
-  /** Req-resp gap filling over P2P (used with `syncmode.req-resp`). */
-  readonly gapFiller?: UnsafeGapFiller | undefined;
-  readonly sequencerStore?: SequencerStateStore | undefined;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly metrics?: ChainMetrics | undefined;
-  /** Builds the chain's derivation pipeline (given the node's attributes builder). */
-  readonly createPipeline: () => DerivationPipeline;
-  readonly attributesBuilder: AttributesBuilder;
-  /** L2 block ref of an execution payload (decodes the L1-info deposit). */
-  readonly refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef;
-  /** Fair event-loop turns shared by every chain: each driver step waits for one (core/async/turns.ts). */
-  readonly turns?: Turns | undefined;
-  /** Interop: safe and finalized follow the supernode's verification after activation (absent = local-safe). */
-  readonly superAuthority?: SuperAuthority | undefined;
-}
+export type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
 
 export type ChainNodeState = "created" | "running" | "stopped" | "failed";
 
@@ -93,8 +35,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private readonly d: ChainNodeDeps;
   readonly engine: EngineController;
   private readonly pipeline: DerivationPipeline;
-  /** Outputs of canonical blocks already computed (`stack_outputAtBlock` from memory). */
-  private readonly outputs = new OutputCache();
   private readonly finalizer: Finalizer;
   private readonly unsafe: UnsafeInput;
   private readonly seq: SequencerDriver;
@@ -103,14 +43,12 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private resetWaiters: (() => void)[] = [];
   private resetRequested: string | undefined = "startup";
   private wake: (() => void) | undefined;
-  private lastL1: { head: L1BlockRef; safe: L1BlockRef; finalized: L1BlockRef } = {
-    head: ZERO_L1_REF,
-    safe: ZERO_L1_REF,
-    finalized: ZERO_L1_REF,
-  };
+  private readonly l1: L1Labels;
+  private readonly safety: SafetySteps;
+  private readonly view: StatusView;
   private abort = new AbortController();
   private loop: Promise<void> | undefined;
-  private pendingAttrs: DerivedAttributes | undefined;
+  private readonly derivation: DerivationStep;
   readonly elSync: ElSync;
   private readonly elSafeOffsetBlocks: number;
   /** Temporary-error backoff state of the loop. */
@@ -172,6 +110,36 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       queueBounds: cfg.unsafeQueue,
       gapFiller: deps.gapFiller,
     });
+    this.derivation = new DerivationStep({
+      pipeline: this.pipeline,
+      engine: this.engine,
+      metrics: deps.metrics,
+      maxSteps: cfg.maxStepsPerTick ?? 256,
+      turn: () => this.turn(),
+      shouldYield: () => this.seq.due(),
+      aborted: () => this.abort.signal.aborted,
+    });
+    this.l1 = new L1Labels(deps.l1);
+    this.safety = new SafetySteps({
+      engine: deps.engine,
+      controller: this.engine,
+      finalizer: this.finalizer,
+      l1: deps.l1,
+      logger: deps.logger,
+      superAuthority: deps.superAuthority,
+    });
+    this.view = new StatusView({
+      rollup: cfg.rollup,
+      engine: deps.engine,
+      controller: this.engine,
+      elSync: this.elSync,
+      unsafeQueue: this.unsafe.queue,
+      l1: this.l1,
+      origin: () => (this.initialised ? this.pipeline.origin : undefined),
+      refFromPayload: deps.refFromPayload,
+      safeDb: deps.safeDb,
+      metrics: deps.metrics,
+    });
   }
 
   static async create(cfg: ChainNodeConfig, deps: ChainNodeDeps): Promise<ChainNode> {
@@ -220,7 +188,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       let progressed = false;
       try {
         await this.turn();
-        await this.pollL1();
+        await this.l1.poll();
         if (this.resetRequested !== undefined) {
           await this.doReset(this.resetRequested);
           progressed = true;
@@ -231,14 +199,17 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
           // A reset requested by the unsafe step (EL sync finished) comes before any derivation.
           if (this.resetRequested === undefined) {
             progressed = (await this.seq.step(this.initialised && !this.elSync.syncing)) || progressed;
-            progressed = (await this.derivationStep()) || progressed;
-            await this.superSafetyStep();
-            await this.finalityStep();
+            progressed = (!this.elSync.syncing && (await this.derivation.run())) || progressed;
+            if (!this.elSync.syncing) {
+              await this.safety.superSafety();
+              if ((await this.safety.finality(this.l1.current.finalized)) === "l1-reorg")
+                this.resetRequested = "finality-l1-reorg";
+            }
             if (!progressed) await this.engine.flushForkchoice();
           }
         }
         this.failures = 0;
-        this.publishMetrics();
+        this.view.publishMetrics();
         this.tracker.stepOk(this.progressMark());
       } catch (err) {
         if (isAborted(err, signal)) break;
@@ -292,7 +263,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private progressMark() {
     const h = this.engine.heads;
     return {
-      l1Head: this.lastL1.head.number,
+      l1Head: this.l1.current.head.number,
       origin: this.initialised ? this.pipeline.origin.number : 0,
       unsafe: h.unsafe.number,
       safe: h.safe.number,
@@ -330,52 +301,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     this.wake?.();
   }
 
-  private async pollL1(): Promise<void> {
-    const l1 = this.d.l1;
-    const label = async (name: "latest" | "safe" | "finalized", prev: L1BlockRef) => {
-      const cached = l1.getLabel?.(name);
-      if (cached !== undefined) return cached;
-      try {
-        return await l1.l1BlockRefByLabel(name);
-      } catch (err) {
-        if (severityOf(err) === "temporary") return prev;
-        throw err;
-      }
-    };
-    const finalized = await label("finalized", this.lastL1.finalized);
-    await this.checkFinalizedL1(this.lastL1.finalized, finalized);
-    this.lastL1 = {
-      head: await label("latest", this.lastL1.head),
-      safe: await label("safe", this.lastL1.safe),
-      finalized,
-    };
-  }
-
-  /**
-   * L1 finality is final: if the block the node last saw as finalized is no longer canonical, the L1 reorged
-   * finalized data, which derivation cannot survive (what was derived from it may already be relied upon). As in
-   * op-node, that is a critical error for this chain, surfaced once.
-   */
-  private async checkFinalizedL1(prev: L1BlockRef, next: L1BlockRef): Promise<void> {
-    if (prev.number === 0 || next.hash === prev.hash) return;
-    let canonical: L1BlockRef | undefined;
-    if (next.number === prev.number) canonical = next;
-    else {
-      try {
-        canonical = await this.d.l1.l1BlockRefByNumber(prev.number);
-      } catch (err) {
-        if (severityOf(err) === "temporary") return; // checked again on the next poll
-        throw err;
-      }
-    }
-    if (canonical.hash === prev.hash) return;
-    throw new CriticalError(
-      "L1_FINALIZED_REORG",
-      `L1 reorged finalized block ${prev.number} (${prev.hash} replaced by ${canonical.hash})`,
-      { number: prev.number, was: prev.hash, now: canonical.hash },
-    );
-  }
-
   private async doReset(reason: string): Promise<void> {
     this.d.metrics?.resets.inc({ reason });
     const found = await findL2Heads(this.cfg.rollup, this.d.engine, this.d.l1, this.d.safeDb, {
@@ -386,7 +311,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     await this.engine.forceReset(found.unsafe, found.safe, found.finalized);
     await resetSafeDb(this.cfg.rollup, this.d.l1, this.d.safeDb, found);
     this.finalizer.reset();
-    this.pendingAttrs = undefined;
+    this.derivation.reset();
     await this.pipeline.reset(found.safe);
     this.resetRequested = undefined;
     this.initialised = true;
@@ -412,95 +337,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       { hash: safe.hash, number: safe.number },
       { hash: derivedFrom.hash, number: derivedFrom.number },
     );
-  }
-
-  // ------------------------------------------------------------------------------------------------------------
-  // Derivation
-
-  private async derivationStep(): Promise<boolean> {
-    if (this.elSync.syncing) return false;
-    const max = this.cfg.maxStepsPerTick ?? 256;
-    let progressed = false;
-    for (let i = 0; i < max && !this.abort.signal.aborted; i++) {
-      if (i > 0) await this.turn();
-      let attrs = this.pendingAttrs;
-      this.pendingAttrs = undefined;
-      if (attrs === undefined) {
-        const before = this.pipeline.origin.number;
-        const r = await this.pipeline.step(this.engine.heads.pendingSafe);
-        if (this.pipeline.origin.number !== before) await this.engine.flushForkchoice();
-        if (r.kind === "eof") return progressed;
-        progressed = true;
-        if (r.kind === "progress") continue;
-        attrs = r.attrs;
-      }
-      let res: ApplyResult;
-      try {
-        res = await this.engine.applyDerived(attrs);
-      } catch (err) {
-        // A temporary engine failure before the block was adopted: retry the same attributes next time (the
-        // pipeline has already moved past them).
-        if (severityOf(err) === "temporary" && this.engine.heads.pendingSafe.hash === attrs.parent.hash) {
-          this.pendingAttrs = attrs;
-        }
-        throw err;
-      }
-      if (res === "invalid") {
-        const replacement = this.pipeline.invalidated(attrs);
-        if (replacement !== undefined) this.pendingAttrs = replacement;
-        else this.engine.revertPendingSafe();
-        continue;
-      }
-      this.d.metrics?.derivedBlocks.inc({ path: res === "consolidated" ? "consolidate" : "build" });
-      // Let the sequencer and unsafe payloads interleave with a long catch-up.
-      if (this.seq.due()) return progressed;
-    }
-    return progressed;
-  }
-
-  /** The canonical block `id` of this chain, or undefined when the EL has another block at that height. */
-  private async refOf(id: BlockId): Promise<L2BlockRef | undefined> {
-    const ref = await this.d.engine.l2BlockRefByNumber(id.number);
-    return ref?.hash === id.hash ? ref : undefined;
-  }
-
-  /** Interop: `safe` follows the newest verified block (never above local-safe) once interop is active. */
-  private async superSafetyStep(): Promise<void> {
-    const a = this.d.superAuthority;
-    const h = this.engine.heads;
-    if (a === undefined || this.elSync.syncing || !a.isActiveAt(h.localSafe.timestamp)) return;
-    const v = await a.verifiedHead();
-    if (v === undefined) return;
-    const target = v.number >= h.localSafe.number ? h.localSafe : await this.refOf(v);
-    if (target !== undefined && this.engine.setSafe(target))
-      this.d.logger.debug({ safe: target.number }, "verified safe");
-  }
-
-  private async finalityStep(): Promise<void> {
-    const fin = this.lastL1.finalized;
-    if (fin.number === 0 || this.elSync.syncing) return;
-    let cand = this.finalizer.candidate(fin.number);
-    if (cand === undefined || cand.l2.number <= this.engine.heads.finalized.number) return;
-    const canon = await this.d.l1.l1BlockRefByNumber(cand.derivedFrom.number);
-    if (canon.hash !== cand.derivedFrom.hash) {
-      this.resetRequested = "finality-l1-reorg";
-      return;
-    }
-    const a = this.d.superAuthority;
-    if (a?.isActiveAt(cand.l2.timestamp)) {
-      // Interop: only what was verified with finalized L1 data (on every chain) is final.
-      const v = await a.verifiedAtL1(fin.number);
-      if (v === undefined || v.number <= this.engine.heads.finalized.number) return;
-      if (v.number < cand.l2.number) {
-        const ref = await this.refOf(v);
-        if (ref === undefined) return;
-        cand = { derivedFrom: cand.derivedFrom, l2: ref };
-      }
-    }
-    if (this.engine.setFinalized(cand.l2)) {
-      this.finalizer.prune(cand.l2.number);
-      await this.engine.flushForkchoice();
-    }
   }
 
   // ------------------------------------------------------------------------------------------------------------
@@ -568,84 +404,22 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   syncStatus(): SyncStatus {
-    // The heads the EL has acknowledged (a reported head can be read at the EL under its label); during EL sync the
-    // heads are only set after the EL accepted them.
-    const h = this.elSync.syncing ? this.engine.heads : this.engine.publishedHeads;
-    const queued = this.unsafeQueue.lowest();
-    const queuedRef = queued === undefined ? ZERO_L2_REF : safeRef(this.d.refFromPayload, queued);
-    return {
-      current_l1: this.initialised ? this.pipeline.origin : ZERO_L1_REF,
-      current_l1_finalized: this.lastL1.finalized,
-      head_l1: this.lastL1.head,
-      safe_l1: this.lastL1.safe,
-      finalized_l1: this.lastL1.finalized,
-      unsafe_l2: h.unsafe,
-      safe_l2: h.safe,
-      finalized_l2: h.finalized,
-      pending_safe_l2: h.pendingSafe,
-      queued_unsafe_l2: queuedRef,
-      engine_sync_target: h.unsafe,
-      local_safe_l2: h.localSafe,
-      cross_unsafe_l2: h.crossUnsafe,
-    };
+    return this.view.syncStatus();
   }
 
-  async outputAtBlock(n: number): Promise<OutputAtBlock> {
-    const h = this.engine.publishedHeads;
-    const heads = [h.unsafe, h.safe, h.localSafe, h.finalized];
-    const cached = this.outputs.get(n, heads, h.finalized.number);
-    if (cached !== undefined) return cached;
-    const out = await computeOutputAtBlock(this.cfg.rollup, this.d.engine, this.d.refFromPayload, n);
-    this.outputs.put(out, heads, this.engine.publishedHeads.finalized.number);
-    return out;
+  outputAtBlock(n: number): Promise<OutputAtBlock> {
+    return this.view.outputAtBlock(n);
   }
 
-  async safeHeadAtL1Block(l1Number: number): Promise<SafeHeadAtL1> {
-    if (this.d.safeDb === undefined) {
-      throw new NodeRpcError(
-        "SAFEDB_DISABLED",
-        `failed to get safe head at l1 block 0x${l1Number.toString(16)}: safe head database not enabled`,
-      );
-    }
-    const e = await this.d.safeDb.safeHeadAtL1Block(l1Number);
-    if (e === undefined) throw new NodeRpcError("SAFE_HEAD_NOT_FOUND", "not found");
-    return e;
+  safeHeadAtL1Block(l1Number: number): Promise<SafeHeadAtL1> {
+    return this.view.safeHeadAtL1Block(l1Number);
   }
 
-  async l2BlockRefByTimestamp(ts: number): Promise<L2BlockRef | undefined> {
-    const n = blockNumberAtTimestamp(this.cfg.rollup, ts);
-    if (n === undefined) return undefined;
-    return this.d.engine.l2BlockRefByNumber(n);
+  l2BlockRefByTimestamp(ts: number): Promise<L2BlockRef | undefined> {
+    return this.view.l2BlockRefByTimestamp(ts);
   }
 
-  async outputAtTimestamp(ts: number): Promise<OutputAtBlock | undefined> {
-    const n = blockNumberAtTimestamp(this.cfg.rollup, ts);
-    if (n === undefined) return undefined;
-    try {
-      return await this.outputAtBlock(n);
-    } catch (err) {
-      if (err instanceof NodeRpcError && err.code === "NOT_FOUND") return undefined;
-      throw err;
-    }
-  }
-
-  private publishMetrics(): void {
-    const m = this.d.metrics;
-    if (m === undefined) return;
-    const h = this.elSync.syncing ? this.engine.heads : this.engine.publishedHeads;
-    m.headNumber.set({ head: "unsafe" }, h.unsafe.number);
-    m.headNumber.set({ head: "pending_safe" }, h.pendingSafe.number);
-    m.headNumber.set({ head: "local_safe" }, h.localSafe.number);
-    m.headNumber.set({ head: "safe" }, h.safe.number);
-    m.headNumber.set({ head: "finalized" }, h.finalized.number);
-    if (this.initialised) m.derivationOrigin.set(this.pipeline.origin.number);
-  }
-}
-
-function safeRef(fn: (env: ExecutionPayloadEnvelope) => L2BlockRef, env: ExecutionPayloadEnvelope): L2BlockRef {
-  try {
-    return fn(env);
-  } catch {
-    return ZERO_L2_REF;
+  outputAtTimestamp(ts: number): Promise<OutputAtBlock | undefined> {
+    return this.view.outputAtTimestamp(ts);
   }
 }

@@ -1,0 +1,74 @@
+/**
+ * The driver loop's derivation step: pull attributes from the pipeline and apply them to the engine (consolidate
+ * or build), up to a bounded number per turn, keeping attributes that failed on a temporary engine error for the
+ * next turn and handing rejected ones back to the pipeline (Holocene deposits-only replacement or batch drop).
+ */
+import { severityOf } from "../core/errors/supernode-error.js";
+import type { DerivationPipeline } from "./derivation/types.js";
+import type { ApplyResult, DerivedAttributes, EngineController } from "./engine/engine-controller.js";
+import type { ChainMetrics } from "./metrics.js";
+
+export interface DerivationStepDeps {
+  readonly pipeline: DerivationPipeline;
+  readonly engine: EngineController;
+  readonly metrics?: ChainMetrics | undefined;
+  /** Max attributes applied per call. */
+  readonly maxSteps: number;
+  /** Waits for a fair turn of the event loop (between steps). */
+  readonly turn: () => Promise<void> | undefined;
+  /** True when the step should yield (stop requested, or the sequencer is due). */
+  readonly shouldYield: () => boolean;
+  readonly aborted: () => boolean;
+}
+
+export class DerivationStep {
+  private pendingAttrs: DerivedAttributes | undefined;
+
+  constructor(private readonly d: DerivationStepDeps) {}
+
+  /** Forgets attributes kept for a retry (a reset restarts the pipeline). */
+  reset(): void {
+    this.pendingAttrs = undefined;
+  }
+
+  /** Applies attributes until the pipeline has nothing more (or the budget is used); true when anything moved. */
+  async run(): Promise<boolean> {
+    const { pipeline, engine } = this.d;
+    let progressed = false;
+    for (let i = 0; i < this.d.maxSteps && !this.d.aborted(); i++) {
+      if (i > 0) await this.d.turn();
+      let attrs = this.pendingAttrs;
+      this.pendingAttrs = undefined;
+      if (attrs === undefined) {
+        const before = pipeline.origin.number;
+        const r = await pipeline.step(engine.heads.pendingSafe);
+        if (pipeline.origin.number !== before) await engine.flushForkchoice();
+        if (r.kind === "eof") return progressed;
+        progressed = true;
+        if (r.kind === "progress") continue;
+        attrs = r.attrs;
+      }
+      let res: ApplyResult;
+      try {
+        res = await engine.applyDerived(attrs);
+      } catch (err) {
+        // A temporary engine failure before the block was adopted: retry the same attributes next time (the
+        // pipeline has already moved past them).
+        if (severityOf(err) === "temporary" && engine.heads.pendingSafe.hash === attrs.parent.hash) {
+          this.pendingAttrs = attrs;
+        }
+        throw err;
+      }
+      if (res === "invalid") {
+        const replacement = pipeline.invalidated(attrs);
+        if (replacement !== undefined) this.pendingAttrs = replacement;
+        else engine.revertPendingSafe();
+        continue;
+      }
+      this.d.metrics?.derivedBlocks.inc({ path: res === "consolidated" ? "consolidate" : "build" });
+      // Let the sequencer and unsafe payloads interleave with a long catch-up.
+      if (this.d.shouldYield()) return progressed;
+    }
+    return progressed;
+  }
+}
