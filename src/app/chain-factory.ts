@@ -3,7 +3,7 @@ import type { ChainBlockAt } from "../activities/ports.js";
 import type { ChainConfig, SupernodeConfig } from "../config/types.js";
 import { FairTurns, type Turns } from "../core/async/turns.js";
 import { CriticalError } from "../core/errors/supernode-error.js";
-import type { BlockId } from "../core/types/block-ref.js";
+import type { BlockId, L2BlockRef } from "../core/types/block-ref.js";
 import { SafeDB } from "../io/db/safe-db.js";
 import { EngineClient } from "../io/engine/engine-client.js";
 import { L1Client } from "../io/l1/l1-client.js";
@@ -249,6 +249,12 @@ function nodeService(
     async blockAtTimestamp(ts) {
       return blockAt(node, safeDb, chain, ts);
     },
+    async firstSafeTimestamp() {
+      const first = await safeDb.firstEntry();
+      if (first === undefined) return undefined;
+      const g = chain.rollup.genesis;
+      return g.l2_time + (first.safeHead.number - g.l2.number) * chain.rollup.block_time;
+    },
     interop: interopAccess(engine),
   };
 }
@@ -305,16 +311,21 @@ async function blockAt(
 
 /** The interop activity's access to a running chain: block logs from its EL; invalidation (not yet supported). */
 function interopAccess(engine: EngineClient): ChainInteropAccess {
+  const withReceipts = async (ref: L2BlockRef | undefined) => {
+    if (ref === undefined) return undefined;
+    const receipts = await engine.blockReceipts(ref.hash);
+    if (receipts === undefined) return undefined;
+    return {
+      block: { hash: ref.hash, number: ref.number, parentHash: ref.parentHash, timestamp: ref.timestamp },
+      receipts,
+    };
+  };
   return {
     async blockLogs(hash) {
-      const ref = await engine.l2BlockRefByHash(hash);
-      if (ref === undefined) return undefined;
-      const receipts = await engine.blockReceipts(hash);
-      if (receipts === undefined) return undefined;
-      return {
-        block: { hash: ref.hash, number: ref.number, parentHash: ref.parentHash, timestamp: ref.timestamp },
-        receipts,
-      };
+      return withReceipts(await engine.l2BlockRefByHash(hash));
+    },
+    async blockLogsAt(n) {
+      return withReceipts(await engine.l2BlockRefByNumber(n));
     },
     async invalidate(head) {
       throw new CriticalError("INTEROP_INVALIDATE_UNSUPPORTED", "replacing an invalid block is not supported yet", {

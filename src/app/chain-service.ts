@@ -8,6 +8,8 @@ import type { MethodTable } from "../rpc/method-table.js";
 
 export interface ChainInteropAccess {
   blockLogs(hash: Hash): Promise<BlockLogsSource | undefined>;
+  /** The same by block number (log backfill); undefined when the EL does not have it. */
+  blockLogsAt(number: number): Promise<BlockLogsSource | undefined>;
   invalidate(head: InvalidHead, decisionTimestamp: number): Promise<void>;
   pruneDenied(timestamp: number): Promise<void>;
 }
@@ -27,6 +29,11 @@ export interface ChainService {
   syncStatus(): Promise<SyncStatus>;
   /** The local-safe block at `timestamp` with its output and L1 inclusion; undefined when not available yet. */
   blockAtTimestamp(timestamp: number): Promise<ChainBlockAt | undefined>;
+  /**
+   * The timestamp of the safe head in the chain's oldest SafeDB entry (the first block whose L1 inclusion is
+   * known), or undefined while the SafeDB is empty.
+   */
+  firstSafeTimestamp(): Promise<number | undefined>;
   /** The node's own view of its health (errors, progress); read by the supervisor every health check. */
   health(): NodeHealth;
   /** What the interop activity needs from a running instance (absent in test fakes without interop). */

@@ -88,6 +88,7 @@ export class InteropRuntime {
     this.#activity = new InteropActivity(
       {
         activationTimestamp: this.activation,
+        backfillDepthS: Math.floor(this.config.interopLogBackfillDepthMs / 1000),
         dependencySet: this.config.dependencySet ?? makeDependencySet(this.config.chains),
       },
       {
@@ -118,15 +119,23 @@ function notRunning(id: bigint): TemporaryError {
 
 /** The interop view of one supervised chain (undefined / temporary errors while it is between instances). */
 function interopChain(sup: ChainSupervisor, chain: ChainConfig): InteropChain {
+  const g = chain.rollup.genesis;
   return {
     chainId: sup.chainId,
     blockTime: chain.rollup.block_time,
-    genesisTime: chain.rollup.genesis.l2_time,
+    genesisTime: g.l2_time,
+    numberAt: (ts) => g.l2.number + Math.floor((ts - g.l2_time) / chain.rollup.block_time),
     optimisticAt: async (ts) => sup.current?.blockAtTimestamp(ts),
+    firstSafeTimestamp: async () => sup.current?.firstSafeTimestamp(),
     blockLogs: async (hash) => {
       const access = sup.current?.interop;
       if (access === undefined) throw notRunning(sup.chainId);
       return access.blockLogs(hash);
+    },
+    blockLogsAt: async (n) => {
+      const access = sup.current?.interop;
+      if (access === undefined) throw notRunning(sup.chainId);
+      return access.blockLogsAt(n);
     },
     invalidate: async (head, ts) => {
       const access = sup.current?.interop;

@@ -13,6 +13,7 @@ import type {
   VerifiedResult,
 } from "../../protocol/interop/types.js";
 import type { ChainBlockAt } from "../ports.js";
+import { ColdStart, checkSafeHistory } from "./cold-start.js";
 import { decideRound, type RoundDecision } from "./decide.js";
 import type {
   InteropChain,
@@ -31,6 +32,8 @@ export interface InteropActivityConfig {
   readonly idleMs?: number;
   /** Sleep after a failed round. */
   readonly errorMs?: number;
+  /** `--interop.log-backfill-depth` in whole seconds (0 or absent = no backfill). */
+  readonly backfillDepthS?: number;
 }
 
 export interface InteropActivityDeps {
@@ -70,6 +73,11 @@ export class InteropActivity {
   private frontierLogs = new Map<Hash, { block: SealedBlock; logs: StoredLog[] }>();
   /** Start when nothing is verified yet (activation, or later after a backfill). */
   private runtimeStart: number;
+  private readonly cold: ColdStart;
+  /** The cold start (or the warm resume) is done; `run` then only runs rounds. */
+  private prepared = false;
+  /** Check the SafeDB history at the next round (after a start, a wait or an error). */
+  private recheckHistory = true;
 
   constructor(
     private readonly cfg: InteropActivityConfig,
@@ -84,6 +92,13 @@ export class InteropActivity {
       blockTime: (id) => blockTimes.get(id) ?? 1,
     };
     this.runtimeStart = Math.max(cfg.activationTimestamp, ...d.chains.map((c) => c.genesisTime));
+    this.cold = new ColdStart(cfg.activationTimestamp, cfg.backfillDepthS ?? 0, {
+      chains: d.chains,
+      logs: d.logs,
+      logger: d.logger,
+      metrics: d.metrics,
+      setState: (st) => this.setState(st),
+    });
     d.metrics?.state(this.st);
   }
 
@@ -113,15 +128,40 @@ export class InteropActivity {
     this.d.metrics?.state(s);
   }
 
+  /**
+   * Prepares the loop: a warm restart (a verified result or a pending transition) resumes from the verified store;
+   * a cold start waits for every chain's SafeDB, backfills the logs and moves the runtime start. True when done.
+   */
+  async prepare(signal?: AbortSignal): Promise<boolean> {
+    const last = this.d.verified.last();
+    if (last !== undefined || (await this.d.verified.pending()) !== undefined) {
+      this.d.logger.info({ verified_timestamp: last?.timestamp ?? null }, "interop: resuming from the verified store");
+      this.prepared = true;
+      return true;
+    }
+    const start = await this.cold.startTimestamp();
+    if (start === undefined) return false;
+    const backfilled = await this.cold.backfill(start, signal);
+    this.setRuntimeStart(start);
+    this.d.logger.info(
+      { start: this.runtimeStart, activation: this.cfg.activationTimestamp, backfilled },
+      "interop cold start",
+    );
+    this.setState("waiting");
+    this.prepared = true;
+    return true;
+  }
+
   /** Runs rounds until `signal` aborts: immediately again after progress, after `idleMs` otherwise. */
   async run(signal: AbortSignal): Promise<void> {
     const log = this.d.logger;
     while (!signal.aborted) {
       let progressed = false;
       try {
-        progressed = await this.round();
+        progressed = this.prepared ? await this.round() : await this.prepare(signal);
         this.lastError = null;
       } catch (err) {
+        this.recheckHistory = true;
         if (signal.aborted) break;
         const critical = severityOf(err) === "critical";
         this.lastError = String((err as Error).message ?? err);
@@ -131,7 +171,10 @@ export class InteropActivity {
         await this.d.clock.sleep(this.cfg.errorMs ?? 2000, signal).catch(() => {});
         continue;
       }
-      if (!progressed) await this.d.clock.sleep(this.cfg.idleMs ?? 1000, signal).catch(() => {});
+      if (!progressed) {
+        this.recheckHistory = true;
+        await this.d.clock.sleep(this.cfg.idleMs ?? 1000, signal).catch(() => {});
+      }
     }
     this.setState("stopped");
   }
@@ -151,6 +194,10 @@ export class InteropActivity {
     const last = this.d.verified.last();
     const ts = last === undefined ? this.runtimeStart : last.timestamp + 1;
     this.nextTs = ts;
+    if (this.recheckHistory) {
+      await checkSafeHistory(this.d.chains, ts);
+      this.recheckHistory = false;
+    }
     const ids = this.chainIds();
     const blocks = await Promise.all(ids.map((id) => (this.byId.get(id) as InteropChain).optimisticAt(ts)));
     const chainsReady = blocks.every((b) => b !== undefined);
@@ -325,8 +372,9 @@ export class InteropActivity {
       const store = this.d.logs.get(id);
       const head = keep?.l2Heads[id];
       if (store !== undefined) {
-        if (head === undefined) await store.clear();
-        else await store.rewindTo(head.number);
+        // Nothing verified is kept: keep the backfilled logs (the blocks before the runtime start) only.
+        const chain = this.byId.get(id) as InteropChain;
+        await store.rewindTo(head?.number ?? chain.numberAt(Math.max(this.runtimeStart, chain.genesisTime)) - 1);
       }
       await (this.byId.get(id) as InteropChain).pruneDenied(at);
     }

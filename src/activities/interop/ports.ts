@@ -17,6 +17,8 @@ export interface LogsStorePort {
   first(): SealedBlock | undefined;
   blockAt(number: number): Promise<SealedBlock | undefined>;
   seal(block: SealedBlock, logs: readonly StoredLog[]): Promise<void>;
+  /** Seals consecutive blocks in one write (the same rules as `seal`, applied in order; all or nothing). */
+  sealMany(items: ReadonlyArray<{ readonly block: SealedBlock; readonly logs: readonly StoredLog[] }>): Promise<void>;
   /** The log at (block, index) with its block's timestamp; undefined when unknown. */
   findLog(blockNumber: number, logIndex: number): Promise<InitiatingLog | undefined>;
   /** Keeps blocks ≤ `number` (all when it is beyond the latest; none when it is before the first). */
@@ -55,10 +57,19 @@ export interface InteropChain {
   readonly blockTime: number;
   /** L2 genesis time: verification never starts before the latest genesis. */
   readonly genesisTime: number;
+  /** The number of the chain's block at `ts` (≥ genesis time), from its rollup config. */
+  numberAt(ts: number): number;
+  /**
+   * The timestamp of the safe head in the chain's oldest SafeDB entry (before it, L1 inclusions are unknown);
+   * undefined while the SafeDB is empty or the chain is not running.
+   */
+  firstSafeTimestamp(): Promise<number | undefined>;
   /** The local-safe block at `ts` with its output and L1 inclusion; undefined while not available. */
   optimisticAt(ts: number): Promise<ChainBlockAt | undefined>;
   /** Block header fields and receipts by hash; undefined when the EL does not know the block. */
   blockLogs(hash: Hash): Promise<BlockLogsSource | undefined>;
+  /** The same by block number (log backfill). */
+  blockLogsAt(number: number): Promise<BlockLogsSource | undefined>;
   /**
    * Denies `head` (persisted) and replaces it: the chain rewinds to its parent and derives a deposits-only block
    * at that height. Idempotent (a block already replaced is only recorded).
@@ -74,7 +85,15 @@ export interface L1Canonical {
 }
 
 /** Lifecycle of the activity, exported as `supernode_interop_activity_state`. */
-export const INTEROP_STATES = ["starting", "backfilling", "waiting", "verifying", "halted", "stopped"] as const;
+export const INTEROP_STATES = [
+  "starting",
+  "awaiting_safedb",
+  "backfilling",
+  "waiting",
+  "verifying",
+  "halted",
+  "stopped",
+] as const;
 export type InteropState = (typeof INTEROP_STATES)[number];
 
 /** The activity's metrics (implemented over prom-client by the composition root). */

@@ -148,6 +148,15 @@ export class SafeDB {
     return this.read(() => this.lastAtOrBelow(l1Number));
   }
 
+  /** The entry with the lowest L1 number (the oldest safe head this store knows), or undefined when it is empty. */
+  firstEntry(): Promise<SafeHeadEntry | undefined> {
+    return this.read(async () => {
+      for await (const [k, v] of this.db.iterator({ gte: encodeSafeDbKey(0), lte: MAX_KEY, limit: 1 }))
+        return decodeSafeDbEntry(k, v);
+      return undefined;
+    });
+  }
+
   private async lastAtOrBelow(l1Number: number): Promise<SafeHeadEntry | undefined> {
     for await (const [k, v] of this.db.iterator({
       lte: encodeSafeDbKey(l1Number),

@@ -88,6 +88,9 @@ export class FakeInstance implements ChainService {
     if (this.#stopped) throw new Error("virtual node not running");
     return statusAt(this.ctl.head, this.ctl.genesisTime);
   }
+  async firstSafeTimestamp(): Promise<number | undefined> {
+    return this.ctl.genesisTime;
+  }
   async blockAtTimestamp(ts: number): Promise<ChainBlockAt | undefined> {
     if (ts < this.ctl.genesisTime) throw new Error(`did not reach genesis time (${this.ctl.genesisTime}) yet`);
     const n = Math.floor((ts - this.ctl.genesisTime) / 2);

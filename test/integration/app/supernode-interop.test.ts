@@ -46,6 +46,9 @@ function withInterop(ctl: FakeChainControl) {
           }
           return undefined;
         },
+        async blockLogsAt() {
+          return undefined;
+        },
         async invalidate() {
           throw new Error("unexpected invalidation");
         },
@@ -73,7 +76,7 @@ describe("Supernode with interop", () => {
           ({
             ...c,
             dataDir: join(dir, `chain-${c.chainId}`),
-            rollup: { block_time: 2, genesis: { l2_time: 1000 } },
+            rollup: { block_time: 2, genesis: { l2_time: 1000, l2: { number: 0 } } },
           }) as unknown as ChainConfig,
       ),
     };

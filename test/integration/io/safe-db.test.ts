@@ -20,6 +20,7 @@ describe("SafeDB on LevelDB", () => {
   it("records safe heads by L1 block and answers at-or-before queries", async () => {
     const db = await SafeDB.open(freshDir(), { logger: silentLogger });
     expect(await db.safeHeadAtL1Block(100)).toBeUndefined();
+    expect(await db.firstEntry()).toBeUndefined();
     await db.safeHeadUpdated(id(1000), id(10));
     await db.safeHeadUpdated(id(1001), id(10)); // same L1 block: overwritten
     await db.safeHeadUpdated(id(1005), id(12));
@@ -28,6 +29,7 @@ describe("SafeDB on LevelDB", () => {
     expect(await db.safeHeadAtL1Block(11)).toEqual({ l1Block: id(10), safeHead: id(1001) });
     expect(await db.safeHeadAtL1Block(12)).toEqual({ l1Block: id(12), safeHead: id(1005) });
     expect(await db.safeHeadAtL1Block(1_000_000)).toEqual({ l1Block: id(12), safeHead: id(1005) });
+    expect(await db.firstEntry()).toEqual({ l1Block: id(10), safeHead: id(1001) }); // the oldest safe head known
     await db.truncate(10);
     expect(await db.safeHeadAtL1Block(1_000_000)).toEqual({ l1Block: id(10), safeHead: id(1001) });
     await db.close();

@@ -46,6 +46,9 @@ export class WorldChain implements InteropChain {
   readonly blocks: WorldBlock[] = [];
   localSafe = -1;
   readonly invalidated: { head: InvalidHead; ts: number }[] = [];
+  /** Number of the block in the oldest SafeDB entry (undefined: the SafeDB is empty). */
+  firstSafe: number | undefined = 0;
+  blockLogsCalls = 0;
   readonly pruned: number[] = [];
   private salt = 0;
 
@@ -94,6 +97,23 @@ export class WorldChain implements InteropChain {
     return Math.floor((ts - this.genesisTime) / this.blockTime);
   }
 
+  numberAt(ts: number): number {
+    return this.timestampToNumber(ts);
+  }
+
+  async firstSafeTimestamp(): Promise<number | undefined> {
+    return this.firstSafe === undefined ? undefined : this.genesisTime + this.firstSafe * this.blockTime;
+  }
+
+  /** Block numbers whose logs the EL does not serve by number (a backfill failing half-way). */
+  readonly unavailable = new Set<number>();
+
+  async blockLogsAt(n: number) {
+    if (this.unavailable.has(n)) return undefined;
+    const b = this.blocks[n];
+    return b === undefined ? undefined : this.blockLogs(b.hash);
+  }
+
   async optimisticAt(ts: number): Promise<ChainBlockAt | undefined> {
     const n = this.timestampToNumber(ts);
     if (n < 0 || n > this.localSafe) return undefined;
@@ -110,6 +130,7 @@ export class WorldChain implements InteropChain {
   }
 
   async blockLogs(hash: Hash) {
+    this.blockLogsCalls++;
     const b = this.blocks.find((x) => x.hash === hash);
     if (b === undefined) return undefined;
     return {

@@ -40,6 +40,23 @@ function decode(v: Uint8Array): StoredBlock {
   return { block: o.b, logs };
 }
 
+/** Refuses `block` unless it directly extends `h` (next number, parent link, time not going back). */
+function checkExtends(h: SealedBlock, block: SealedBlock): void {
+  if (block.number !== h.number + 1)
+    throw new LogsConflictError("INTEROP_LOGS_GAP", "block does not follow the latest sealed block", {
+      number: block.number,
+      latest: h.number,
+    });
+  if (block.parentHash !== h.hash)
+    throw new LogsConflictError("INTEROP_LOGS_PARENT", "parent hash does not match the latest sealed block", {
+      number: block.number,
+      parent: block.parentHash,
+      latest: h.hash,
+    });
+  if (block.timestamp < h.timestamp)
+    throw new LogsConflictError("INTEROP_LOGS_TIME", "block timestamp goes back", { number: block.number });
+}
+
 /**
  * One chain's interop logs on LevelDB (`<chain dir>/interop/`): consecutive sealed blocks, each with every log's
  * hash and decoded executing message, sealed in one atomic write per block. The first and latest sealed blocks
@@ -111,39 +128,42 @@ export class LogsStore {
    * accepts any block (the anchor).
    */
   async seal(block: SealedBlock, logs: readonly StoredLog[]): Promise<void> {
-    const h = this.head;
-    if (h !== undefined) {
-      if (block.number <= h.number) {
-        const have = await this.blockAt(block.number);
-        if (have?.hash === block.hash) return;
-        throw new LogsConflictError("INTEROP_LOGS_STALE", "the logs store has another block at this height (reorg)", {
-          number: block.number,
-          stored: have?.hash,
-          block: block.hash,
-        });
+    return this.sealMany([{ block, logs }]);
+  }
+
+  /** Seals consecutive blocks in one atomic write; each is checked as `seal` checks it (all or nothing). */
+  async sealMany(items: ReadonlyArray<{ readonly block: SealedBlock; readonly logs: readonly StoredLog[] }>) {
+    let h = this.head;
+    const fresh: StoredBlock[] = [];
+    for (const { block, logs } of items) {
+      if (h !== undefined) {
+        if (block.number <= h.number) {
+          const have = fresh.find((f) => f.block.number === block.number)?.block ?? (await this.blockAt(block.number));
+          if (have?.hash === block.hash) continue;
+          throw new LogsConflictError("INTEROP_LOGS_STALE", "the logs store has another block at this height (reorg)", {
+            number: block.number,
+            stored: have?.hash,
+            block: block.hash,
+          });
+        }
+        checkExtends(h, block);
       }
-      if (block.number !== h.number + 1)
-        throw new LogsConflictError("INTEROP_LOGS_GAP", "block does not follow the latest sealed block", {
-          number: block.number,
-          latest: h.number,
-        });
-      if (block.parentHash !== h.hash)
-        throw new LogsConflictError("INTEROP_LOGS_PARENT", "parent hash does not match the latest sealed block", {
-          number: block.number,
-          parent: block.parentHash,
-          latest: h.hash,
-        });
-      if (block.timestamp < h.timestamp)
-        throw new LogsConflictError("INTEROP_LOGS_TIME", "block timestamp goes back", { number: block.number });
+      const s: StoredBlock = {
+        block: { hash: block.hash, number: block.number, parentHash: block.parentHash, timestamp: block.timestamp },
+        logs,
+      };
+      fresh.push(s);
+      h = s.block;
     }
-    const s: StoredBlock = {
-      block: { hash: block.hash, number: block.number, parentHash: block.parentHash, timestamp: block.timestamp },
-      logs,
-    };
-    await this.db.put(key(block.number), encode(s));
-    this.head = s.block;
-    this.tail ??= s.block;
-    this.remember(block.number, s);
+    if (fresh.length === 0) return;
+    if (fresh.length === 1) {
+      const s = fresh[0] as StoredBlock;
+      await this.db.put(key(s.block.number), encode(s));
+    } else
+      await this.db.batch(fresh.map((s) => ({ type: "put" as const, key: key(s.block.number), value: encode(s) })));
+    for (const s of fresh) this.remember(s.block.number, s);
+    this.head = h;
+    this.tail ??= (fresh[0] as StoredBlock).block;
   }
 
   async rewindTo(n: number): Promise<void> {

@@ -46,6 +46,32 @@ describe("LogsStore", () => {
     await s.close();
   });
 
+  it("seals several blocks in one write, all or nothing", async () => {
+    const dir = tmp();
+    let s = await LogsStore.open(dir);
+    await s.sealMany([
+      { block: blk(5), logs: [{ hash: lh(5, 0) }] },
+      { block: blk(6), logs: [] },
+      { block: blk(7), logs: [{ hash: lh(7, 0) }] },
+    ]);
+    // A batch whose third block does not link: nothing of it is written.
+    await expect(
+      s.sealMany([
+        { block: blk(7), logs: [] }, // already sealed: skipped
+        { block: blk(8), logs: [] },
+        { block: blk(9, "b"), logs: [] },
+      ]),
+    ).rejects.toMatchObject({ code: "INTEROP_LOGS_PARENT" });
+    expect(s.latest()).toEqual(blk(7));
+    await s.close();
+    s = await LogsStore.open(dir);
+    expect(s.first()?.number).toBe(5);
+    expect(s.latest()).toEqual(blk(7));
+    expect(await s.findLog(7, 0)).toEqual({ logHash: lh(7, 0), blockTimestamp: 1014 });
+    expect(await s.blockAt(8)).toBeUndefined();
+    await s.close();
+  });
+
   it("is idempotent and refuses conflicts", async () => {
     const s = await LogsStore.open(tmp());
     await s.seal(blk(1), []);
