@@ -21,7 +21,7 @@ import { Batcher, type DataMode } from "./batcher/batcher.js";
 import { warmUpAnvilKzg } from "./l1/kzg-warm-up.js";
 import type { BatchType } from "./batcher/channel-builder.js";
 import { DEFAULT_DEVNET_FORKS, writeJwtSecret, writeL1ChainConfig, writeRollupConfig } from "./config.js";
-import { forksFromRollupConfig, SimulatedExecutionClient } from "./el/index.js";
+import { forksFromRollupConfig, type SimulatedElOptions, SimulatedExecutionClient } from "./el/index.js";
 import {
   ANVIL_ACCOUNT_COUNT,
   batcherAccountIndex,
@@ -83,6 +83,8 @@ export interface DevnetChain {
   readonly variant: "a" | "b";
   readonly el: { readonly httpUrl: string; readonly authUrl: string; readonly wsUrl: string | undefined };
   readonly client: SimulatedExecutionClient;
+  /** The genesis the chain's execution client started from (another client of the chain starts from the same). */
+  readonly elGenesis: SimulatedElOptions["genesis"];
   readonly jwtSecret: Uint8Array;
   readonly jwtSecretPath: string;
   readonly rollupConfig: RollupConfig;
@@ -185,11 +187,12 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         forks,
         ...(spec.seqWindowSize === undefined ? {} : { seqWindowSize: spec.seqWindowSize }),
       });
+      const elGenesis = { timestamp: l2Time, gasLimit, forks: forksFromRollupConfig(provisional), alloc };
       const client = await SimulatedExecutionClient.start(
         {
           variant: spec.variant,
           chainId,
-          genesis: { timestamp: l2Time, gasLimit, forks: forksFromRollupConfig(provisional), alloc },
+          genesis: elGenesis,
           http: { port: spec.httpPort ?? 0, api: opts.elHttpApi ?? ["eth", "net", "web3", "txpool", "debug"] },
           ...(spec.wsPort === undefined ? {} : { ws: { port: spec.wsPort } }),
           authrpc: { port: spec.authPort ?? 0, jwtSecret },
@@ -224,6 +227,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         variant: spec.variant,
         el: { httpUrl: client.httpUrl, authUrl: client.authUrl, wsUrl: client.wsUrl },
         client,
+        elGenesis,
         jwtSecret,
         jwtSecretPath,
         rollupConfig,

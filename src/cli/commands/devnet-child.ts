@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "../../core/logger.js";
 import { type Devnet, startDevnet } from "../../devnet/devnet.js";
 import type { Fork } from "../../protocol/rollup-config.js";
+import { prepareSequencerP2P } from "./devnet-p2p.js";
 import { supernodeArgsFor } from "./devnet-supernode.js";
 
 /**
@@ -26,6 +27,8 @@ export interface ChildDevnetOptions {
   readonly dataMode: "calldata" | "blobs";
   readonly forkOffsets?: Partial<Record<Fork, number | undefined>>;
   readonly logLevel: string;
+  /** P2P on loopback with a block-signing key (see `DevnetSupernodeOptions.p2p`). */
+  readonly p2p?: boolean;
 }
 
 export interface ChildDevnet {
@@ -37,7 +40,7 @@ export interface ChildDevnet {
 }
 
 /** A loopback port free right now (the child's ports must be known here when the caller asked for 0). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
@@ -49,7 +52,7 @@ function freePort(): Promise<number> {
 }
 
 /** `bin/supernode.js` of this installation (src/cli/commands or dist/cli/commands → the package root). */
-function supernodeBin(): string {
+export function supernodeBin(): string {
   return join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "bin", "supernode.js");
 }
 
@@ -80,12 +83,15 @@ export async function startChildDevnet(opts: ChildDevnetOptions, logger: Logger)
     rpcPort,
     metricsPort,
     logLevel: opts.logLevel as never,
+    ...(opts.p2p === undefined ? {} : { p2p: opts.p2p }),
   });
+  const seqP2P = opts.p2p === true ? await prepareSequencerP2P(devnet) : undefined;
   // Its own process group: a Ctrl-C in the terminal reaches only this process, which stops the supernode once
   // (a second signal would force it out); if this process dies the supernode goes with it.
   const child = spawn(process.execPath, [supernodeBin(), ...args], {
     stdio: ["ignore", "inherit", "inherit"],
     detached: true,
+    env: { ...process.env, ...seqP2P?.env },
   });
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
@@ -119,6 +125,7 @@ export async function reportChildDevnet(
   signal: AbortSignal,
   out: (s: string) => void,
   intervalMs = 4_000,
+  extraLines?: () => Promise<string[]>,
 ): Promise<void> {
   const ids = cd.devnet.chains.map((c) => c.chainId);
   while (!signal.aborted && cd.supernode.exitCode === null) {
@@ -143,6 +150,7 @@ export async function reportChildDevnet(
     out(
       `${up.length}/${ids.length} chains serving  unsafe ${range(up.map((h) => h.unsafe))}  safe ${range(up.map((h) => h.safe))}`,
     );
+    for (const line of (await extraLines?.()) ?? []) out(line);
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, intervalMs);
       signal.addEventListener(

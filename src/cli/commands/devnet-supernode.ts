@@ -10,6 +10,7 @@ import type { Logger } from "../../core/logger.js";
 import type { Address } from "../../core/types/primitives.js";
 import { type Devnet, startDevnet } from "../../devnet/devnet.js";
 import type { Fork } from "../../protocol/rollup-config.js";
+import { DEVNET_P2P_ARGS, prepareSequencerP2P } from "./devnet-p2p.js";
 
 /**
  * `supernode devnet` composition: the embedded devnet (anvil L1, one simulated execution client per chain, one
@@ -29,6 +30,11 @@ export interface DevnetSupernodeOptions {
   /** Fork schedule of every chain as seconds after L2 genesis (default: Regolith … Jovian at genesis). */
   readonly forkOffsets?: Partial<Record<Fork, number | undefined>>;
   readonly logLevel?: LogLevel;
+  /**
+   * P2P on loopback with a block-signing key set as every chain's unsafe-block signer (devnet-p2p.ts), so that
+   * followers can peer with the sequencer; default off (`--disable-p2p`).
+   */
+  readonly p2p?: boolean;
   /** Extra supernode arguments appended to the generated ones (e.g. `--pprof.enabled`). */
   readonly extraArgs?: readonly string[];
 }
@@ -56,7 +62,7 @@ export function supernodeArgsFor(devnet: Devnet, opts: DevnetSupernodeOptions): 
     "1s",
     "--data-dir",
     join(opts.dir, "supernode"),
-    "--disable-p2p",
+    ...(opts.p2p === true ? DEVNET_P2P_ARGS : ["--disable-p2p"]),
     "--rpc.addr",
     "127.0.0.1",
     "--rpc.port",
@@ -110,7 +116,8 @@ export async function startDevnetSupernode(
     // The devnet's L1 is new on every start, so state derived from an earlier devnet would not match it.
     rmSync(join(opts.dir, "supernode"), { recursive: true, force: true });
     const args = supernodeArgsFor(devnet, opts);
-    const res = loadConfig(args, {});
+    const seqP2P = opts.p2p === true ? await prepareSequencerP2P(devnet) : undefined;
+    const res = loadConfig(args, seqP2P?.env ?? {});
     if (!res.ok) throw new Error(`devnet supernode configuration: ${formatIssues(res.issues)}`);
     const supernode = await Supernode.start(res.config, {
       logger: deps.logger,

@@ -6,11 +6,13 @@ import { LOG_LEVELS, type LogLevel } from "../../config/types.js";
 import { FORKS, type Fork, forkTime, type RollupConfig } from "../../protocol/rollup-config.js";
 import { createLogger } from "../../observability/logger.js";
 import type { Logger } from "../../core/logger.js";
+import type { Devnet } from "../../devnet/devnet.js";
 import { MAX_DEVNET_CHAINS } from "../../devnet/l1/dev-accounts.js";
 import { installSignalHandlers } from "../signals.js";
 import { type ChildDevnet, reportChildDevnet, startChildDevnet } from "./devnet-child.js";
 import { registerDevnetElCommand } from "./devnet-el.js";
 import { dataModeProblem, describeForkOffsets, parseForkOffsets } from "./devnet-fork-offsets.js";
+import { describeFollowers, type Followers, startFollowers } from "./devnet-followers.js";
 import { DEMO_DEPOSIT_RECIPIENT, type DevnetSupernode, startDevnetSupernode } from "./devnet-supernode.js";
 
 interface DevnetArgs {
@@ -26,6 +28,7 @@ interface DevnetArgs {
   keep?: boolean;
   chains: number;
   supernodeProcess: "same" | "child";
+  followers: number;
 }
 
 function chainCount(v: string): number {
@@ -33,6 +36,12 @@ function chainCount(v: string): number {
   if (!Number.isInteger(n) || n < 1 || n > MAX_DEVNET_CHAINS) {
     throw new InvalidArgumentError(`expected an integer 1..${MAX_DEVNET_CHAINS}`);
   }
+  return n;
+}
+
+function followerCount(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 16) throw new InvalidArgumentError("expected an integer 0..16");
   return n;
 }
 
@@ -89,6 +98,13 @@ export function registerDevnetCommands(program: Command): void {
         .choices(["same", "child"])
         .default("same"),
     )
+    .option(
+      "--followers <n>",
+      "also run n verifying supernodes (own processes, execution clients and data dirs; RPC on rpc.port + 1, + 2, …) " +
+        "peered with the sequencing supernode over loopback P2P",
+      followerCount,
+      0,
+    )
     .action(async (raw: Record<string, unknown>) => {
       const args: DevnetArgs = {
         ...(typeof raw.dir === "string" ? { dir: raw.dir } : {}),
@@ -105,6 +121,7 @@ export function registerDevnetCommands(program: Command): void {
         ...(raw.keep === true ? { keep: true } : {}),
         chains: raw.chains as number,
         supernodeProcess: raw.supernodeProcess as "same" | "child",
+        followers: raw.followers as number,
       };
       const problem = dataModeProblem(args.dataMode, args.forkOffsets);
       if (problem !== undefined) devnet.error(`error: ${problem}`, { exitCode: 2 });
@@ -135,12 +152,16 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
     return;
   }
   let sn: DevnetSupernode | undefined;
+  let followers: Followers | undefined;
   try {
     sn = await startDevnetSupernode(devnetOptions(args, dir, chains), { logger });
+    followers = await maybeFollowers(args, dir, sn.devnet, sn.supernode.rpc.url, logger);
     printEndpoints(sn, out);
-    if (!controller.signal.aborted) await live(sn, controller.signal, out);
+    if (followers !== undefined) describeFollowers(followers, out);
+    if (!controller.signal.aborted) await live(sn, controller.signal, out, followers);
   } finally {
     uninstall();
+    await followers?.stop();
     await sn?.stop();
     if (args.dir === undefined && args.keep !== true) rmSync(dir, { recursive: true, force: true });
     out("devnet stopped");
@@ -160,7 +181,25 @@ function devnetOptions(args: DevnetArgs, dir: string, chains: ReadonlyArray<{ ch
     dataMode: args.dataMode,
     ...(args.forkOffsets === undefined ? {} : { forkOffsets: args.forkOffsets }),
     logLevel: args.logLevel,
+    p2p: true,
   };
+}
+
+/** `--followers n` (devnet-followers.ts); undefined for 0. */
+function maybeFollowers(args: DevnetArgs, dir: string, devnet: Devnet, sequencerRpcUrl: string, logger: Logger) {
+  if (args.followers === 0) return Promise.resolve(undefined);
+  return startFollowers(
+    devnet,
+    {
+      count: args.followers,
+      dir,
+      sequencerRpcUrl,
+      rpcPort: args.rpcPort,
+      metricsPort: args.metricsPort,
+      logLevel: args.logLevel,
+    },
+    logger,
+  );
 }
 
 async function runChildDevnet(
@@ -172,15 +211,19 @@ async function runChildDevnet(
   out: (s: string) => void,
 ): Promise<void> {
   let cd: ChildDevnet | undefined;
+  let followers: Followers | undefined;
   try {
     cd = await startChildDevnet(devnetOptions(args, dir, chains), logger);
+    followers = await maybeFollowers(args, dir, cd.devnet, cd.rpcUrl, logger);
     out(`L1 (anvil)        ${cd.devnet.l1.rpcUrl}   beacon ${cd.devnet.l1.beaconUrl}`);
     out(
       `supernode         pid ${cd.supernode.pid}, RPC ${cd.rpcUrl}/<chain id>/ for chains 901…${900 + chains.length}`,
     );
     out(`metrics           ${cd.metricsUrl}`);
-    if (!signal.aborted) await reportChildDevnet(cd, signal, out);
+    if (followers !== undefined) describeFollowers(followers, out);
+    if (!signal.aborted) await reportChildDevnet(cd, signal, out, 4_000, followers?.statusLines);
   } finally {
+    await followers?.stop();
     await cd?.stop();
   }
 }
@@ -236,7 +279,12 @@ async function l2Balance(url: string): Promise<bigint> {
 }
 
 /** Makes one deposit per chain, then prints a line per chain every L2 block time until `signal` aborts. */
-async function live(sn: DevnetSupernode, signal: AbortSignal, out: (s: string) => void): Promise<void> {
+async function live(
+  sn: DevnetSupernode,
+  signal: AbortSignal,
+  out: (s: string) => void,
+  followers?: Followers,
+): Promise<void> {
   const arrived = new Map<bigint, boolean>();
   for (const c of sn.devnet.chains) {
     try {
@@ -267,6 +315,7 @@ async function live(sn: DevnetSupernode, signal: AbortSignal, out: (s: string) =
         `chain ${c.chainId} [${sup?.state ?? "?"}] unsafe ${st?.unsafe_l2.number ?? "-"}  safe ${st?.safe_l2.number ?? "-"}  finalized ${st?.finalized_l2.number ?? "-"}  (L1 ${st?.current_l1.number ?? "-"})${deposit}`,
       );
     }
+    for (const line of (await followers?.statusLines()) ?? []) out(line);
     await new Promise<void>((resolve) => {
       const onAbort = () => {
         clearTimeout(t);

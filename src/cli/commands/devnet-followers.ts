@@ -1,0 +1,232 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "../../core/logger.js";
+import { systemClock } from "../../core/time/clock.js";
+import { writeJwtSecret } from "../../devnet/config.js";
+import type { Devnet } from "../../devnet/devnet.js";
+import { SimulatedExecutionClient } from "../../devnet/el/index.js";
+import { freePort, supernodeBin } from "./devnet-child.js";
+import { DEVNET_P2P_ARGS, loopbackAddr, rpcCall, waitForP2PSelf } from "./devnet-p2p.js";
+
+/**
+ * `supernode devnet --followers N`: N more supernodes, each a verifier of every devnet chain in a process of its
+ * own (`bin/supernode.js`, its own process group) with its own simulated execution clients (run in this process,
+ * started from the same genesis as the chain's) and its own data directory `<dir>/follower-<k>`. Each follower's
+ * host of a chain has the sequencing supernode's host of that chain as a static peer over loopback, so unsafe blocks
+ * arrive by gossip (and gaps are filled by req-resp) long before their batches land on L1.
+ * Follower k serves its RPC on `rpc.port + k` and its metrics on `metrics.port + k` (a free port when the base is 0).
+ */
+export interface FollowersOptions {
+  readonly count: number;
+  readonly dir: string;
+  /** The sequencing supernode's RPC (its `stackp2p_self` gives the addresses to peer with). */
+  readonly sequencerRpcUrl: string;
+  readonly rpcPort: number;
+  readonly metricsPort: number;
+  readonly logLevel: string;
+  /** Give up when a follower does not answer `stackp2p_self` within this time (default 120 s). */
+  readonly readyTimeoutMs?: number;
+}
+
+export interface Follower {
+  readonly index: number;
+  readonly pid: number;
+  readonly process: ChildProcess;
+  readonly rpcUrl: string;
+  readonly metricsUrl: string;
+  /** Per chain: the follower's peer ID and its execution client's HTTP JSON-RPC. */
+  readonly chains: ReadonlyArray<{ readonly chainId: bigint; readonly peerId: string; readonly elHttpUrl: string }>;
+}
+
+export interface Followers {
+  readonly list: readonly Follower[];
+  /** One line per follower and chain: unsafe and safe heads and connected peers. */
+  statusLines(): Promise<string[]>;
+  /** Stops every follower process (SIGTERM by PID, SIGKILL after 15 s), then their execution clients. */
+  stop(): Promise<void>;
+}
+
+interface Launched {
+  readonly index: number;
+  readonly child: ChildProcess;
+  readonly rpcUrl: string;
+  readonly metricsUrl: string;
+  readonly els: Map<bigint, SimulatedExecutionClient>;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  child.kill("SIGTERM");
+  const force = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  await exited;
+  clearTimeout(force);
+}
+
+export async function startFollowers(devnet: Devnet, opts: FollowersOptions, logger: Logger): Promise<Followers> {
+  const log = logger.child({ component: "followers" });
+  const launched: Launched[] = [];
+  const killAll = () => {
+    for (const l of launched) l.child.kill("SIGKILL");
+  };
+  process.once("exit", killAll);
+  const stop = async (): Promise<void> => {
+    await Promise.all(launched.map((l) => stopChild(l.child)));
+    process.off("exit", killAll);
+    for (const l of launched) for (const el of l.els.values()) await el.stop().catch(() => {});
+  };
+  try {
+    const ready = AbortSignal.timeout(opts.readyTimeoutMs ?? 120_000);
+    const seqAddrs = new Map<bigint, string>();
+    for (const c of devnet.chains) {
+      seqAddrs.set(c.chainId, loopbackAddr(await waitForP2PSelf(opts.sequencerRpcUrl, c.chainId, ready)));
+    }
+    for (let k = 1; k <= opts.count; k++) launched.push(await launch(devnet, opts, k, seqAddrs, log));
+    const list: Follower[] = [];
+    for (const l of launched) {
+      const exited = new Promise<never>((_, reject) =>
+        l.child.once("exit", (code, sig) => reject(new Error(`follower ${l.index} exited (${code ?? sig})`))),
+      );
+      exited.catch(() => {});
+      const chains = [];
+      for (const c of devnet.chains) {
+        const self = await Promise.race([waitForP2PSelf(l.rpcUrl, c.chainId, ready), exited]);
+        chains.push({ chainId: c.chainId, peerId: self.peerID, elHttpUrl: l.els.get(c.chainId)?.httpUrl ?? "" });
+      }
+      list.push({
+        index: l.index,
+        pid: l.child.pid ?? 0,
+        process: l.child,
+        rpcUrl: l.rpcUrl,
+        metricsUrl: l.metricsUrl,
+        chains,
+      });
+    }
+    return { list, stop, statusLines: () => statusLines(list) };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Starts follower `k`'s execution clients and its supernode process. */
+async function launch(
+  devnet: Devnet,
+  opts: FollowersOptions,
+  k: number,
+  seqAddrs: ReadonlyMap<bigint, string>,
+  log: Logger,
+): Promise<Launched> {
+  const dir = join(opts.dir, `follower-${k}`);
+  rmSync(dir, { recursive: true, force: true });
+  const rpcPort = opts.rpcPort === 0 ? await freePort() : opts.rpcPort + k;
+  const metricsPort = opts.metricsPort === 0 ? await freePort() : opts.metricsPort + k;
+  const els = new Map<bigint, SimulatedExecutionClient>();
+  const args = [
+    "--chains",
+    devnet.chains.map((c) => c.chainId.toString(10)).join(","),
+    "--l1",
+    devnet.l1.rpcUrl,
+    "--l1.beacon",
+    devnet.l1.beaconUrl,
+    "--l1.http-poll-interval",
+    "1s",
+    "--data-dir",
+    join(dir, "supernode"),
+    "--rpc.addr",
+    "127.0.0.1",
+    "--rpc.port",
+    String(rpcPort),
+    "--metrics.enabled",
+    "--metrics.addr",
+    "127.0.0.1",
+    "--metrics.port",
+    String(metricsPort),
+    "--log.level",
+    opts.logLevel,
+    ...DEVNET_P2P_ARGS,
+    "--vn.all.syncmode.req-resp",
+  ];
+  try {
+    for (const c of devnet.chains) {
+      const chainDir = join(dir, `chain-${c.chainId}`);
+      mkdirSync(chainDir, { recursive: true });
+      const jwtSecret = new Uint8Array(randomBytes(32));
+      const jwtPath = await writeJwtSecret(chainDir, jwtSecret);
+      const el = await SimulatedExecutionClient.start(
+        {
+          variant: c.variant,
+          chainId: c.chainId,
+          genesis: c.elGenesis,
+          http: { port: 0, api: ["eth", "net", "web3", "txpool", "debug"] },
+          authrpc: { port: 0, jwtSecret },
+        },
+        { logger: log, clock: systemClock },
+      );
+      els.set(c.chainId, el);
+      if (el.genesisHash !== c.client.genesisHash) {
+        throw new Error(`follower ${k}: chain ${c.chainId} genesis ${el.genesisHash} ≠ ${c.client.genesisHash}`);
+      }
+      const id = c.chainId.toString(10);
+      args.push(
+        `--vn.${id}.l2`,
+        el.authUrl,
+        `--vn.${id}.l2.jwt-secret`,
+        jwtPath,
+        `--vn.${id}.rollup.config`,
+        c.rollupConfigPath,
+        `--vn.${id}.l2.enginekind`,
+        c.variant === "a" ? "variant_a" : "variant_b",
+        `--vn.${id}.p2p.static`,
+        seqAddrs.get(c.chainId) ?? "",
+      );
+    }
+  } catch (err) {
+    for (const el of els.values()) await el.stop().catch(() => {});
+    throw err;
+  }
+  // Its own process group: a Ctrl-C in the terminal reaches only the devnet command, which stops it by PID.
+  const child = spawn(process.execPath, [supernodeBin(), ...args], {
+    stdio: ["ignore", "inherit", "inherit"],
+    detached: true,
+  });
+  log.info({ follower: k, pid: child.pid, rpcPort }, "follower started");
+  return {
+    index: k,
+    child,
+    rpcUrl: `http://127.0.0.1:${rpcPort}`,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    els,
+  };
+}
+
+async function statusLines(list: readonly Follower[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const f of list) {
+    for (const c of f.chains) {
+      const url = `${f.rpcUrl}/${c.chainId}/`;
+      try {
+        const [st, stats] = await Promise.all([
+          rpcCall<Record<string, { number?: number }>>(url, "stack_syncStatus", [], 2_000),
+          rpcCall<{ connected?: number }>(url, "stackp2p_peerStats", [], 2_000),
+        ]);
+        lines.push(
+          `follower ${f.index} chain ${c.chainId}  unsafe ${st.unsafe_l2?.number ?? "-"}  safe ${st.safe_l2?.number ?? "-"}  peers ${stats.connected ?? 0}`,
+        );
+      } catch {
+        lines.push(`follower ${f.index} chain ${c.chainId}  not answering`);
+      }
+    }
+  }
+  return lines;
+}
+
+/** The banner's follower lines: RPC, metrics and PID, then each chain's peer ID and execution client. */
+export function describeFollowers(f: Followers, out: (s: string) => void): void {
+  for (const x of f.list) {
+    out(`follower ${x.index}        pid ${x.pid}, RPC ${x.rpcUrl}/<chain id>/   metrics ${x.metricsUrl}`);
+    for (const c of x.chains) out(`  chain ${c.chainId}       peer ID ${c.peerId}   execution client ${c.elHttpUrl}`);
+  }
+}
