@@ -135,6 +135,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
   const metrics = createChainMetrics(ctx.metrics.registry, chain.chainId);
   const engineTooLarge = responseTooLargeCounter(ctx.metrics.registry).labels({ upstream: "engine", chain_id: id });
   let p2p: Promise<ChainP2PRuntime> | undefined;
+  let identified = false;
   return async (attempt) => {
     if (!chain.p2p.disabled && p2p === undefined) {
       p2p = startChainP2P(chain, shared.l1, { clock: ctx.clock, logger, registry: ctx.metrics.registry });
@@ -159,9 +160,14 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
         },
       },
     );
-    // Logs the engine-kind mismatch and variant B end-of-support warnings; never throws.
-    await engine.identify();
-    const safeDb = await SafeDB.open(chain.safedbPath, { logger });
+    // Nothing on the way to serving the chain's RPC waits for its EL or disk (docs/adr/0082): the identification
+    // (once per chain; it only logs the engine-kind mismatch and variant B end-of-support warnings and never throws)
+    // runs beside the node, and the SafeDB opens in the background (the node's first reset waits for it).
+    if (!identified) {
+      identified = true;
+      void engine.identify();
+    }
+    const safeDb = SafeDB.openInBackground(chain.safedbPath, { logger });
     try {
       const node = await createChainNode(
         {

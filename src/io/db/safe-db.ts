@@ -111,6 +111,8 @@ export function classifyDbError(err: unknown, dir: string, op: "open" | "read" |
 export class SafeDB {
   private readonly queue = new SerialQueue();
   private closed = false;
+  /** The open in progress (or done); undefined before the first operation after a failed open (tried again). */
+  private opening: Promise<void> | undefined;
 
   private constructor(
     private readonly db: Level<Uint8Array, Uint8Array>,
@@ -119,18 +121,37 @@ export class SafeDB {
     private readonly logger: Logger,
   ) {}
 
+  /** Opens the store (creating it when missing); rejects with the classified open error. */
   static async open(dir: string, deps: { logger: Logger }): Promise<SafeDB> {
+    const db = SafeDB.openInBackground(dir, deps);
+    await db.opened();
+    return db;
+  }
+
+  /**
+   * Starts opening the store and returns at once; every operation waits for the open. A chain can then serve
+   * while its store opens (opening a LevelDB costs ~2 ms of CPU and a few files: 100 chains' stores on the start
+   * path held their RPC back, docs/adr/0082). A failed open fails the operation that waited for it with the
+   * classified error (SAFEDB_CORRUPT is critical) and is tried again by the next operation.
+   */
+  static openInBackground(dir: string, deps: { logger: Logger }): SafeDB {
     const db = new Level<Uint8Array, Uint8Array>(dir, {
       keyEncoding: "view",
       valueEncoding: "view",
       createIfMissing: true,
     });
-    try {
-      await db.open();
-    } catch (err) {
-      throw classifyDbError(err, dir, "open");
-    }
-    return new SafeDB(db, dir, deps.logger.child({ component: "safedb" }));
+    const safeDb = new SafeDB(db, dir, deps.logger.child({ component: "safedb" }));
+    safeDb.opened().catch(() => {}); // start now; the error reaches the operations that wait for it
+    return safeDb;
+  }
+
+  /** Resolves once the store is open (starting the open if a previous one failed). */
+  opened(): Promise<void> {
+    this.opening ??= this.db.open().catch((err: unknown) => {
+      this.opening = undefined;
+      throw classifyDbError(err, this.dir, "open");
+    });
+    return this.opening;
   }
 
   /** Records `safeHead` as the safe head derived from `l1Head` (later writes for the same L1 block overwrite). */
@@ -248,12 +269,14 @@ export class SafeDB {
     if (this.closed) return;
     this.closed = true;
     await this.queue.run(async () => undefined);
+    await this.opening?.catch(() => {});
     await this.db.close();
   }
 
   private write(fn: () => Promise<void>): Promise<void> {
     this.assertOpen();
     return this.queue.run(async () => {
+      await this.opened();
       try {
         await fn();
       } catch (err) {
@@ -265,6 +288,7 @@ export class SafeDB {
 
   private async read<T>(fn: () => Promise<T>): Promise<T> {
     this.assertOpen();
+    await this.opened();
     try {
       return await fn();
     } catch (err) {

@@ -107,6 +107,11 @@ describe("SafeDB damage", () => {
     const missing = await failure(() => SafeDB.open(a.dir, { logger: silentLogger }));
     expect((missing as CriticalError).code).toBe("SAFEDB_CORRUPT");
     expect((missing as Error).message).toContain(a.dir);
+    // opened in the background (as a chain does): the first operation fails with the same critical error
+    const background = SafeDB.openInBackground(a.dir, { logger: silentLogger });
+    const first = await failure(() => background.safeHeadAtL1Block(10));
+    expect(first).toMatchObject({ code: "SAFEDB_CORRUPT", severity: "critical" });
+    await background.close();
     const b = await filledStore();
     for (const f of files(b.dir, /^MANIFEST-/)) writeFileSync(join(b.dir, f), "garbage");
     expect(((await failure(() => SafeDB.open(b.dir, { logger: silentLogger }))) as CriticalError).code).toBe(

@@ -35,6 +35,22 @@ describe("SafeDB on LevelDB", () => {
     await db.close();
   });
 
+  it("opened in the background: operations wait for the open; a failed open fails them and is tried again", async () => {
+    const dir = freshDir();
+    const db = SafeDB.openInBackground(dir, { logger: silentLogger });
+    // issued at once, before the store is open
+    await Promise.all([db.safeHeadUpdated(id(7), id(3)), db.safeHeadUpdated(id(9), id(4))]);
+    expect(await db.safeHeadAtL1Block(4)).toEqual({ l1Block: id(4), safeHead: id(9) });
+    // a second handle on the same store cannot take its lock: its operations fail with a temporary SAFEDB_LOCKED …
+    const second = SafeDB.openInBackground(dir, { logger: silentLogger });
+    await expect(second.safeHeadAtL1Block(4)).rejects.toMatchObject({ code: "SAFEDB_LOCKED", severity: "temporary" });
+    await expect(second.safeHeadUpdated(id(11), id(5))).rejects.toMatchObject({ code: "SAFEDB_LOCKED" });
+    // … and once the lock is free, the next operation opens it
+    await db.close();
+    expect(await second.safeHeadAtL1Block(4)).toEqual({ l1Block: id(4), safeHead: id(9) });
+    await second.close();
+  });
+
   it("stores the op-node key/value layout byte for byte", async () => {
     const dir = freshDir();
     const db = await SafeDB.open(dir, { logger: silentLogger });
