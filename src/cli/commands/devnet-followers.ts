@@ -36,8 +36,12 @@ export interface Follower {
   readonly process: ChildProcess;
   readonly rpcUrl: string;
   readonly metricsUrl: string;
-  /** Per chain: the follower's peer ID and its execution client's HTTP JSON-RPC. */
-  readonly chains: ReadonlyArray<{ readonly chainId: bigint; readonly peerId: string; readonly elHttpUrl: string }>;
+  /** Per chain: the follower's peer ID and its execution client (in this process). */
+  readonly chains: ReadonlyArray<{
+    readonly chainId: bigint;
+    readonly peerId: string;
+    readonly el: SimulatedExecutionClient;
+  }>;
 }
 
 export interface Followers {
@@ -93,7 +97,8 @@ export async function startFollowers(devnet: Devnet, opts: FollowersOptions, log
       const chains = [];
       for (const c of devnet.chains) {
         const self = await Promise.race([waitForP2PSelf(l.rpcUrl, c.chainId, ready), exited]);
-        chains.push({ chainId: c.chainId, peerId: self.peerID, elHttpUrl: l.els.get(c.chainId)?.httpUrl ?? "" });
+        const el = l.els.get(c.chainId);
+        if (el !== undefined) chains.push({ chainId: c.chainId, peerId: self.peerID, el });
       }
       list.push({
         index: l.index,
@@ -227,6 +232,6 @@ async function statusLines(list: readonly Follower[]): Promise<string[]> {
 export function describeFollowers(f: Followers, out: (s: string) => void): void {
   for (const x of f.list) {
     out(`follower ${x.index}        pid ${x.pid}, RPC ${x.rpcUrl}/<chain id>/   metrics ${x.metricsUrl}`);
-    for (const c of x.chains) out(`  chain ${c.chainId}       peer ID ${c.peerId}   execution client ${c.elHttpUrl}`);
+    for (const c of x.chains) out(`  chain ${c.chainId}       peer ID ${c.peerId}   execution client ${c.el.httpUrl}`);
   }
 }
