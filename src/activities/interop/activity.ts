@@ -277,26 +277,27 @@ export class InteropActivity {
   ): Promise<VerificationResult> {
     const keep = new Set(blocks.map((b) => b.l2.hash));
     for (const h of [...this.frontierLogs.keys()]) if (!keep.has(h)) this.frontierLogs.delete(h);
-    const frontier: FrontierBlock[] = [];
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i] as string;
-      const b = blocks[i] as ChainBlockAt;
-      const chain = this.byId.get(id) as InteropChain;
-      const alreadyVerified = last?.l2Heads[id]?.hash === b.l2.hash;
-      const sealed = alreadyVerified ? this.d.logs.get(id)?.latest() : undefined;
-      const f =
-        alreadyVerified && sealed?.hash === b.l2.hash
-          ? { block: sealed, logs: [] as StoredLog[] }
-          : await this.frontierOf(id, b);
-      frontier.push({
-        chainId: chain.chainId,
-        block: f.block,
-        logs: f.logs,
-        output: b.output,
-        requiredL1: b.requiredL1,
-        alreadyVerified,
-      });
-    }
+    // Every chain's new block is read from its execution client at once.
+    const frontier: FrontierBlock[] = await Promise.all(
+      ids.map(async (id, i) => {
+        const b = blocks[i] as ChainBlockAt;
+        const chain = this.byId.get(id) as InteropChain;
+        const alreadyVerified = last?.l2Heads[id]?.hash === b.l2.hash;
+        const sealed = alreadyVerified ? this.d.logs.get(id)?.latest() : undefined;
+        const f =
+          alreadyVerified && sealed?.hash === b.l2.hash
+            ? { block: sealed, logs: [] as StoredLog[] }
+            : await this.frontierOf(id, b);
+        return {
+          chainId: chain.chainId,
+          block: f.block,
+          logs: f.logs,
+          output: b.output,
+          requiredL1: b.requiredL1,
+          alreadyVerified,
+        };
+      }),
+    );
     const { result, rejections } = await verifyTimestamp(ts, frontier, this.params, (chainId, n, i) => {
       const store = this.d.logs.get(chainId.toString(10));
       return store === undefined ? Promise.resolve(undefined) : store.findLog(n, i);
@@ -325,10 +326,11 @@ export class InteropActivity {
 
   private async applyAdvance(r: VerificationResult): Promise<boolean> {
     const prev = this.d.verified.last();
-    for (const id of Object.keys(r.l2Heads).sort()) {
+    // Every chain's store is written at once (separate LevelDBs; each seal is idempotent, the commit comes after).
+    const seal = async (id: string) => {
       const head = r.l2Heads[id] as BlockId;
       const store = this.d.logs.get(id);
-      if (store === undefined || store.latest()?.hash === head.hash) continue;
+      if (store === undefined || store.latest()?.hash === head.hash) return;
       const f = await this.frontierOf(id, { l2: head } as ChainBlockAt);
       try {
         await store.seal(f.block, f.logs);
@@ -340,7 +342,9 @@ export class InteropActivity {
         await store.rewindTo(back.number);
         await store.seal(f.block, f.logs);
       }
-    }
+    };
+    const sealed = await Promise.allSettled(Object.keys(r.l2Heads).sort().map(seal));
+    for (const s of sealed) if (s.status === "rejected") throw s.reason;
     if (r.l1Inclusion === undefined) throw new Error("advance without an L1 inclusion");
     await this.d.verified.commit({ timestamp: r.timestamp, l1Inclusion: r.l1Inclusion, l2Heads: r.l2Heads });
     this.d.metrics?.verified(r.timestamp);

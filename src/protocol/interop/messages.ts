@@ -1,4 +1,5 @@
 import { bytesToHex, concatBytes, hexToBytes } from "../../core/codec/hex.js";
+import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Address, ChainId, Hash, Hex } from "../../core/types/primitives.js";
 import { keccak, keccakHex } from "../block/keccak.js";
 import type { Log } from "../block/receipt.js";
@@ -40,11 +41,12 @@ function word(b: Uint8Array, i: number): Uint8Array {
   return b.subarray(i * 32, i * 32 + 32);
 }
 
-/** Big-endian unsigned integer of a 32-byte word whose value must fit `bytes` bytes (else undefined). */
-function uintOf(w: Uint8Array, bytes: number): number | undefined {
+/** Big-endian unsigned integer of a 32-byte word whose value must fit `bytes` (4 or 8) bytes (else undefined). */
+function uintOf(w: Uint8Array, bytes: 4 | 8): number | undefined {
   if (!allZero(w, 0, 32 - bytes)) return undefined;
-  let v = 0n;
-  for (let i = 32 - bytes; i < 32; i++) v = (v << 8n) | BigInt(w[i] as number);
+  const dv = new DataView(w.buffer, w.byteOffset, 32);
+  if (bytes === 4) return dv.getUint32(28);
+  const v = dv.getBigUint64(24);
   return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : undefined;
 }
 
@@ -54,7 +56,10 @@ function uintOf(w: Uint8Array, bytes: number): number | undefined {
  * (uint32), timestamp (uint64), chain ID (uint256), each one ABI word.
  */
 export function decodeLog(log: Log): DecodedLog {
-  if (log.address.toLowerCase() !== CROSS_L2_INBOX) return { kind: "plain" };
+  // Quick reject on the last two characters ("22") before comparing the whole address.
+  const a = log.address;
+  if (a.charCodeAt(a.length - 1) !== 50 || a.charCodeAt(a.length - 2) !== 50) return { kind: "plain" };
+  if (a.toLowerCase() !== CROSS_L2_INBOX) return { kind: "plain" };
   // Another topic count is not this event (as upstream): a plain log.
   if (log.topics.length !== 2 || log.topics[0]?.toLowerCase() !== EXECUTING_MESSAGE_TOPIC) return { kind: "plain" };
   const data = hexToBytes(log.data);
@@ -98,14 +103,42 @@ export function logPayload(log: Pick<Log, "topics" | "data">): Uint8Array {
   return concatBytes(...log.topics.map(hexToBytes), hexToBytes(log.data));
 }
 
+/**
+ * The hot path (every log of every verified block) hashes out of one reused scratch buffer: the hex fields are
+ * decoded straight into it (Node's hex decoder stops at the first character that is not hex, so a bad field comes
+ * out short and is refused) and hashed as a view, without per-field allocations.
+ */
+let scratch = Buffer.allocUnsafe(8192);
+
+function putHex(at: number, h: string): number {
+  const len = (h.length - 2) >> 1;
+  if (at + len > scratch.length) {
+    const bigger = Buffer.allocUnsafe(Math.max(2 * scratch.length, at + len));
+    scratch.copy(bigger, 0, 0, at);
+    scratch = bigger;
+  }
+  if (h.charCodeAt(0) !== 48 || (h.charCodeAt(1) | 32) !== 120 || (h.length & 1) !== 0)
+    throw new DecodeError("invalid hex string", { value: h.slice(0, 80) });
+  if (len > 0 && scratch.write(h.slice(2), at, len, "hex") !== len)
+    throw new DecodeError("invalid hex string", { value: h.slice(0, 80) });
+  return at + len;
+}
+
 /** keccak256(emitter ‖ payloadHash): the hash every initiating log is stored and matched by. */
 export function payloadHashToLogHash(emitter: Address, payloadHash: Hash): Hash {
-  return keccakHex(concatBytes(hexToBytes(emitter), hexToBytes(payloadHash)));
+  const end = putHex(putHex(0, emitter), payloadHash);
+  return keccakHex(scratch.subarray(0, end));
 }
 
 /** The log hash of a log: keccak256(address ‖ keccak256(topics ‖ data)). */
 export function logHash(log: Pick<Log, "address" | "topics" | "data">): Hash {
-  return payloadHashToLogHash(log.address, keccakHex(logPayload(log)));
+  let end = 0;
+  for (const t of log.topics) end = putHex(end, t);
+  end = putHex(end, log.data);
+  const payloadHash = keccak(scratch.subarray(0, end));
+  const at = putHex(0, log.address);
+  scratch.set(payloadHash, at);
+  return keccakHex(scratch.subarray(0, at + 32));
 }
 
 /** The log hash an executing message expects the initiating log to have. */

@@ -23,6 +23,9 @@ export const EMITTER: Address = "0x00000000000000000000000000000000000e1e1e";
 export interface WorldBlock extends SealedBlock {
   readonly logs: Log[];
   readonly l1: BlockId;
+  /** Its output roots (made once, so lookups cost the activity's time, not the fixture's). */
+  readonly stateRoot: Hash;
+  readonly messagePasserStorageRoot: Hash;
 }
 
 export class WorldL1 implements L1Canonical {
@@ -30,8 +33,15 @@ export class WorldL1 implements L1Canonical {
   /** Numbers from which the branch applies (older numbers keep "main"). */
   forkFrom = Number.POSITIVE_INFINITY;
   lookups = 0;
+  private readonly memo = new Map<string, Hash>();
   hashAt(n: number): Hash {
-    return hashOf(`l1-${n}-${n >= this.forkFrom ? this.branch : "main"}`);
+    const tag = `l1-${n}-${n >= this.forkFrom ? this.branch : "main"}`;
+    let h = this.memo.get(tag);
+    if (h === undefined) {
+      h = hashOf(tag);
+      this.memo.set(tag, h);
+    }
+    return h;
   }
   id(n: number): BlockId {
     return { hash: this.hashAt(n), number: n };
@@ -44,6 +54,7 @@ export class WorldL1 implements L1Canonical {
 
 export class WorldChain implements InteropChain {
   readonly blocks: WorldBlock[] = [];
+  private readonly byHash = new Map<Hash, WorldBlock>();
   localSafe = -1;
   readonly invalidated: { head: InvalidHead; ts: number }[] = [];
   /** Number of the block in the oldest SafeDB entry (undefined: the SafeDB is empty). */
@@ -66,15 +77,19 @@ export class WorldChain implements InteropChain {
   push(logs: Log[], l1Number?: number): WorldBlock {
     const n = this.blocks.length;
     const parent = this.blocks[n - 1];
+    const hash = hashOf(`l2-${this.chainId}-${n}-${this.salt}`);
     const b: WorldBlock = {
-      hash: hashOf(`l2-${this.chainId}-${n}-${this.salt}`),
+      hash,
       number: n,
       parentHash: parent?.hash ?? hashOf("root"),
       timestamp: this.genesisTime + n * this.blockTime,
       logs,
       l1: this.l1.id(l1Number ?? n),
+      stateRoot: hashOf(`sr-${hash}`),
+      messagePasserStorageRoot: hashOf(`mp-${hash}`),
     };
     this.blocks.push(b);
+    this.byHash.set(hash, b);
     return b;
   }
 
@@ -87,7 +102,7 @@ export class WorldChain implements InteropChain {
   /** Replaces blocks from `n` on with a new branch (an L2 reorg); re-derives up to the old height. */
   reorgFrom(n: number, l1Number?: (n: number) => number): void {
     const height = this.blocks.length;
-    this.blocks.length = n;
+    for (const old of this.blocks.splice(n)) this.byHash.delete(old.hash);
     this.salt++;
     for (let i = n; i < height; i++) this.push([], l1Number?.(i));
     this.localSafe = Math.min(this.localSafe, this.blocks.length - 1);
@@ -120,18 +135,14 @@ export class WorldChain implements InteropChain {
     const b = this.blocks[n] as WorldBlock;
     return {
       l2: { hash: b.hash, number: b.number },
-      output: {
-        stateRoot: hashOf(`sr-${b.hash}`),
-        messagePasserStorageRoot: hashOf(`mp-${b.hash}`),
-        blockHash: b.hash,
-      },
+      output: { stateRoot: b.stateRoot, messagePasserStorageRoot: b.messagePasserStorageRoot, blockHash: b.hash },
       requiredL1: b.l1,
     };
   }
 
   async blockLogs(hash: Hash) {
     this.blockLogsCalls++;
-    const b = this.blocks.find((x) => x.hash === hash);
+    const b = this.byHash.get(hash);
     if (b === undefined) return undefined;
     return {
       block: { hash: b.hash, number: b.number, parentHash: b.parentHash, timestamp: b.timestamp },

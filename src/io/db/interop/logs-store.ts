@@ -2,16 +2,12 @@ import { Level } from "level";
 import { CriticalError, ResetError } from "../../../core/errors/supernode-error.js";
 
 import type { StoredLog } from "../../../protocol/interop/messages.js";
+import { decodeStoredBlock as decode, encodeStoredBlock as encode, type StoredBlock } from "./logs-codec.js";
 import type { InitiatingLog } from "../../../protocol/interop/rules.js";
 import type { SealedBlock } from "../../../protocol/interop/types.js";
 
 /** A sealing that conflicts with what is stored (an L2 reorg not yet repaired): the store must be rewound. */
 export class LogsConflictError extends ResetError {}
-
-interface StoredBlock {
-  readonly block: SealedBlock;
-  readonly logs: readonly StoredLog[];
-}
 
 /** key = "b" ‖ uint64_be(number). */
 function key(n: number): Uint8Array {
@@ -23,22 +19,6 @@ function key(n: number): Uint8Array {
 
 const LOW = key(0);
 const HIGH = key(Number.MAX_SAFE_INTEGER);
-
-/** Value: JSON {b: block, l: logs}; executing messages keep their chain ID as a decimal string. */
-function encode(s: StoredBlock): Uint8Array {
-  return new TextEncoder().encode(
-    JSON.stringify({ b: s.block, l: s.logs }, (_k, v) => (typeof v === "bigint" ? v.toString(10) : v)),
-  );
-}
-function decode(v: Uint8Array): StoredBlock {
-  const o = JSON.parse(new TextDecoder().decode(v)) as { b: SealedBlock; l: StoredLog[] };
-  const logs = o.l.map((l) =>
-    l.executing === undefined
-      ? l
-      : { ...l, executing: { ...l.executing, id: { ...l.executing.id, chainId: BigInt(l.executing.id.chainId) } } },
-  );
-  return { block: o.b, logs };
-}
 
 /** Refuses `block` unless it directly extends `h` (next number, parent link, time not going back). */
 function checkExtends(h: SealedBlock, block: SealedBlock): void {

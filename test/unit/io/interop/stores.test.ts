@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Hash } from "../../../../src/core/types/primitives.js";
+import { decodeStoredBlock, encodeStoredBlock } from "../../../../src/io/db/interop/logs-codec.js";
 import { LogsStore } from "../../../../src/io/db/interop/logs-store.js";
 import { VerifiedStore } from "../../../../src/io/db/interop/verified-store.js";
 import type { SealedBlock, VerifiedResult } from "../../../../src/protocol/interop/types.js";
@@ -25,6 +26,46 @@ const blk = (n: number, branch = "a", parentBranch = branch): SealedBlock => ({
   timestamp: 1000 + 2 * n,
 });
 const lh = (n: number, i: number): Hash => h("c", n * 100 + i);
+
+describe("logs store value codec", () => {
+  const exec = {
+    id: {
+      origin: "0x00000000000000000000000000000000000e1e1e" as const,
+      blockNumber: 2 ** 40,
+      logIndex: 7,
+      timestamp: 1700000000,
+      chainId: 2n ** 200n + 901n,
+    },
+    payloadHash: h("d", 1),
+  };
+  const value = {
+    block: blk(12),
+    logs: [
+      { hash: lh(12, 0) },
+      { hash: lh(12, 1), executing: exec },
+      { hash: lh(12, 2), malformed: "expected 160 bytes — got 3" },
+    ],
+  };
+
+  it("round-trips plain logs, executing messages and malformed ones in the binary layout", () => {
+    const bytes = encodeStoredBlock(value);
+    expect(bytes[0]).toBe(1);
+    expect(bytes.length).toBe(
+      85 + 33 + (33 + 104) + (33 + 2 + new TextEncoder().encode(value.logs[2]!.malformed!).length),
+    );
+    expect(decodeStoredBlock(bytes)).toEqual(value);
+    expect(decodeStoredBlock(encodeStoredBlock({ block: blk(1), logs: [] }))).toEqual({ block: blk(1), logs: [] });
+    expect(() => decodeStoredBlock(bytes.subarray(0, bytes.length - 1))).toThrow();
+    expect(() => encodeStoredBlock({ block: { ...blk(1), hash: "0x12" as Hash }, logs: [] })).toThrow();
+  });
+
+  it("still reads values written in the earlier JSON layout", () => {
+    const json = JSON.stringify({ b: value.block, l: value.logs }, (_k, v) =>
+      typeof v === "bigint" ? v.toString(10) : v,
+    );
+    expect(decodeStoredBlock(new TextEncoder().encode(json))).toEqual(value);
+  });
+});
 
 describe("LogsStore", () => {
   it("seals consecutive blocks, finds logs, survives a reopen", async () => {
