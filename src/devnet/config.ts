@@ -18,7 +18,10 @@ export function batchInboxAddress(chainId: bigint | number): Address {
   return `0xff${hex.padStart(38, "0")}`;
 }
 
-/** Forks active from genesis unless told otherwise (karst and interop need more than the devnet provides). */
+/**
+ * Forks active from genesis unless told otherwise. Karst and Interop are off unless scheduled: Interop needs a
+ * dependency set and cross-chain traffic, which `supernode devnet --interop` provides (`interop-devnet.ts`).
+ */
 export const DEFAULT_DEVNET_FORKS: readonly Fork[] = [
   "regolith",
   "canyon",
@@ -36,7 +39,9 @@ export const DEFAULT_DEVNET_FORKS: readonly Fork[] = [
  * `DEFAULT_DEVNET_FORKS` at 0 with `overrides` applied. A fork without an override follows the fork before it, so
  * `{ecotone: 20}` moves Fjord … Jovian to 20 as well and `{ecotone: 20, isthmus: 40}` gives Fjord … Holocene 20 and
  * Jovian 40. `null` leaves a fork, and every later fork without an override, unscheduled; Karst and Interop are
- * unscheduled unless given. Throws when offsets decrease in fork order or a fork is scheduled after an unscheduled one.
+ * unscheduled unless given; a later fork given a time schedules them with the fork before them (`{interop: 30}` puts
+ * Karst at Jovian's time). Throws when offsets decrease in fork order or a fork is scheduled after one unscheduled
+ * with `null`.
  */
 export function devnetForkOffsets(
   overrides: Partial<Record<Fork, number | null>> = {},
@@ -44,7 +49,9 @@ export function devnetForkOffsets(
   const out: Partial<Record<Fork, number | undefined>> = {};
   let prev: number | undefined = 0;
   let prevFork: Fork | undefined;
-  for (const f of FORKS) {
+  let lastTimed = -1;
+  for (const [i, f] of FORKS.entries()) if (typeof overrides[f] === "number") lastTimed = i;
+  for (const [i, f] of FORKS.entries()) {
     const o = overrides[f];
     let t: number | undefined;
     if (o === null) t = undefined;
@@ -53,7 +60,7 @@ export function devnetForkOffsets(
       if (prev === undefined) throw new Error(`${f} cannot be scheduled after the unscheduled ${prevFork}`);
       if (o < prev) throw new Error(`${f} (+${o} s) cannot activate before ${prevFork} (+${prev} s)`);
       t = o;
-    } else t = DEFAULT_DEVNET_FORKS.includes(f) ? prev : undefined;
+    } else t = DEFAULT_DEVNET_FORKS.includes(f) || i < lastTimed ? prev : undefined;
     out[f] = t;
     prev = t;
     prevFork = f;

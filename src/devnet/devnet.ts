@@ -169,7 +169,8 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
       const offsets = spec.forkOffsets ?? Object.fromEntries(DEFAULT_DEVNET_FORKS.map((f) => [f, 0]));
       for (const f of FORKS) {
         const off = offsets[f];
-        if (off !== undefined) forks[f] = off === 0 ? 0 : l2Time + off;
+        // Interop at genesis is the genesis time itself: its activation timestamp is what the message rules use.
+        if (off !== undefined) forks[f] = off === 0 && f !== "interop" ? 0 : l2Time + off;
       }
       const jwtSecret = new Uint8Array(randomBytes(32));
       const jwtSecretPath = await writeJwtSecret(chainDir, jwtSecret);

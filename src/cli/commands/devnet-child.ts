@@ -7,7 +7,9 @@ import type { Logger } from "../../core/logger.js";
 import { type Devnet, startDevnet } from "../../devnet/devnet.js";
 import type { Fork } from "../../protocol/rollup-config.js";
 import { prepareSequencerP2P } from "./devnet-p2p.js";
-import { supernodeArgsFor } from "./devnet-supernode.js";
+import { type DevnetInteropOptions, startInteropTraffic } from "../../devnet/interop-devnet.js";
+import type { InteropTraffic } from "../../devnet/interop-traffic.js";
+import { devnetForkSchedule, supernodeArgsFor, writeDevnetDependencySet } from "./devnet-supernode.js";
 
 /**
  * `supernode devnet --supernode-process child`: the devnet (anvil, the simulated execution clients, the batchers)
@@ -29,11 +31,13 @@ export interface ChildDevnetOptions {
   readonly logLevel: string;
   /** P2P on loopback with a block-signing key (see `DevnetSupernodeOptions.p2p`). */
   readonly p2p?: boolean;
+  readonly interop?: DevnetInteropOptions;
 }
 
 export interface ChildDevnet {
   readonly devnet: Devnet;
   readonly supernode: ChildProcess;
+  readonly traffic?: InteropTraffic;
   readonly rpcUrl: string;
   readonly metricsUrl: string;
   stop(): Promise<void>;
@@ -57,13 +61,14 @@ export function supernodeBin(): string {
 }
 
 export async function startChildDevnet(opts: ChildDevnetOptions, logger: Logger): Promise<ChildDevnet> {
+  const forkOffsets = devnetForkSchedule(opts);
   const devnet = await startDevnet(
     {
       dir: opts.dir,
       chains: opts.chains.map((c) => ({
         chainId: c.chainId,
         variant: c.variant,
-        ...(opts.forkOffsets === undefined ? {} : { forkOffsets: opts.forkOffsets }),
+        ...(forkOffsets === undefined ? {} : { forkOffsets }),
       })),
       l1BlockTimeSec: opts.l1BlockTimeSec,
       ...(opts.l1SlotsInAnEpoch === undefined ? {} : { l1SlotsInAnEpoch: opts.l1SlotsInAnEpoch }),
@@ -77,6 +82,7 @@ export async function startChildDevnet(opts: ChildDevnetOptions, logger: Logger)
   rmSync(join(opts.dir, "supernode"), { recursive: true, force: true });
   const rpcPort = opts.rpcPort === 0 ? await freePort() : opts.rpcPort;
   const metricsPort = opts.metricsPort === 0 ? await freePort() : opts.metricsPort;
+  await writeDevnetDependencySet(devnet, opts);
   const args = supernodeArgsFor(devnet, {
     dir: opts.dir,
     chains: opts.chains,
@@ -96,14 +102,20 @@ export async function startChildDevnet(opts: ChildDevnetOptions, logger: Logger)
   const killOnExit = () => child.kill("SIGKILL");
   process.once("exit", killOnExit);
   devnet.startBatchers();
+  const traffic =
+    opts.interop !== undefined && opts.interop.traffic !== false
+      ? startInteropTraffic(devnet, opts.interop, { logger })
+      : undefined;
   let stopping: Promise<void> | undefined;
   return {
     devnet,
     supernode: child,
+    ...(traffic === undefined ? {} : { traffic }),
     rpcUrl: `http://127.0.0.1:${rpcPort}`,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     stop() {
       stopping ??= (async () => {
+        await traffic?.stop();
         if (child.exitCode === null && child.signalCode === null) {
           const exited = new Promise<void>((r) => child.once("exit", () => r()));
           child.kill("SIGTERM");

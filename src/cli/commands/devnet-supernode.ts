@@ -9,6 +9,14 @@ import type { LogLevel } from "../../config/types.js";
 import type { Logger } from "../../core/logger.js";
 import type { Address } from "../../core/types/primitives.js";
 import { type Devnet, startDevnet } from "../../devnet/devnet.js";
+import {
+  DEVNET_MESSAGE_EXPIRY_WINDOW,
+  type DevnetInteropOptions,
+  startInteropTraffic,
+  withInterop,
+  writeDependencySet,
+} from "../../devnet/interop-devnet.js";
+import type { InteropTraffic } from "../../devnet/interop-traffic.js";
 import type { Fork } from "../../protocol/rollup-config.js";
 import { DEVNET_P2P_ARGS, prepareSequencerP2P } from "./devnet-p2p.js";
 
@@ -35,6 +43,8 @@ export interface DevnetSupernodeOptions {
    * followers can peer with the sequencer; default off (`--disable-p2p`).
    */
   readonly p2p?: boolean;
+  /** Interop on every chain (one dependency set, Interop at genesis unless `forkOffsets` says) and its traffic. */
+  readonly interop?: DevnetInteropOptions;
   /** Extra supernode arguments appended to the generated ones (e.g. `--pprof.enabled`). */
   readonly extraArgs?: readonly string[];
 }
@@ -42,6 +52,8 @@ export interface DevnetSupernodeOptions {
 export interface DevnetSupernode {
   readonly devnet: Devnet;
   readonly supernode: Supernode;
+  /** The cross-chain message traffic (`interop` with traffic). */
+  readonly traffic?: InteropTraffic;
   /** The supernode arguments used (no secrets: the JWT is a file path). */
   readonly args: readonly string[];
   stop(): Promise<void>;
@@ -77,6 +89,8 @@ export function supernodeArgsFor(devnet: Devnet, opts: DevnetSupernodeOptions): 
     opts.logLevel ?? "warn",
     "--vn.all.sequencer.enabled",
   ];
+  if (devnet.chains[0]?.rollupConfig.interop_time !== undefined)
+    args.push("--dependency-set", dependencySetPath(opts.dir));
   for (const c of devnet.chains) {
     const id = c.chainId.toString(10);
     args.push(
@@ -93,17 +107,42 @@ export function supernodeArgsFor(devnet: Devnet, opts: DevnetSupernodeOptions): 
   return [...args, ...(opts.extraArgs ?? [])];
 }
 
+/** Where the devnet writes its dependency set when Interop is scheduled. */
+export function dependencySetPath(dir: string): string {
+  return join(dir, "dependency-set.json");
+}
+
+/** The fork schedule of a devnet with these options (Interop added with `interop`). */
+export function devnetForkSchedule(opts: Pick<DevnetSupernodeOptions, "forkOffsets" | "interop">) {
+  return opts.interop === undefined ? opts.forkOffsets : withInterop(opts.forkOffsets);
+}
+
+/** Writes the dependency set of an interop devnet (every chain; the devnet's expiry window). */
+export async function writeDevnetDependencySet(
+  devnet: Devnet,
+  opts: Pick<DevnetSupernodeOptions, "dir" | "interop">,
+): Promise<void> {
+  if (devnet.chains[0]?.rollupConfig.interop_time === undefined) return;
+  const window = opts.interop?.messageExpiryWindowSec ?? DEVNET_MESSAGE_EXPIRY_WINDOW;
+  await writeDependencySet(
+    dependencySetPath(opts.dir),
+    devnet.chains.map((c) => c.chainId),
+    window,
+  );
+}
+
 export async function startDevnetSupernode(
   opts: DevnetSupernodeOptions,
   deps: { logger: Logger; devnetLogger?: Logger },
 ): Promise<DevnetSupernode> {
+  const forkOffsets = devnetForkSchedule(opts);
   const devnet = await startDevnet(
     {
       dir: opts.dir,
       chains: opts.chains.map((c) => ({
         chainId: c.chainId,
         variant: c.variant,
-        ...(opts.forkOffsets === undefined ? {} : { forkOffsets: opts.forkOffsets }),
+        ...(forkOffsets === undefined ? {} : { forkOffsets }),
       })),
       l1BlockTimeSec: opts.l1BlockTimeSec ?? 2,
       ...(opts.l1SlotsInAnEpoch === undefined ? {} : { l1SlotsInAnEpoch: opts.l1SlotsInAnEpoch }),
@@ -115,6 +154,7 @@ export async function startDevnetSupernode(
   try {
     // The devnet's L1 is new on every start, so state derived from an earlier devnet would not match it.
     rmSync(join(opts.dir, "supernode"), { recursive: true, force: true });
+    await writeDevnetDependencySet(devnet, opts);
     const args = supernodeArgsFor(devnet, opts);
     const seqP2P = opts.p2p === true ? await prepareSequencerP2P(devnet) : undefined;
     const res = loadConfig(args, seqP2P?.env ?? {});
@@ -125,13 +165,19 @@ export async function startDevnetSupernode(
       hashing: protocolHashing,
     });
     devnet.startBatchers();
+    const traffic =
+      opts.interop !== undefined && opts.interop.traffic !== false
+        ? startInteropTraffic(devnet, opts.interop, { logger: deps.devnetLogger ?? deps.logger })
+        : undefined;
     let stopping: Promise<void> | undefined;
     return {
       devnet,
       supernode,
+      ...(traffic === undefined ? {} : { traffic }),
       args,
       stop() {
         stopping ??= (async () => {
+          await traffic?.stop();
           await supernode.stop();
           await devnet.stop();
         })();

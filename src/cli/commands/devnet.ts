@@ -11,6 +11,7 @@ import { MAX_DEVNET_CHAINS } from "../../devnet/l1/dev-accounts.js";
 import { installSignalHandlers } from "../signals.js";
 import { type ChildDevnet, reportChildDevnet, startChildDevnet } from "./devnet-child.js";
 import { registerDevnetElCommand } from "./devnet-el.js";
+import { interopLine, interopStatus } from "./devnet-interop.js";
 import { dataModeProblem, describeForkOffsets, parseForkOffsets } from "./devnet-fork-offsets.js";
 import { describeFollowers, type Followers, startFollowers } from "./devnet-followers.js";
 import { DEMO_DEPOSIT_RECIPIENT, type DevnetSupernode, startDevnetSupernode } from "./devnet-supernode.js";
@@ -29,6 +30,8 @@ interface DevnetArgs {
   chains: number;
   supernodeProcess: "same" | "child";
   followers: number;
+  /** `--interop` / `--invalid-messages`: one dependency set, Interop active, cross-chain traffic. */
+  interop?: { invalidMessages: boolean };
 }
 
 function chainCount(v: string): number {
@@ -105,6 +108,12 @@ export function registerDevnetCommands(program: Command): void {
       followerCount,
       0,
     )
+    .option(
+      "--interop",
+      "every chain in one dependency set with Interop active (at genesis, or at --fork-offsets interop=N) and a " +
+        "valid cross-chain message in both directions every few blocks",
+    )
+    .option("--invalid-messages", "with --interop: also an invalid message every 20 blocks (implies --interop)")
     .action(async (raw: Record<string, unknown>) => {
       const args: DevnetArgs = {
         ...(typeof raw.dir === "string" ? { dir: raw.dir } : {}),
@@ -122,7 +131,12 @@ export function registerDevnetCommands(program: Command): void {
         chains: raw.chains as number,
         supernodeProcess: raw.supernodeProcess as "same" | "child",
         followers: raw.followers as number,
+        ...(raw.interop === true || raw.invalidMessages === true
+          ? { interop: { invalidMessages: raw.invalidMessages === true } }
+          : {}),
       };
+      if (args.interop !== undefined && args.chains < 2)
+        devnet.error("error: --interop needs --chains ≥ 2", { exitCode: 2 });
       const problem = dataModeProblem(args.dataMode, args.forkOffsets);
       if (problem !== undefined) devnet.error(`error: ${problem}`, { exitCode: 2 });
       await runDevnetCommand(args);
@@ -182,6 +196,7 @@ function devnetOptions(args: DevnetArgs, dir: string, chains: ReadonlyArray<{ ch
     ...(args.forkOffsets === undefined ? {} : { forkOffsets: args.forkOffsets }),
     logLevel: args.logLevel,
     p2p: true,
+    ...(args.interop === undefined ? {} : { interop: args.interop }),
   };
 }
 
@@ -316,6 +331,8 @@ async function live(
       );
     }
     for (const line of (await followers?.statusLines()) ?? []) out(line);
+    if (sn.devnet.chains[0]?.rollupConfig.interop_time !== undefined)
+      out(interopLine(await interopStatus(sn.supernode.rpc.url), sn.traffic?.stats()));
     await new Promise<void>((resolve) => {
       const onAbort = () => {
         clearTimeout(t);

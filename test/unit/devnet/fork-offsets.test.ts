@@ -22,6 +22,10 @@ describe("devnetForkOffsets", () => {
       undefined,
     ]);
     expect(devnetForkOffsets({ karst: 50 }).karst).toBe(50);
+    // a later fork given a time brings Karst along with the fork before it
+    expect(devnetForkOffsets({ interop: 30 })).toMatchObject({ jovian: 0, karst: 0, interop: 30 });
+    expect(devnetForkOffsets({ jovian: 10, interop: 30 })).toMatchObject({ jovian: 10, karst: 10, interop: 30 });
+    expect(devnetForkOffsets({ interop: 0 })).toMatchObject({ karst: 0, interop: 0 });
   });
 
   it("null unschedules a fork and the later ones without an override", () => {
