@@ -9,6 +9,7 @@ import type { Devnet } from "../../devnet/devnet.js";
 import { SimulatedExecutionClient } from "../../devnet/el/index.js";
 import { freePort, supernodeBin } from "./devnet-child.js";
 import { DEVNET_P2P_ARGS, loopbackAddr, rpcCall, waitForP2PSelf } from "./devnet-p2p.js";
+import { dependencySetPath } from "./devnet-supernode.js";
 
 /**
  * `supernode devnet --followers N`: N more supernodes, each a verifier of every devnet chain in a process of its
@@ -154,6 +155,9 @@ async function launch(
     ...DEVNET_P2P_ARGS,
     "--vn.all.syncmode.req-resp",
   ];
+  // --interop: the same dependency set as the sequencing supernode
+  if (devnet.chains[0]?.rollupConfig.interop_time !== undefined)
+    args.push("--dependency-set", dependencySetPath(opts.dir));
   try {
     for (const c of devnet.chains) {
       const chainDir = join(dir, `chain-${c.chainId}`);
