@@ -312,8 +312,8 @@ export function buildChain(
     nat: bool(opts["p2p.nat"]),
     userAgent: str(opts["p2p.useragent"], "supernode"),
     timeoutDialMs: num(opts["p2p.timeout.dial"]),
-    peerstorePath: store("p2p.peerstore.path", "peerstore_db"),
-    discoveryPath: store("p2p.discovery.path", "discovery_db"),
+    peerstorePath: store("p2p.peerstore.path", "peerstore.json"),
+    discoveryPath: store("p2p.discovery.path", "discovery.json"),
     ...(seqKey !== "" ? { sequencerKey: seqKey.trim() } : {}),
     gossip: {
       meshD: num(opts["p2p.gossip.mesh.d"]),

@@ -131,9 +131,9 @@ export interface P2pConfig {
   readonly nat: boolean;
   readonly userAgent: string;
   readonly timeoutDialMs: number;
-  /** `<chain dir>/p2p/peerstore_db` (or `memory`). */
+  /** `<chain dir>/p2p/peerstore.json` (or `memory`): the libp2p peer store snapshot. */
   readonly peerstorePath: string;
-  /** `<chain dir>/p2p/discovery_db` (or `memory`). */
+  /** `<chain dir>/p2p/discovery.json` (or `memory`): the discv5 routing table and the local record seq. */
   readonly discoveryPath: string;
   /** Hex secp256k1 block-signing key (`p2p.sequencer.key`); secret. */
   readonly sequencerKey?: string;

@@ -36,11 +36,7 @@ const zeroScores = (reqResp = { validResponses: 0, errorResponses: 0, rejectedPa
 });
 
 export class ChainP2PControl {
-  constructor(
-    private readonly p: ChainP2P,
-    /** The discovery table as ENR text, when discovery runs. */
-    private readonly discovery?: () => string[],
-  ) {}
+  constructor(private readonly p: ChainP2P) {}
 
   private get host() {
     return this.p.host;
@@ -62,7 +58,7 @@ export class ChainP2PControl {
       nodeID: nodeIdOf(id),
       userAgent: "",
       protocolVersion: "",
-      ENR: "",
+      ENR: this.p.discovery?.enrText() ?? "",
       addresses: this.host.getMultiaddrs().map((a) => a.toString()),
       protocols: null,
       connectedness: 0,
@@ -100,18 +96,19 @@ export class ChainP2PControl {
     }
     const conns = this.host.getConnections(id);
     const first = conns[0];
+    const found = this.p.discovery?.peer(s);
     return {
       peerID: s,
       nodeID: nodeIdOf(id),
       userAgent: agent,
       protocolVersion: proto,
-      ENR: "",
+      ENR: found?.enr ?? "",
       addresses: addrs,
       protocols,
       connectedness: conns.length > 0 ? 1 : 0,
       direction: first === undefined ? 0 : first.direction === "inbound" ? 1 : 2,
       protected: this.p.peers.isProtected(s),
-      chainID: 0,
+      chainID: found === undefined ? 0 : Number(found.chainId),
       latency: 0,
       gossipBlocks: this.subscribedToBlocks(s),
       scores: zeroScores(this.p.peers.appCounters(s), this.p.peers.score(s)),
@@ -142,7 +139,7 @@ export class ChainP2PControl {
     const subs = (i: number): number => this.p.pubsub.getSubscribers(topics[i] as string).length;
     return {
       connected: new Set(this.host.getConnections().map((c) => c.remotePeer.toString())).size,
-      table: this.discovery?.().length ?? 0,
+      table: this.p.discovery?.table().length ?? 0,
       blocksTopic: subs(0),
       blocksTopicV2: subs(1),
       blocksTopicV3: subs(2),
@@ -153,8 +150,9 @@ export class ChainP2PControl {
   }
 
   async discoveryTable(): Promise<string[]> {
-    if (this.discovery === undefined) throw new Error("discovery disabled");
-    return this.discovery();
+    const d = this.p.discovery;
+    if (d === undefined) throw new Error("discovery disabled");
+    return d.table();
   }
 
   blockPeer(id: string): Promise<void> {

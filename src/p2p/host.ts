@@ -2,7 +2,9 @@
  * One chain's P2P host: a libp2p node (TCP, noise, yamux, identify, ping, gossipsub with OP's router parameters)
  * with its own key, gater and peers in `<data-dir>/chain-<id>/p2p/`. It joins the chain's four block topics,
  * validates every message in op-node's order (src/protocol/p2p/validate.ts) and hands accepted payloads to the
- * node; a sequencing chain publishes its blocks signed with `p2p.sequencer.key`.
+ * node; a sequencing chain publishes its blocks signed with `p2p.sequencer.key`. Unless `p2p.no-discovery`, discv5
+ * (src/p2p/discovery.ts) runs beside it and feeds discovered peers of the chain into its peer store and dials; the
+ * peer store itself is persisted in `peerstore.json` (src/p2p/peerstore-file.ts).
  */
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
@@ -26,6 +28,7 @@ import {
   payloadVersionAt,
   topicVersion,
 } from "../protocol/p2p/gossip.js";
+import { bootnodeList } from "../protocol/p2p/bootnodes.js";
 import { parseSecretKeyHex } from "../protocol/p2p/signing.js";
 import type { PayloadVersion } from "../protocol/p2p/ssz-payload.js";
 import {
@@ -35,10 +38,12 @@ import {
   validateBlockMessage,
 } from "../protocol/p2p/validate.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
+import { ChainDiscovery, type DiscoveryTiming } from "./discovery.js";
 import { GaterState } from "./gater.js";
 import { loadOrCreateNodeKey } from "./key-file.js";
 import type { P2PMetrics } from "./metrics.js";
 import { PeerManager } from "./peer-manager.js";
+import { PersistedDatastore } from "./peerstore-file.js";
 import { PayloadByNumber, type PayloadSource } from "./req-resp.js";
 import { gossipOptions } from "./router-params.js";
 import type { Host, PubSub } from "./types.js";
@@ -51,7 +56,17 @@ export interface ChainP2POptions {
   readonly p2p: P2pConfig;
   /** Directory for the gater file (`<chain dir>/p2p`); undefined keeps everything in memory. */
   readonly dir?: string;
+  /** Bootnodes instead of `p2p.bootnodes` and the built-in list (tests: `[]` = none). */
+  readonly bootnodes?: readonly string[];
+  /** Discovery pacing (op-node's by default; tests shorten it). */
+  readonly discoveryTiming?: Partial<DiscoveryTiming>;
 }
+
+/** How often the peer store snapshot is written (also at stop). */
+const PEERSTORE_SAVE_MS = 5 * 60_000;
+/** Addresses learnt from discovery stay usable this long (op-node's discovered-address TTL). */
+const MAX_ADDRESS_AGE_MS = 24 * 3_600_000;
+const MAX_PEER_AGE_MS = 7 * 24 * 3_600_000;
 
 export interface ChainP2PDeps {
   readonly clock: Clock;
@@ -76,12 +91,17 @@ export class ChainP2P {
   readonly peers: PeerManager;
   readonly reqResp: PayloadByNumber;
   private gapBusy = false;
+  /** discv5 of this chain; undefined under `p2p.no-discovery` (and before start). */
+  discovery: ChainDiscovery | undefined;
+  private saveTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly opts: ChainP2POptions,
     private readonly d: ChainP2PDeps,
     readonly host: Host,
     readonly gater: GaterState,
+    private readonly secretKey: Uint8Array,
+    private readonly peerstore: PersistedDatastore,
   ) {
     this.onPayload = d.onPayload;
     const k = opts.p2p.sequencerKey;
@@ -126,6 +146,7 @@ export class ChainP2P {
     const topics = blocksTopics(opts.chainId);
     let appScore: (id: string) => number = () => 0;
     const gate = gaterCallbacks(gater);
+    const peerstore = await PersistedDatastore.open(p2p.peerstorePath === "memory" ? undefined : p2p.peerstorePath);
     const family = p2p.listenIp.includes(":") ? "ip6" : "ip4";
     const host = (await createLibp2p({
       privateKey: privateKeyFromRaw(sk),
@@ -134,6 +155,8 @@ export class ChainP2P {
       connectionEncrypters: [noise()],
       streamMuxers: [yamux()],
       connectionGater: gate,
+      datastore: peerstore.datastore,
+      peerStore: { maxAddressAge: MAX_ADDRESS_AGE_MS, maxPeerAge: MAX_PEER_AGE_MS },
       connectionManager: {
         maxConnections: Math.max(p2p.peersHi * 2, p2p.peersHi + 10),
         dialTimeout: p2p.timeoutDialMs,
@@ -148,7 +171,7 @@ export class ChainP2P {
         ) => PubSub,
       },
     })) as unknown as Host;
-    const self = new ChainP2P(opts, deps, host, gater);
+    const self = new ChainP2P(opts, deps, host, gater, sk, peerstore);
     appScore = (id) => self.peers.appScore(id);
     return self;
   }
@@ -175,12 +198,49 @@ export class ChainP2P {
       ps.subscribe(topic);
     }
     this.peers.start();
+    if (!this.opts.p2p.noDiscovery) await this.startDiscovery();
+    this.saveTimer = setInterval(() => void this.savePeerstore(), PEERSTORE_SAVE_MS);
+    this.saveTimer.unref();
     this.d.logger.info({ peerId: this.peerId, addrs: this.addrs() }, "p2p host started");
+  }
+
+  private async startDiscovery(): Promise<void> {
+    const p2p = this.opts.p2p;
+    const tcpPort = this.host
+      .getMultiaddrs()
+      .map((a) => Number(/\/tcp\/(\d+)/.exec(a.toString())?.[1] ?? 0))
+      .find((port) => port > 0);
+    this.discovery = await ChainDiscovery.create(
+      {
+        chainId: this.opts.chainId,
+        p2p,
+        secretKey: this.secretKey,
+        privateKey: privateKeyFromRaw(this.secretKey),
+        tcpPort: tcpPort ?? 0,
+        bootnodes: this.opts.bootnodes ?? bootnodeList(p2p.bootnodes),
+        storePath: p2p.discoveryPath === "memory" ? undefined : p2p.discoveryPath,
+        ...(this.opts.discoveryTiming === undefined ? {} : { timing: this.opts.discoveryTiming }),
+      },
+      { host: this.host, gater: this.gater, clock: this.d.clock, logger: this.d.logger, metrics: this.d.metrics },
+    );
+    this.discovery.start();
+  }
+
+  private async savePeerstore(): Promise<void> {
+    try {
+      await this.peerstore.save();
+    } catch (err) {
+      this.d.logger.warn({ err: String(err) }, "saving the peer store failed");
+    }
   }
 
   async stop(): Promise<void> {
     this.peers.stop();
+    if (this.saveTimer !== undefined) clearInterval(this.saveTimer);
+    await this.discovery?.stop();
+    this.discovery = undefined;
     await this.host.stop();
+    await this.savePeerstore();
     await this.gater.flush();
   }
 

@@ -6,7 +6,9 @@ import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { Address } from "../../../src/core/types/primitives.js";
 import type { ExecutionPayloadEnvelope } from "../../../src/protocol/engine-api-types.js";
+import type { DiscoveryTiming } from "../../../src/p2p/discovery.js";
 import { ChainP2P } from "../../../src/p2p/host.js";
+import type { P2PMetrics } from "../../../src/p2p/metrics.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { p2pRollup } from "../../unit/protocol/p2p/fixtures.js";
 
@@ -73,9 +75,13 @@ export class P2PRig {
       signer: () => Address | undefined;
       sequencerKey?: string;
       rollup?: RollupConfig;
-    } & Partial<P2pConfig>,
+      /** Bootnodes replacing `p2p.bootnodes` and the built-in list (`[]` = none). */
+      bootnodes?: readonly string[];
+      discoveryTiming?: Partial<DiscoveryTiming>;
+      metrics?: P2PMetrics;
+    } & Omit<Partial<P2pConfig>, "bootnodes">,
   ): Promise<RigHost> {
-    const { dir: d0, signer, sequencerKey, rollup, ...over } = opts;
+    const { dir: d0, signer, sequencerKey, rollup, bootnodes, discoveryTiming, metrics, ...over } = opts;
     const dir = d0 ?? (await this.dir());
     const received: RigHost["received"] = [];
     const p2p = await ChainP2P.create(
@@ -84,10 +90,13 @@ export class P2PRig {
         rollup: rollup ?? p2pRollup({ l2_chain_id: chainId }),
         p2p: p2pConfig(dir, { ...(sequencerKey === undefined ? {} : { sequencerKey }), ...over }),
         dir,
+        ...(bootnodes === undefined ? {} : { bootnodes }),
+        ...(discoveryTiming === undefined ? {} : { discoveryTiming }),
       },
       {
         clock: systemClock,
         logger: silentLogger,
+        metrics,
         signer: () => ({ current: signer() }),
         onPayload: (env, from) => received.push({ env, from }),
       },

@@ -1,0 +1,149 @@
+/**
+ * discv5 on 127.0.0.1 (real UDP + real libp2p TCP): three hosts of chain 901 where B is the bootnode and A and C
+ * learn each other through it and connect over libp2p, a chain-902 host that no 901 host ever dials, the local
+ * ENR's `opstack` entry against the reference vectors, `p2p.no-discovery`, and the records after a restart.
+ */
+import { ENR } from "@chainsafe/enr";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Registry } from "prom-client";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { chainMethodTable } from "../../../src/app/chain-factory.js";
+import { ChainP2PControl } from "../../../src/p2p/control.js";
+import type { ChainP2P } from "../../../src/p2p/host.js";
+import { createP2PMetrics } from "../../../src/p2p/metrics.js";
+import { dispatchBody } from "../../../src/rpc/dispatch.js";
+import { createMethodTable } from "../../../src/rpc/method-table.js";
+import { createStackP2PMethods } from "../../../src/rpc/namespaces/stackp2p.js";
+import { P2PRig } from "./rig.js";
+
+const rig = new P2PRig();
+afterAll(() => rig.closeAll());
+
+const FAST = { lookupFastMs: 150, lookupSlowMs: 150, connectFastMs: 150, connectSlowMs: 150, kickoffMs: 50 };
+const WAIT = { timeout: 30_000, interval: 50 };
+const signer = () => undefined;
+
+const connected = (a: ChainP2P, b: ChainP2P): boolean =>
+  a.host.getConnections().some((c) => c.remotePeer.toString() === b.peerId);
+
+function hex(b: Uint8Array): string {
+  return Buffer.from(b).toString("hex");
+}
+
+/** The raw RLP bytes of the record (`enr:` + base64url). */
+function rawRecord(text: string): string {
+  return hex(Buffer.from(text.slice(4), "base64url"));
+}
+
+async function rpc(p: ChainP2P, method: string) {
+  const table = chainMethodTable(createMethodTable({}), createStackP2PMethods(new ChainP2PControl(p)), false);
+  return (await dispatchBody(
+    table,
+    { jsonrpc: "2.0", id: 1, method, params: [] },
+    { enableAdmin: false, maxBatchSize: 10, ctx: { chainId: 901n } },
+  )) as { result?: unknown; error?: { code: number; message: string } };
+}
+
+describe("discv5 discovery", () => {
+  it("A and C find each other through bootnode B and connect; the 902 host is filtered out; records survive a restart", async () => {
+    const registry = new Registry();
+    const b = await rig.host(901n, { signer, noDiscovery: false, bootnodes: [], discoveryTiming: FAST });
+    const bootnode = b.p2p.discovery?.enrText() as string;
+    expect(bootnode).toMatch(/^enr:/);
+    const aDir = await rig.dir();
+    const a = await rig.host(901n, {
+      signer,
+      dir: aDir,
+      noDiscovery: false,
+      bootnodes: [bootnode],
+      discoveryTiming: FAST,
+      metrics: createP2PMetrics(registry, 901n),
+      peerstorePath: join(aDir, "peerstore.json"),
+      discoveryPath: join(aDir, "discovery.json"),
+    });
+    const c = await rig.host(901n, { signer, noDiscovery: false, bootnodes: [bootnode], discoveryTiming: FAST });
+    const d = await rig.host(902n, { signer, noDiscovery: false, bootnodes: [bootnode], discoveryTiming: FAST });
+    const dEnr = d.p2p.discovery?.enrText() as string;
+
+    // A and C were never told about each other: only B's record was given to them.
+    await vi.waitFor(() => expect(connected(a.p2p, c.p2p) || connected(c.p2p, a.p2p)).toBe(true), WAIT);
+    // A's table eventually holds the 902 record too (discv5 tables are not filtered, dialling is).
+    await vi.waitFor(() => expect(a.p2p.discovery?.table()).toContain(dEnr), WAIT);
+
+    const tableA = (await rpc(a.p2p, "stackp2p_discoveryTable")).result as string[];
+    expect(tableA.every((e) => e.startsWith("enr:"))).toBe(true);
+    expect(tableA).toContain(bootnode);
+    // C's peer information carries the record discovery saw and its chain.
+    const infoC = (await new ChainP2PControl(a.p2p).peers(false)).peers[c.p2p.peerId];
+    expect(infoC?.ENR).toBe(c.p2p.discovery?.enrText());
+    expect(infoC?.chainID).toBe(901);
+    const stats = (await rpc(a.p2p, "stackp2p_peerStats")).result as { table: number };
+    expect(stats.table).toBe(a.p2p.discovery?.table().length);
+    const metric = (await registry.getSingleMetric("supernode_p2p_discovery_table_size")?.get())?.values[0];
+    expect(metric?.labels).toEqual({ chain_id: "901" });
+    expect(metric?.value).toBeGreaterThanOrEqual(2);
+
+    // The 902 host: in A's table, but never in a 901 peer store, never connected to anyone.
+    for (const h of [a, b, c]) {
+      expect(connected(h.p2p, d.p2p)).toBe(false);
+      expect(await h.p2p.host.peerStore.has(d.p2p.host.peerId)).toBe(false);
+    }
+    expect(d.p2p.host.getConnections()).toHaveLength(0);
+
+    // Restart A with B gone and no bootnodes: the stored table and peer store bring C back.
+    const seqBefore = a.p2p.discovery?.enr.seq as bigint;
+    await rig.stop(a.p2p);
+    await rig.stop(b.p2p);
+    const stored = JSON.parse(await readFile(join(aDir, "discovery.json"), "utf8")) as { nodes: string[] };
+    expect(stored.nodes).toContain(c.p2p.discovery?.enrText());
+    const a2 = await rig.host(901n, {
+      signer,
+      dir: aDir,
+      noDiscovery: false,
+      bootnodes: [],
+      discoveryTiming: FAST,
+      peerstorePath: join(aDir, "peerstore.json"),
+      discoveryPath: join(aDir, "discovery.json"),
+    });
+    expect(a2.p2p.peerId).toBe(a.p2p.peerId);
+    expect(a2.p2p.discovery?.table()).toContain(c.p2p.discovery?.enrText());
+    expect(await a2.p2p.host.peerStore.has(c.p2p.host.peerId)).toBe(true);
+    // New ports, so a new record with a higher sequence number.
+    expect((a2.p2p.discovery?.enr.seq as bigint) > seqBefore).toBe(true);
+    await vi.waitFor(() => expect(connected(a2.p2p, c.p2p) || connected(c.p2p, a2.p2p)).toBe(true), WAIT);
+  }, 90_000);
+
+  it("the local ENR: opstack entry byte-equal to the reference vectors, our key, IP, TCP and the bound UDP port", async () => {
+    const vectors: [bigint, string][] = [
+      [901n, "83850700"],
+      [11155420n, "85dcefa80500"],
+    ];
+    for (const [chainId, rlp] of vectors) {
+      const h = await rig.host(chainId, { signer, noDiscovery: false, bootnodes: [], discoveryTiming: FAST });
+      const text = h.p2p.discovery?.enrText() as string;
+      // "opstack" as an RLP string (0x87 + 7 bytes), then the entry exactly as op-node writes it.
+      expect(rawRecord(text)).toContain(`876f70737461636b${rlp}`);
+      const enr = ENR.decodeTxt(text); // verifies the signature
+      expect(enr.peerId.toString()).toBe(h.p2p.peerId);
+      expect(enr.ip).toBe("127.0.0.1");
+      const tcp = Number(/\/tcp\/(\d+)/.exec(h.p2p.addrs()[0] as string)?.[1]);
+      expect(enr.tcp).toBe(tcp);
+      expect(enr.udp).toBeGreaterThan(0);
+      const self = (await rpc(h.p2p, "stackp2p_self")).result as { ENR: string };
+      expect(self.ENR).toBe(text);
+      await rig.stop(h.p2p);
+    }
+  });
+
+  it("p2p.no-discovery: no discv5, discoveryTable answers -32000 and the ENR is empty", async () => {
+    const h = await rig.host(901n, { signer, noDiscovery: true });
+    expect(h.p2p.discovery).toBeUndefined();
+    expect((await rpc(h.p2p, "stackp2p_discoveryTable")).error).toEqual({
+      code: -32000,
+      message: "discovery disabled",
+    });
+    expect(((await rpc(h.p2p, "stackp2p_self")).result as { ENR: string }).ENR).toBe("");
+    expect(((await rpc(h.p2p, "stackp2p_peerStats")).result as { table: number }).table).toBe(0);
+  });
+});
