@@ -329,6 +329,7 @@ async function timeToSafe(
   calls.clear();
   const t0 = performance.now();
   const c0 = cpuNow();
+  const u0 = process.cpuUsage();
   const e0 = el.cpuSec();
   // Polled every 50 ms: the poll's own CPU stays out of the node's figure (≤ 50 ms of wall-time error). The node
   // CPU figure starts at the first poll that sees a derived block: the restart's walk back from the unsafe head to
@@ -346,13 +347,15 @@ async function timeToSafe(
   const sec = (performance.now() - t0) / 1000;
   const e1 = el.cpuSec();
   const c1 = cpuNow();
+  const u1 = process.cpuUsage(u0);
   const nodeSec = c1 - c0;
   const steady = first === undefined || first.safe >= n ? nodeSec / n : (c1 - first.cpu) / (n - first.safe);
   const us = (s: number) => `${Math.round((s * 1e6) / n)} µs`;
   const elCpu = e0 === undefined || e1 === undefined ? "in process" : us(e1 - e0);
   await prof?.();
   note(`engine calls: ${[...calls].map(([m, k]) => `${m} ${k}`).join(", ")}`);
-  const cpu = `CPU per block: node ${us(nodeSec)} (${Math.round(steady * 1e6)} µs after the first derived block, at ${first?.safe}), EL ${elCpu}`;
+  const split = `user ${us(u1.user / 1e6)}, system ${us(u1.system / 1e6)}`;
+  const cpu = `CPU per block: node ${us(nodeSec)} (${split}; ${Math.round(steady * 1e6)} µs after the first derived block, at ${first?.safe}), EL ${elCpu}`;
   return { sec, cpu, nodeUsPerBlock: steady * 1e6 };
 }
 

@@ -91,6 +91,7 @@ export type {
   PayloadAttributes,
   ExecutionPayload,
   ExecutionPayloadEnvelope,
+  L2BlockHeader,
 } from "../protocol/engine-api-types.js";
 import type {
   PayloadStatus,
@@ -98,6 +99,7 @@ import type {
   ForkchoiceResult,
   PayloadAttributes,
   ExecutionPayloadEnvelope,
+  L2BlockHeader,
 } from "../protocol/engine-api-types.js";
 
 /**
@@ -122,6 +124,12 @@ export interface EngineApi {
    * block, undefined (no such block) or that element's error. Without it the node reads block by block.
    */
   payloadsByNumber?(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]>;
+  /**
+   * Optional: the headers and transaction hashes of canonical blocks (`eth_getBlockByNumber(n, false)` in one
+   * batch), what consolidation needs to check derived attributes against the EL's blocks without reading their
+   * transactions. Each element as in {@link payloadsByNumber}. Without it the node reads whole payloads.
+   */
+  headersByNumber?(ns: readonly number[]): Promise<(L2BlockHeader | undefined | Error)[]>;
   /** `eth_getProof(address, slots, blockHash)`; the node reads `storageHash`. */
   getProof(address: Address, slots: readonly Hash[], blockHash: Hash): Promise<{ storageHash: Hash }>;
 }

@@ -64,3 +64,13 @@ export interface ExecutionPayloadEnvelope {
   readonly executionPayload: ExecutionPayload;
   readonly parentBeaconBlockRoot?: Hash | undefined;
 }
+
+/**
+ * An L2 block as `eth_getBlockBy*(…, false)` gives it: the payload's header fields and the hashes of its
+ * transactions (keccak256 of their EIP-2718 bytes, deposits included) instead of the transactions. Enough to check
+ * derived attributes against a block the EL already has without reading (or re-encoding) its transactions.
+ */
+export interface L2BlockHeader extends Omit<ExecutionPayload, "transactions"> {
+  readonly transactionHashes: readonly Hash[];
+  readonly parentBeaconBlockRoot?: Hash | undefined;
+}

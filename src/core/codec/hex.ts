@@ -9,8 +9,13 @@ export function isHex(value: unknown): value is Hex {
 
 /** Hex string → bytes. Throws DecodeError on odd length or non-hex characters. */
 export function hexToBytes(hex: string): Uint8Array {
-  if (!isHex(hex) || hex.length % 2 !== 0) throw new DecodeError("invalid hex string", { value: hex.slice(0, 80) });
-  return Uint8Array.from(Buffer.from(hex.slice(2), "hex"));
+  // Buffer's hex decoder stops at the first non-hex character: fewer bytes written than expected means invalid.
+  if (typeof hex === "string" && hex.length % 2 === 0 && hex.charCodeAt(0) === 48 && hex.charCodeAt(1) === 120) {
+    const n = (hex.length - 2) >> 1;
+    const out = new Uint8Array(n);
+    if (n === 0 || Buffer.from(out.buffer, 0, n).write(hex.slice(2), "hex") === n) return out;
+  }
+  throw new DecodeError("invalid hex string", { value: String(hex).slice(0, 80) });
 }
 
 export function bytesToHex(bytes: Uint8Array): Hex {

@@ -19,11 +19,12 @@ import {
   type ExecutionPayloadEnvelope,
   type ForkchoiceResult,
   type ForkchoiceState,
+  type L2BlockHeader,
   type PayloadAttributes,
   type PayloadStatus,
 } from "./engine-types.js";
 import { jwtAuthHeaders } from "./jwt.js";
-import { l2BlockRefFromRpcBlock, payloadFromRpcBlock } from "./l2-block.js";
+import { headerFromRpcBlock, l2BlockRefFromRpcBlock, payloadFromRpcBlock } from "./l2-block.js";
 
 export type EngineKind = "variant_a" | "variant_b";
 
@@ -263,6 +264,26 @@ export class EngineClient {
       if (r.result === null) return undefined;
       try {
         return payloadFromRpcBlock(r.result, this.cfg);
+      } catch (err) {
+        return err as Error;
+      }
+    });
+  }
+
+  /**
+   * Headers and transaction hashes of blocks `ns` (canonical, by number): one JSON-RPC batch of
+   * `eth_getBlockByNumber(n, false)`, elements as in {@link payloadsByNumber}. No transaction objects cross the
+   * wire, none is parsed or re-encoded: what consolidating a run of blocks the EL already has needs.
+   */
+  async headersByNumber(ns: readonly number[]): Promise<(L2BlockHeader | undefined | Error)[]> {
+    const res = await this.rpc.batch(
+      ns.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), false] })),
+    );
+    return res.map((r) => {
+      if (!r.ok) return r.error;
+      if (r.result === null) return undefined;
+      try {
+        return headerFromRpcBlock(r.result, this.cfg);
       } catch (err) {
         return err as Error;
       }

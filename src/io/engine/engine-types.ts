@@ -15,6 +15,7 @@ export type {
   PayloadAttributes,
   ExecutionPayload,
   ExecutionPayloadEnvelope,
+  L2BlockHeader,
 } from "../../protocol/engine-api-types.js";
 import type {
   PayloadStatusKind,

@@ -1,7 +1,7 @@
 /**
  * L2 blocks read from the execution client's eth namespace: block JSON → L2BlockRef (L1 origin and sequence
  * number from the L1-info deposit, the first transaction) and → ExecutionPayloadEnvelope (transactions re-encoded
- * to EIP-2718 bytes, deposits included).
+ * to EIP-2718 bytes, deposits included) and → L2BlockHeader (header fields and transaction hashes).
  */
 import { bytesToHex, isHex } from "../../core/codec/hex.js";
 import { quantityToBigint, quantityToNumber } from "../../core/codec/quantity.js";
@@ -11,7 +11,7 @@ import type { Hash, Hex } from "../../core/types/primitives.js";
 import { encodeRpcTransaction } from "../../protocol/block/rpc-transaction.js";
 import { l2BlockFactsFromRpc, l2BlockToBlockRef } from "../../protocol/l2/block-ref.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
-import type { ExecutionPayload, ExecutionPayloadEnvelope } from "./engine-types.js";
+import type { ExecutionPayload, ExecutionPayloadEnvelope, L2BlockHeader } from "./engine-types.js";
 
 type Json = Record<string, unknown>;
 
@@ -28,14 +28,23 @@ export function l2BlockRefFromRpcBlock(block: unknown, cfg: RollupConfig): L2Blo
   return l2BlockToBlockRef(cfg, l2BlockFactsFromRpc(block));
 }
 
-/** Block JSON with full transactions → ExecutionPayloadEnvelope (what newPayload would have received). */
-export function payloadFromRpcBlock(block: unknown, cfg: RollupConfig): ExecutionPayloadEnvelope {
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type HeaderFields = Omit<ExecutionPayload, "transactions">;
+
+function blockObject(block: unknown): Json {
   const o = block as Json | null;
   if (o === null || typeof o !== "object") throw new DecodeError("L2 block is not an object");
-  const txs = o.transactions;
-  if (!Array.isArray(txs)) throw new DecodeError("L2 block has no transactions array");
+  if (!Array.isArray(o.transactions)) throw new DecodeError("L2 block has no transactions array");
+  return o;
+}
+
+/**
+ * The payload fields of a block JSON (fork-dependent ones by the block's timestamp), with `extra` (the
+ * transactions, or their hashes) after `blockHash`, where an execution payload has its transactions.
+ */
+function headerFields<E extends object>(o: Json, cfg: RollupConfig, extra: E): Mutable<HeaderFields> & E {
   const timestamp = quantityToNumber(o.timestamp);
-  const p: { -readonly [K in keyof ExecutionPayload]: ExecutionPayload[K] } = {
+  const p: Mutable<HeaderFields> & E = {
     parentHash: hex(o, "parentHash", 32),
     feeRecipient: hex(o, "miner", 20),
     stateRoot: hex(o, "stateRoot", 32),
@@ -49,7 +58,7 @@ export function payloadFromRpcBlock(block: unknown, cfg: RollupConfig): Executio
     extraData: hex(o, "extraData"),
     baseFeePerGas: quantityToBigint(o.baseFeePerGas),
     blockHash: hex(o, "hash", 32),
-    transactions: txs.map((t) => bytesToHex(encodeRpcTransaction(t))),
+    ...extra,
   };
   if (isForkActive(cfg, "canyon", timestamp) || Array.isArray(o.withdrawals)) {
     p.withdrawals = Array.isArray(o.withdrawals) ? o.withdrawals : [];
@@ -62,9 +71,41 @@ export function payloadFromRpcBlock(block: unknown, cfg: RollupConfig): Executio
   if (isForkActive(cfg, "isthmus", timestamp) && o.withdrawalsRoot !== undefined && o.withdrawalsRoot !== null) {
     p.withdrawalsRoot = hex(o, "withdrawalsRoot", 32);
   }
-  const env: { -readonly [K in keyof ExecutionPayloadEnvelope]: ExecutionPayloadEnvelope[K] } = { executionPayload: p };
-  if (o.parentBeaconBlockRoot !== undefined && o.parentBeaconBlockRoot !== null) {
-    env.parentBeaconBlockRoot = hex(o, "parentBeaconBlockRoot", 32) as Hash;
-  }
-  return env;
+  return p;
+}
+
+function beaconRoot(o: Json): Hash | undefined {
+  return o.parentBeaconBlockRoot === undefined || o.parentBeaconBlockRoot === null
+    ? undefined
+    : (hex(o, "parentBeaconBlockRoot", 32) as Hash);
+}
+
+/** Block JSON with full transactions → ExecutionPayloadEnvelope (what newPayload would have received). */
+export function payloadFromRpcBlock(block: unknown, cfg: RollupConfig): ExecutionPayloadEnvelope {
+  const o = blockObject(block);
+  const p: ExecutionPayload = headerFields(o, cfg, {
+    transactions: (o.transactions as unknown[]).map((t) => bytesToHex(encodeRpcTransaction(t))),
+  });
+  const root = beaconRoot(o);
+  return root === undefined ? { executionPayload: p } : { executionPayload: p, parentBeaconBlockRoot: root };
+}
+
+const TX_HASH_RE = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * Block JSON with transaction hashes (`eth_getBlockBy*(…, false)`) → L2BlockHeader. A full block (transaction
+ * objects) is read too, from each object's `hash`.
+ */
+export function headerFromRpcBlock(block: unknown, cfg: RollupConfig): L2BlockHeader {
+  const o = blockObject(block);
+  const transactionHashes = (o.transactions as unknown[]).map((t) => {
+    const v = typeof t === "object" && t !== null ? (t as Json).hash : t;
+    if (typeof v !== "string" || !TX_HASH_RE.test(v)) {
+      throw new DecodeError("L2 block: transaction hash invalid", { value: String(v).slice(0, 80) });
+    }
+    return v.toLowerCase() as Hash;
+  });
+  const root = beaconRoot(o);
+  const h: L2BlockHeader = headerFields(o, cfg, { transactionHashes });
+  return root === undefined ? h : { ...h, parentBeaconBlockRoot: root };
 }

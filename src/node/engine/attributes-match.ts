@@ -2,12 +2,14 @@
  * `AttributesMatchBlock` (op-node §2.12.3): does the block the EL already has at `parent + 1` equal what the
  * derived attributes would build? Returns undefined on a match, or the reason for the mismatch.
  */
-import type { Hex } from "../../core/types/primitives.js";
+import { hexToBytes } from "../../core/codec/hex.js";
+import type { Hash, Hex } from "../../core/types/primitives.js";
+import { keccakHex } from "../../protocol/block/keccak.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block/trie.js";
 import { decodeEip1559Params, type Eip1559Params } from "../../protocol/l1/fee-scalars.js";
 import { decodeExtraData, type ExtraDataParams } from "../../protocol/l2/extra-data.js";
-import type { ExecutionPayloadEnvelope, PayloadAttributes } from "../ports.js";
+import type { ExecutionPayload, ExecutionPayloadEnvelope, L2BlockHeader, PayloadAttributes } from "../ports.js";
 
 const lc = (h: string | undefined) => h?.toLowerCase();
 
@@ -53,21 +55,26 @@ function checkExtraData(cfg: RollupConfig, attrs: PayloadAttributes, extraData: 
   return undefined;
 }
 
-export function attributesMatchBlock(
+/** The payload fields compared besides the transactions (a payload or a header read without transactions). */
+type BlockFields = Omit<ExecutionPayload, "transactions">;
+
+function matchFields(
   cfg: RollupConfig,
   attrs: PayloadAttributes,
   parentHash: Hex,
-  envelope: ExecutionPayloadEnvelope,
+  b: BlockFields,
+  parentBeaconBlockRoot: Hex | undefined,
+  txCount: number,
+  txDiffers: (i: number) => boolean,
 ): string | undefined {
-  const b = envelope.executionPayload;
   if (lc(b.parentHash) !== lc(parentHash)) return `parent hash differs: ${b.parentHash} vs ${parentHash}`;
   if (b.timestamp !== attrs.timestamp) return `timestamp differs: ${b.timestamp} vs ${attrs.timestamp}`;
   if (lc(b.prevRandao) !== lc(attrs.prevRandao)) return "prevRandao differs";
-  if (b.transactions.length !== attrs.transactions.length) {
-    return `transaction count differs: ${b.transactions.length} vs ${attrs.transactions.length}`;
+  if (txCount !== attrs.transactions.length) {
+    return `transaction count differs: ${txCount} vs ${attrs.transactions.length}`;
   }
-  for (let i = 0; i < b.transactions.length; i++) {
-    if (lc(b.transactions[i]) !== lc(attrs.transactions[i])) return `transaction ${i} differs`;
+  for (let i = 0; i < txCount; i++) {
+    if (txDiffers(i)) return `transaction ${i} differs`;
   }
   if (b.gasLimit !== attrs.gasLimit) return `gas limit differs: ${b.gasLimit} vs ${attrs.gasLimit}`;
   const canyon = isForkActive(cfg, "canyon", b.timestamp);
@@ -82,7 +89,56 @@ export function attributesMatchBlock(
     return "pre-Canyon attributes must not carry withdrawals";
   }
   if (isthmus && b.withdrawalsRoot === undefined) return "Isthmus block lacks withdrawalsRoot";
-  if (lc(envelope.parentBeaconBlockRoot) !== lc(attrs.parentBeaconBlockRoot)) return "parentBeaconBlockRoot differs";
+  if (lc(parentBeaconBlockRoot) !== lc(attrs.parentBeaconBlockRoot)) return "parentBeaconBlockRoot differs";
   if (lc(b.feeRecipient) !== lc(attrs.suggestedFeeRecipient)) return "fee recipient differs";
   return checkExtraData(cfg, attrs, b.extraData, b.timestamp);
+}
+
+/** Against the EL's whole block: its transactions compared byte for byte. */
+export function attributesMatchBlock(
+  cfg: RollupConfig,
+  attrs: PayloadAttributes,
+  parentHash: Hex,
+  envelope: ExecutionPayloadEnvelope,
+): string | undefined {
+  const b = envelope.executionPayload;
+  const txs = b.transactions;
+  return matchFields(cfg, attrs, parentHash, b, envelope.parentBeaconBlockRoot, txs.length, (i) => {
+    return lc(txs[i]) !== lc(attrs.transactions[i]);
+  });
+}
+
+/**
+ * The keccak256 hashes of the attributes' transactions (their EIP-2718 bytes, as the EL hashes them), computed
+ * once per attributes object and only as far as a comparison needs them.
+ */
+export class AttributesTxHashes {
+  private readonly hashes: (Hash | undefined)[] = [];
+  constructor(readonly attrs: PayloadAttributes) {}
+
+  at(i: number): Hash {
+    let h = this.hashes[i];
+    if (h === undefined) {
+      h = keccakHex(hexToBytes(this.attrs.transactions[i] ?? "0x"));
+      this.hashes[i] = h;
+    }
+    return h;
+  }
+}
+
+/**
+ * Against the EL's block read without its transactions (header and transaction hashes): each attribute
+ * transaction's hash must be the block's. Equal hashes mean equal transactions, so a matching block's L1-info
+ * deposit is the attributes' one (its ref follows from the attributes' origin and sequence number).
+ */
+export function attributesMatchHeader(
+  cfg: RollupConfig,
+  hashes: AttributesTxHashes,
+  parentHash: Hex,
+  header: L2BlockHeader,
+): string | undefined {
+  const txs = header.transactionHashes;
+  return matchFields(cfg, hashes.attrs, parentHash, header, header.parentBeaconBlockRoot, txs.length, (i) => {
+    return lc(txs[i]) !== hashes.at(i);
+  });
 }

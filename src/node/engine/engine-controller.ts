@@ -10,8 +10,9 @@ import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ChainMetrics } from "../metrics.js";
 import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
-import { attributesMatchBlock } from "./attributes-match.js";
+import { AttributesTxHashes, attributesMatchBlock, attributesMatchHeader } from "./attributes-match.js";
 import { BlockLookahead } from "./block-lookahead.js";
+import { type ExistingBlock, existingBlockSource, existingBlockRef } from "./existing-block.js";
 import { allHeads, genesisL2Ref, type L2Heads } from "./heads.js";
 
 /** Derived payload attributes handed from the pipeline to the engine (op-node AttributesWithParent). */
@@ -86,13 +87,13 @@ export class EngineController {
   private fcuDirty = false;
   private readonly d: EngineControllerDeps;
   /** Blocks the EL already has, fetched ahead while consolidating a long run of them (catch-up). */
-  private readonly lookahead: BlockLookahead;
+  private readonly lookahead: BlockLookahead<ExistingBlock>;
 
   constructor(deps: EngineControllerDeps) {
     this.d = deps;
     this.heads = allHeads(genesisL2Ref(deps.cfg));
     this.acked = { ...this.heads };
-    this.lookahead = new BlockLookahead(deps.engine, (method, fn) => this.timed(method, fn));
+    this.lookahead = new BlockLookahead(existingBlockSource(deps.engine), (method, fn) => this.timed(method, fn));
   }
 
   /**
@@ -182,7 +183,7 @@ export class EngineController {
   }
 
   /** The EL's block `n` (from the look-ahead when it was read ahead). */
-  private existingBlock(n: number): Promise<ExecutionPayloadEnvelope | undefined> {
+  private existingBlock(n: number): Promise<ExistingBlock | undefined> {
     return this.lookahead.get(n, this.heads.unsafe.number);
   }
 
@@ -285,16 +286,23 @@ export class EngineController {
       });
     }
     if (ps.number < this.heads.unsafe.number) {
+      const hashes = new AttributesTxHashes(d.attributes);
+      const matches = (b: ExistingBlock): string | undefined =>
+        "header" in b
+          ? attributesMatchHeader(this.d.cfg, hashes, ps.hash, b.header)
+          : attributesMatchBlock(this.d.cfg, d.attributes, ps.hash, b.envelope);
       let existing = await this.existingBlock(ps.number + 1);
-      if (existing !== undefined && attributesMatchBlock(this.d.cfg, d.attributes, ps.hash, existing) !== undefined) {
-        // A prefetched block may be stale: decide on a fresh read.
+      if (existing !== undefined && matches(existing) !== undefined) {
+        // A prefetched block may be stale, and a header's transaction hashes are the EL's word: decide on a fresh
+        // read of the whole block, its transactions compared byte for byte.
         this.dropPrefetched();
-        existing = await this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(ps.number + 1));
+        const env = await this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(ps.number + 1));
+        existing = env === undefined ? undefined : { envelope: env };
       }
       if (existing !== undefined) {
-        const mismatch = attributesMatchBlock(this.d.cfg, d.attributes, ps.hash, existing);
+        const mismatch = matches(existing);
         if (mismatch === undefined) {
-          const ref = this.d.refFromPayload(existing);
+          const ref = existingBlockRef(existing, d, this.d.refFromPayload);
           await this.promoteDerived(ref, d);
           return "consolidated";
         }

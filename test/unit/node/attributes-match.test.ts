@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Hex } from "../../../src/core/types/primitives.js";
-import { attributesMatchBlock } from "../../../src/node/engine/attributes-match.js";
-import type { ExecutionPayloadEnvelope, PayloadAttributes } from "../../../src/node/ports.js";
+import {
+  AttributesTxHashes,
+  attributesMatchBlock,
+  attributesMatchHeader,
+} from "../../../src/node/engine/attributes-match.js";
+import type { ExecutionPayloadEnvelope, L2BlockHeader, PayloadAttributes } from "../../../src/node/ports.js";
+import { keccakHex } from "../../../src/protocol/block/keccak.js";
+import { hexToBytes } from "../../../src/core/codec/hex.js";
 import { encodeHoloceneExtraData, encodeJovianExtraData } from "../../../src/protocol/l2/extra-data.js";
 import { GENESIS_TIME, h, testRollupConfig } from "./fakes.js";
 
@@ -96,5 +102,59 @@ describe("attributesMatchBlock extraData (Holocene/Jovian)", () => {
     expect(attributesMatchBlock(pre, attrs({ eip1559Params: undefined }), h("parent"), block("0x01"))).toMatch(
       /unexpected extraData/,
     );
+  });
+});
+
+/** The block read without its transactions: header fields and the transactions' keccak256 hashes. */
+function header(env: ExecutionPayloadEnvelope, txs: readonly Hex[]): L2BlockHeader {
+  const { transactions: _, ...fields } = env.executionPayload;
+  return {
+    ...fields,
+    transactionHashes: txs.map((t) => keccakHex(hexToBytes(t))),
+    parentBeaconBlockRoot: env.parentBeaconBlockRoot,
+  };
+}
+
+describe("attributesMatchHeader (transactions compared by hash)", () => {
+  const txs: Hex[] = ["0x7e01", "0x02f8aa", "0x01c0"];
+  const a = attrs({ transactions: txs });
+  const env = block(encodeHoloceneExtraData(250, 6));
+
+  it("matches when every transaction hash is the hash of the attributes' transaction", () => {
+    expect(attributesMatchHeader(holocene, new AttributesTxHashes(a), h("parent"), header(env, txs))).toBe(undefined);
+    // Upper-case hex in the block's hashes is the same hash.
+    const upper = header(env, txs);
+    const hdr = { ...upper, transactionHashes: upper.transactionHashes.map((x) => `0x${x.slice(2).toUpperCase()}`) };
+    expect(attributesMatchHeader(holocene, new AttributesTxHashes(a), h("parent"), hdr as L2BlockHeader)).toBe(
+      undefined,
+    );
+  });
+
+  it("reports the first differing transaction, a differing count, and the other fields as for a payload", () => {
+    const other: Hex[] = ["0x7e01", "0x02f8ab", "0x01c0"];
+    expect(attributesMatchHeader(holocene, new AttributesTxHashes(a), h("parent"), header(env, other))).toBe(
+      "transaction 1 differs",
+    );
+    expect(attributesMatchHeader(holocene, new AttributesTxHashes(a), h("parent"), header(env, txs.slice(0, 2)))).toBe(
+      "transaction count differs: 2 vs 3",
+    );
+    expect(attributesMatchHeader(holocene, new AttributesTxHashes(a), h("other"), header(env, txs))).toMatch(
+      /parent hash differs/,
+    );
+    const env2 = block(encodeHoloceneExtraData(8, 2));
+    expect(attributesMatchHeader(holocene, new AttributesTxHashes(a), h("parent"), header(env2, txs))).toBe(
+      attributesMatchBlock(holocene, a, h("parent"), {
+        ...env2,
+        executionPayload: { ...env2.executionPayload, transactions: txs },
+      }),
+    );
+  });
+
+  it("hashes each attribute transaction once, and only as far as the comparison goes", () => {
+    const hashes = new AttributesTxHashes(a);
+    const wrongFirst = header(env, ["0x7e02", ...txs.slice(1)]);
+    expect(attributesMatchHeader(holocene, hashes, h("parent"), wrongFirst)).toBe("transaction 0 differs");
+    expect(hashes.at(0)).toBe(keccakHex(hexToBytes("0x7e01")));
+    expect(hashes.at(2)).toBe(keccakHex(hexToBytes("0x01c0")));
   });
 });

@@ -4,7 +4,9 @@ import type { Hex } from "../../../src/core/types/primitives.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { type DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
 import { genesisL2Ref } from "../../../src/node/engine/heads.js";
-import type { ExecutionPayloadEnvelope } from "../../../src/node/ports.js";
+import type { ExecutionPayloadEnvelope, L2BlockHeader } from "../../../src/node/ports.js";
+import { hexToBytes } from "../../../src/core/codec/hex.js";
+import { keccakHex } from "../../../src/protocol/block/keccak.js";
 import { FakeEngine, fakeL1InfoTx, fakeRefFromPayload, testRollupConfig } from "./fakes.js";
 
 const cfg = testRollupConfig();
@@ -157,5 +159,67 @@ describe("EngineController: consolidation look-ahead", () => {
     expect(Math.max(...requested)).toBeLessThanOrEqual(100);
     expect(new Set(requested).size).toBe(requested.length);
     expect(engine.batches.length).toBeLessThanOrEqual(5);
+  });
+});
+
+/** An engine that also reads blocks as headers with transaction hashes (as EngineClient.headersByNumber does). */
+class HeaderEngine extends BatchingEngine {
+  headerBatches: number[][] = [];
+  /** Lists every transaction under a wrong hash (an EL whose hash field cannot be trusted). */
+  lie = false;
+  async headersByNumber(ns: readonly number[]): Promise<(L2BlockHeader | undefined | Error)[]> {
+    this.headerBatches.push([...ns]);
+    return ns.map((n) => {
+      const hash = this.canonical[n];
+      const env = hash === undefined ? undefined : this.byHash.get(hash);
+      if (env === undefined) return undefined;
+      const { transactions, ...fields } = env.executionPayload;
+      const txHash = (t: Hex) => keccakHex(hexToBytes(this.lie ? `${t}00` : t));
+      return { ...fields, transactionHashes: transactions.map(txHash) };
+    });
+  }
+}
+
+describe("EngineController: consolidation by header and transaction hashes", () => {
+  const userTx: Hex =
+    "0x02f86b0180843b9aca00850ba43b7400825208945555555555555555555555555555555555555555880de0b6b3a764000080c0";
+
+  async function unsafeChain(engine: HeaderEngine, n: number) {
+    const seq = rig(engine).ctl;
+    let parent = genesisL2Ref(cfg);
+    const attrs: DerivedAttributes[] = [];
+    for (let i = 0; i < n; i++) {
+      const d = derived(parent, [userTx]);
+      attrs.push(d);
+      parent = (await seq.buildAndInsert(d.attributes, parent, d))!.ref;
+    }
+    await seq.flushForkchoice();
+    const { ctl } = rig(engine);
+    await ctl.forceReset(parent, genesisL2Ref(cfg), genesisL2Ref(cfg));
+    engine.calls = {};
+    return { ctl, attrs, head: parent };
+  }
+
+  it("consolidates from headers alone: no whole block read, refs as the payloads give them", async () => {
+    const engine = new HeaderEngine(cfg);
+    const { ctl, attrs, head } = await unsafeChain(engine, 40);
+    for (const d of attrs) expect(await ctl.applyDerived(d)).toBe("consolidated");
+    expect(ctl.heads.safe).toEqual(head);
+    expect(engine.calls.payloadByNumber).toBe(undefined);
+    expect(engine.headerBatches.flat().length).toBe(40);
+    expect(engine.calls.getPayload).toBe(undefined);
+  });
+
+  it("a hash mismatch is decided on the whole block: equal bytes still consolidate, other bytes build", async () => {
+    const engine = new HeaderEngine(cfg);
+    engine.lie = true;
+    const { ctl, attrs, head } = await unsafeChain(engine, 5);
+    for (const d of attrs.slice(0, 4)) expect(await ctl.applyDerived(d)).toBe("consolidated");
+    expect(engine.calls.payloadByNumber).toBe(4);
+    const last = attrs[4]!;
+    const other = { ...last, attributes: { ...last.attributes, transactions: [last.attributes.transactions[0]!] } };
+    expect(await ctl.applyDerived(other)).toBe("built");
+    expect(ctl.heads.safe.number).toBe(5);
+    expect(ctl.heads.safe.hash).not.toBe(head.hash);
   });
 });

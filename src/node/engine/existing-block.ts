@@ -1,0 +1,62 @@
+/**
+ * A block the EL already has, as consolidation reads it: its header with the hashes of its transactions when the
+ * engine port offers `headersByNumber` (no transaction crosses the wire or is re-encoded), else its whole payload.
+ */
+import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
+import type { EngineApi, ExecutionPayloadEnvelope, L2BlockHeader } from "../ports.js";
+import type { LookaheadSource } from "./block-lookahead.js";
+
+export type ExistingBlock = { readonly header: L2BlockHeader } | { readonly envelope: ExecutionPayloadEnvelope };
+
+/** How the look-ahead reads existing blocks from `engine`. */
+export function existingBlockSource(engine: EngineApi): LookaheadSource<ExistingBlock> {
+  const headers = engine.headersByNumber;
+  if (typeof headers === "function") {
+    const many = async (ns: readonly number[]) =>
+      (await headers.call(engine, ns)).map((r) => (r === undefined || r instanceof Error ? r : { header: r }));
+    return {
+      names: { one: "headerByNumber", many: "headersByNumber" },
+      async one(n) {
+        const [r] = await many([n]);
+        if (r instanceof Error) throw r;
+        return r;
+      },
+      many,
+    };
+  }
+  const payloads = engine.payloadsByNumber;
+  return {
+    names: { one: "payloadByNumber", many: "payloadsByNumber" },
+    async one(n) {
+      const env = await engine.payloadByNumber(n);
+      return env === undefined ? undefined : { envelope: env };
+    },
+    many:
+      typeof payloads === "function"
+        ? async (ns) =>
+            (await payloads.call(engine, ns)).map((r) => (r === undefined || r instanceof Error ? r : { envelope: r }))
+        : undefined,
+  };
+}
+
+/**
+ * The ref of an existing block that matched derived attributes. A header matched transaction by transaction
+ * hash, the L1-info deposit included, so its L1 origin and sequence number are the attributes' own; a payload's
+ * are read from its deposit.
+ */
+export function existingBlockRef(
+  b: ExistingBlock,
+  d: { readonly l1origin: BlockId; readonly sequenceNumber: number },
+  refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef,
+): L2BlockRef {
+  if (!("header" in b)) return refFromPayload(b.envelope);
+  const h = b.header;
+  return {
+    hash: h.blockHash,
+    number: h.blockNumber,
+    parentHash: h.parentHash,
+    timestamp: h.timestamp,
+    l1origin: { hash: d.l1origin.hash, number: d.l1origin.number },
+    sequenceNumber: d.sequenceNumber,
+  };
+}
