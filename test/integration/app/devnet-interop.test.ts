@@ -163,4 +163,42 @@ describe("supernode devnet --interop", () => {
     expect(total).toBeLessThanOrEqual(now - before);
     expect(total).toBeGreaterThan(0);
   }, 120_000);
+
+  it("a chain that is behind makes the other wait: nothing past the laggard's local-safe is verified", async () => {
+    const sn = rpcOf();
+    const waits0 = await metric(sn, 'supernode_interop_round_decisions_total{decision="wait"}');
+    const batcher = dn.devnet.chain(902n).batcher;
+    await batcher.stop();
+    try {
+      // 902's local-safe stops once its posted data is derived; 901's goes on
+      const stalled = await waitFor(
+        "chain 901 local-safe 4 s past chain 902's",
+        async () => {
+          const [a, b] = [await chainStatus("901"), await chainStatus("902")];
+          return a.local_safe_l2.timestamp >= b.local_safe_l2.timestamp + 4 ? { a, b } : undefined;
+        },
+        90_000,
+      );
+      const st = await interop();
+      const [a, b] = [await chainStatus("901"), await chainStatus("902")];
+      expect(st.verified_timestamp).toBeLessThanOrEqual(b.local_safe_l2.timestamp);
+      expect(a.safe_l2.timestamp).toBeLessThanOrEqual(st.verified_timestamp);
+      expect(a.safe_l2.number).toBeLessThan(a.local_safe_l2.number);
+      expect(stalled.a.local_safe_l2.number).toBeGreaterThan(stalled.b.local_safe_l2.number);
+      expect(await metric(sn, 'supernode_interop_round_decisions_total{decision="wait"}')).toBeGreaterThan(waits0);
+    } finally {
+      batcher.start();
+    }
+    // with 902's data posted again both chains' safe heads move on, nothing skipped
+    const held = (await chainStatus("901")).local_safe_l2.timestamp;
+    await waitFor(
+      "verification past the point where 902 stopped",
+      async () => ((await interop()).verified_timestamp > held ? true : undefined),
+      90_000,
+    );
+    const [a, b] = [await chainStatus("901"), await chainStatus("902")];
+    expect(a.safe_l2.number).toBeLessThanOrEqual(a.local_safe_l2.number);
+    expect(b.safe_l2.number).toBeLessThanOrEqual(b.local_safe_l2.number);
+    expect((await interop()).error).toBeNull();
+  }, 180_000);
 });
