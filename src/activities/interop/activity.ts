@@ -15,6 +15,7 @@ import type {
 import type { ChainBlockAt } from "../ports.js";
 import { ColdStart, checkSafeHistory } from "./cold-start.js";
 import { decideRound, type RoundDecision } from "./decide.js";
+import { InitiatingLookup } from "./initiating-lookup.js";
 import type {
   InteropChain,
   InteropMetrics,
@@ -74,6 +75,7 @@ export class InteropActivity {
   /** Start when nothing is verified yet (activation, or later after a backfill). */
   private runtimeStart: number;
   private readonly cold: ColdStart;
+  private readonly initiating: InitiatingLookup;
   /** The cold start (or the warm resume) is done; `run` then only runs rounds. */
   private prepared = false;
   /** Check the SafeDB history at the next round (after a start, a wait or an error). */
@@ -99,6 +101,7 @@ export class InteropActivity {
       metrics: d.metrics,
       setState: (st) => this.setState(st),
     });
+    this.initiating = new InitiatingLookup(this.byId, d.logs, () => this.runtimeStart);
     d.metrics?.state(this.st);
   }
 
@@ -298,10 +301,9 @@ export class InteropActivity {
         };
       }),
     );
-    const { result, rejections } = await verifyTimestamp(ts, frontier, this.params, (chainId, n, i) => {
-      const store = this.d.logs.get(chainId.toString(10));
-      return store === undefined ? Promise.resolve(undefined) : store.findLog(n, i);
-    });
+    const { result, rejections } = await verifyTimestamp(ts, frontier, this.params, (chainId, n, i) =>
+      this.initiating.find(chainId, n, i),
+    );
     for (const r of rejections)
       this.d.logger.warn(
         { chain: r.chainId, block: r.block.number, hash: r.block.hash, logIndex: r.logIndex, reason: r.reason, ts },

@@ -36,6 +36,8 @@ export class FakeChainControl {
   failStarts = 0;
   head = 10;
   genesisTime = 1000;
+  /** Timestamp of the oldest SafeDB entry's safe head (undefined: the genesis time; null: the SafeDB is empty). */
+  firstSafeTime: number | null | undefined;
   /** What the live instance reports as its own health. */
   health: NodeHealth = { condition: "ok" };
   starts = 0;
@@ -89,7 +91,8 @@ export class FakeInstance implements ChainService {
     return statusAt(this.ctl.head, this.ctl.genesisTime);
   }
   async firstSafeTimestamp(): Promise<number | undefined> {
-    return this.ctl.genesisTime;
+    const t = this.ctl.firstSafeTime;
+    return t === null ? undefined : (t ?? this.ctl.genesisTime);
   }
   async blockAtTimestamp(ts: number): Promise<ChainBlockAt | undefined> {
     if (ts < this.ctl.genesisTime) throw new Error(`did not reach genesis time (${this.ctl.genesisTime}) yet`);

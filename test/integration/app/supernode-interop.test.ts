@@ -33,21 +33,21 @@ afterEach(async () => {
 const hex = (n: number) => `0x${n.toString(16)}`;
 
 function withInterop(ctl: FakeChainControl) {
+  const tagOf = (n: number) => Number(ctl.chainId) * 1_000_000 + n;
+  const block = (n: number) => ({
+    block: { hash: hash(tagOf(n)), number: n, parentHash: hash(tagOf(n - 1)), timestamp: ctl.genesisTime + 2 * n },
+    receipts: [],
+  });
   return async (attempt: number): Promise<ChainService> => {
     const inst = await ctl.factory(attempt);
-    const tagOf = (n: number) => Number(ctl.chainId) * 1_000_000 + n;
     return Object.assign(inst, {
       interop: {
         async blockLogs(h: string) {
-          for (let n = 0; n <= ctl.head; n++) {
-            if (hash(tagOf(n)) !== h) continue;
-            const block = { hash: h, number: n, parentHash: hash(tagOf(n - 1)), timestamp: ctl.genesisTime + 2 * n };
-            return { block, receipts: [] };
-          }
+          for (let n = 0; n <= ctl.head; n++) if (hash(tagOf(n)) === h) return block(n);
           return undefined;
         },
-        async blockLogsAt() {
-          return undefined;
+        async blockLogsAt(n: number) {
+          return n <= ctl.head ? block(n) : undefined;
         },
         async invalidate() {
           throw new Error("unexpected invalidation");
@@ -58,41 +58,46 @@ function withInterop(ctl: FakeChainControl) {
   };
 }
 
+async function startInterop(dir: string, ctls: FakeChainControl[], backfillDepthMs = 0) {
+  const base = fakeConfig(
+    ctls.map((c) => c.chainId),
+    { metrics: true },
+  );
+  const config = {
+    ...base,
+    dataDir: dir,
+    interopActivationTimestamp: 1000,
+    interopLogBackfillDepthMs: backfillDepthMs,
+    chainConfigs: base.chainConfigs.map(
+      (c) =>
+        ({
+          ...c,
+          dataDir: join(dir, `chain-${c.chainId}`),
+          rollup: { block_time: 2, genesis: { l2_time: 1000, l2: { number: 0 } } },
+        }) as unknown as ChainConfig,
+    ),
+  };
+  const l1 = {
+    l1BlockRefByNumber: async (n: number) => ({ hash: hash(n), number: n, parentHash: hash(n - 1), timestamp: n }),
+  } as unknown as L1Source;
+  return Supernode.start(config, {
+    logger: testLogger,
+    buildChains: async () => ({
+      factories: new Map(ctls.map((c) => [c.chainId, withInterop(c)])),
+      l1,
+      close: async () => {},
+    }),
+    hashing: fakeHashing,
+    supervisor: fastSupervisor,
+  });
+}
+
 describe("Supernode with interop", () => {
   it("verifies the fake chains and reports the activity", async () => {
     const dir = mkdtempSync(join(tmpdir(), "supernode-interop-"));
     dirs.push(dir);
     const ctls = [new FakeChainControl(10n), new FakeChainControl(420n)];
-    const base = fakeConfig(
-      ctls.map((c) => c.chainId),
-      { metrics: true },
-    );
-    const config = {
-      ...base,
-      dataDir: dir,
-      interopActivationTimestamp: 1000,
-      chainConfigs: base.chainConfigs.map(
-        (c) =>
-          ({
-            ...c,
-            dataDir: join(dir, `chain-${c.chainId}`),
-            rollup: { block_time: 2, genesis: { l2_time: 1000, l2: { number: 0 } } },
-          }) as unknown as ChainConfig,
-      ),
-    };
-    const l1 = {
-      l1BlockRefByNumber: async (n: number) => ({ hash: hash(n), number: n, parentHash: hash(n - 1), timestamp: n }),
-    } as unknown as L1Source;
-    node = await Supernode.start(config, {
-      logger: testLogger,
-      buildChains: async () => ({
-        factories: new Map(ctls.map((c) => [c.chainId, withInterop(c)])),
-        l1,
-        close: async () => {},
-      }),
-      hashing: fakeHashing,
-      supervisor: fastSupervisor,
-    });
+    node = await startInterop(dir, ctls);
     const sn = node;
     const status = async () =>
       (await rpc(`${sn.rpc.url}/`, "supernode_syncStatus")).result as { interop: Record<string, unknown> };
@@ -109,5 +114,31 @@ describe("Supernode with interop", () => {
     expect(metrics).toMatch(/^supernode_interop_verified_timestamp 1021$/m);
     expect(metrics).toMatch(/^supernode_interop_timestamps_verified_total 22$/m);
     expect(metrics).toMatch(/^supernode_activity_up\{activity="interop"\} 1$/m);
+  });
+
+  it("cold start: waits for every chain's SafeDB, backfills, then verifies from the latest first-safe timestamp", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "supernode-interop-"));
+    dirs.push(dir);
+    const ctls = [new FakeChainControl(10n), new FakeChainControl(420n)];
+    ctls[0]!.firstSafeTime = null; // chain 10 has not recorded a safe head yet
+    ctls[1]!.firstSafeTime = 1010;
+    node = await startInterop(dir, ctls, 10_000);
+    const sn = node;
+    const status = async () =>
+      (await rpc(`${sn.rpc.url}/`, "supernode_syncStatus")).result as { interop: Record<string, unknown> };
+    const metrics = async () => (await fetch(`${sn.metricsServer!.url}/metrics`)).text();
+    await waitFor(async () => (await status()).interop.state === "awaiting_safedb", 20_000);
+    expect(await metrics()).toMatch(/^supernode_interop_activity_state\{state="awaiting_safedb"\} 1$/m);
+    ctls[0]!.firstSafeTime = 1006;
+    await waitFor(async () => (await status()).interop.verified_timestamp === 1021, 20_000);
+    const text = await metrics();
+    // Backfill window [max(1000, 1010 − 10 s), 1010): blocks 0..4 of each chain, complete.
+    expect(text).toMatch(/^supernode_interop_log_backfill_progress\{chain_id="10"\} 1$/m);
+    expect(text).toMatch(/^supernode_interop_log_backfill_progress\{chain_id="420"\} 1$/m);
+    expect(text).toMatch(/^supernode_interop_timestamps_verified_total 12$/m); // 1010..1021
+    const at = async (ts: number) =>
+      (await rpc(`${sn.rpc.url}/`, "superroot_atTimestamp", [hex(ts)])).result as Record<string, unknown>;
+    expect(await at(1009)).not.toHaveProperty("data"); // before the cold start: not verified by this node
+    expect(await at(1010)).toHaveProperty("data");
   });
 });

@@ -199,12 +199,12 @@ describe("interop cold start", () => {
 });
 
 describe("interop log backfill", () => {
-  /** Chain 901 initiates at block 3; chain 902's block 15 executes that log (12 s later). */
-  function withOldMessage() {
+  /** Chain 901 initiates at block 3; chain 902's block 15 executes that log (12 s later), block 16 a forged one. */
+  function withOldMessage(forged = false) {
     const w = world(0);
     for (let n = 1; n <= 20; n++) {
       w.a.push(n === 3 ? [WorldChain.initiating("old")] : []);
-      w.b.push(n === 15 ? [w.a.executing(3, 0)] : []);
+      w.b.push(n === 15 ? [w.a.executing(3, 0)] : n === 16 && forged ? [w.a.executing(3, 0, { logIndex: 4 })] : []);
     }
     w.a.localSafe = w.b.localSafe = 20;
     w.a.firstSafe = w.b.firstSafe = 12; // a fresh, EL-synced node: safe heads known from block 12 only
@@ -223,20 +223,39 @@ describe("interop log backfill", () => {
       expect(s.seen.progress.get(id)?.at(-1)).toBe(1);
     }
     expect(s.lines.some((l) => l.msg === "interop log backfill complete")).toBe(true);
+    const reads = w.a.blockLogsAtCalls;
     expect(await s.drain()).toBe(9); // 1012..1020
     expect(w.b.invalidated).toEqual([]);
+    expect(w.a.blockLogsAtCalls).toBe(reads); // found in the backfilled logs
     expect(s.verified.firstTimestamp()).toBe(GENESIS + 12);
   });
 
-  it("without backfill (control) or with too short a depth the same message cannot be verified", async () => {
+  it("without (or with too short) a backfill reads the old block from the EL instead of rejecting", async () => {
     for (const depth of [0, 5]) {
-      const w = withOldMessage();
+      const w = withOldMessage(true);
       const s = await w.open({ backfillDepthS: depth });
       expect(await s.activity.prepare()).toBe(true);
+      const reads = w.a.blockLogsAtCalls;
       await s.drain();
-      expect(w.b.invalidated.map((i) => i.head.number)).toEqual([15]);
+      // The valid message at 15 holds; the forged one (no log 4 in block 3) is still rejected.
+      expect(w.b.invalidated.map((i) => i.head.number)).toEqual([16]);
+      expect(w.a.blockLogsAtCalls - reads).toBe(1); // block 3, read once (cached for the second reference)
       await s.close();
     }
+  });
+
+  it("waits (temporary error) when the EL cannot serve such an old block", async () => {
+    const w = withOldMessage();
+    w.a.unavailable.add(3);
+    const s = await w.open();
+    await s.activity.prepare();
+    await expect(s.drain()).rejects.toMatchObject({ code: "INTEROP_OLD_BLOCK" });
+    expect(w.b.invalidated).toEqual([]);
+    expect(s.verified.last()?.timestamp).toBe(GENESIS + 14);
+    w.a.unavailable.clear();
+    await s.drain();
+    expect(w.b.invalidated).toEqual([]);
+    expect(s.verified.last()?.timestamp).toBe(GENESIS + 20);
   });
 
   it("clamps the window to the activation", async () => {

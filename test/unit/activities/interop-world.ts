@@ -123,7 +123,10 @@ export class WorldChain implements InteropChain {
   /** Block numbers whose logs the EL does not serve by number (a backfill failing half-way). */
   readonly unavailable = new Set<number>();
 
+  blockLogsAtCalls = 0;
+
   async blockLogsAt(n: number) {
+    this.blockLogsAtCalls++;
     if (this.unavailable.has(n)) return undefined;
     const b = this.blocks[n];
     return b === undefined ? undefined : this.blockLogs(b.hash);
