@@ -10,10 +10,17 @@
  * - `rpc_failures_<N>`: HTTP or JSON-RPC errors among those calls
  * - `loop_delay_p99_ms_<N>`: the supernode's event-loop delay p99 beyond the 1-ms sampling interval
  *   (perf_hooks.monitorEventLoopDelay preloaded into its process by bench/scale/probe.mjs)
+ * - `loop_cpu_p99_ms_<N>` / `loop_cpu_max_ms_<N>`: the same loop in CPU time: process CPU used between two ticks
+ *   of a 1-ms timer (a loaded machine that does not run the process inflates the delay, not this)
  * - `l1_requests_per_block_<N>`: JSON-RPC calls to L1 (`supernode_l1_requests_total`) per L1 block
  * - `control_p99_ms` / `control_loop_delay_p99_ms`: the bare server measured by the same client in the same run
  * - `load_1m_<N>`: the machine's 1-minute load average at the end of the window
  *
+ * - `p99_vs_control_<N>`, `loop_delay_p99_vs_control_<N>`: the same p99s divided by the control's (machine noise)
+ *
+ * Goals (issue 14, at N = 100; stderr says "met" / "NOT met" for each, at every N, and once more at the end):
+ * p99 < 10 ms (stretch 5 ms), loop delay p99 < 5 ms, CPU < 25 %, RSS < 500 MB, and at every N the L1 requests per
+ * L1 block within 1.1× of N = 1 (`l1_requests_ratio_<N>_vs_1`).
  * `SCALE_CHAINS` (default `1,8,32,100`) picks the chain counts; N = 1 is the reference of the L1 request ratio.
  * `SCALE_CPU_PROF=<prefix>` writes a CPU profile of each steady state to `<prefix>-<N>.cpuprofile`.
  */
@@ -123,9 +130,27 @@ function pct(xs: number[], p: number): number {
 
 const r2 = (x: number): number => Math.round(x * 100) / 100;
 
-async function waitAllSafe(rpcUrl: string, chains: readonly number[], timeoutMs: number): Promise<void> {
+/** One goal's verdict, noted on stderr at once and returned for the summary. */
+function goal(figure: string, value: number, op: "<" | "<=", target: number, unit: string): string {
+  const met = op === "<" ? value < target : value <= target;
+  const line = `${figure} = ${r2(value)} ${unit} (goal ${op} ${target} ${unit}): ${met ? "met" : "NOT met"}`;
+  note(`  goal ${line}`);
+  return line;
+}
+
+async function waitAllSafe(
+  rpcUrl: string,
+  chains: readonly number[],
+  timeoutMs: number,
+  sn: ChildProcess,
+  lastLines: readonly string[],
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (sn.exitCode !== null || sn.signalCode !== null) {
+      note(lastLines.join("\n"));
+      throw new Error(`the supernode exited (${sn.exitCode ?? sn.signalCode}) before every chain was safe`);
+    }
     let safe = 0;
     for (const id of chains) {
       try {
@@ -167,13 +192,19 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
       ["--import", join(here, "scale", "probe.mjs"), join(root, "bin", "supernode.js"), ...info.args],
       {
         cwd: root,
-        stdio: ["ignore", "ignore", "inherit", "ipc"],
+        stdio: ["ignore", "pipe", "inherit", "ipc"],
         env: prof === undefined ? process.env : { ...process.env, SCALE_CPU_PROF: `${prof}-${n}.cpuprofile` },
       },
     );
     const pid = sn.pid as number;
+    // its log: the last lines are shown if it exits early
+    const lastLines: string[] = [];
+    createInterface({ input: sn.stdout as NodeJS.ReadableStream }).on("line", (l) => {
+      lastLines.push(l);
+      if (lastLines.length > 30) lastLines.shift();
+    });
     const rpcUrl = `http://127.0.0.1:${rpcPort}`;
-    await waitAllSafe(rpcUrl, info.chains, 600_000);
+    await waitAllSafe(rpcUrl, info.chains, 600_000, sn, lastLines);
     note(
       `N=${n}: every chain safe after ${((performance.now() - t0) / 1000).toFixed(1)} s; steady state ${STEADY_S} s`,
     );
@@ -205,9 +236,9 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
     const seconds = (performance.now() - tFrom) / 1000;
     const cpu = ((cpuTicks(pid) - cpuFrom) / CLK_TCK / seconds) * 100;
     const rss = rssMb(pid);
-    const loop = await ask<{ p99: number; max: number; resolutionMs: number }>(sn);
+    const loop = await ask<{ p99: number; max: number; resolutionMs: number; cpuP99: number; cpuMax: number }>(sn);
     if (prof !== undefined) await ask(sn, "prof-stop");
-    const ctlLoop = await ask<{ p99: number }>(control);
+    const ctlLoop = await ask<{ p99: number; cpuP99: number }>(control);
     const l1Blocks = Number(await rpc(info.l1, "eth_blockNumber")) - l1From;
     const reqTo = await l1Requests(`http://127.0.0.1:${metricsPort}`);
     const reqs = (reqTo.get("all") ?? 0) - (reqFrom.get("all") ?? 0);
@@ -223,11 +254,27 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
     f(`rpc_failures_${n}`, lat.failures, "calls");
     f(`loop_delay_p99_ms_${n}`, Math.max(0, loop.p99 - loop.resolutionMs), "ms");
     f(`loop_delay_max_ms_${n}`, Math.max(0, loop.max - loop.resolutionMs), "ms");
+    f(`loop_cpu_p99_ms_${n}`, loop.cpuP99, "ms");
+    f(`loop_cpu_max_ms_${n}`, loop.cpuMax, "ms");
     f(`l1_requests_per_block_${n}`, l1Blocks > 0 ? reqs / l1Blocks : Number.NaN, "req/block");
     f(`control_p99_ms_${n}`, pct(lat.control, 99), "ms");
     f(`control_loop_delay_p99_ms_${n}`, Math.max(0, ctlLoop.p99 - 1), "ms");
+    f(`control_loop_cpu_p99_ms_${n}`, ctlLoop.cpuP99, "ms");
     f(`load_1m_${n}`, loadavg()[0] ?? 0, "load");
-    return { reqsPerBlock: l1Blocks > 0 ? reqs / l1Blocks : Number.NaN, controlP99: pct(lat.control, 99) };
+    const p99 = pct(lat.sn, 99);
+    const loopP99 = Math.max(0, loop.p99 - loop.resolutionMs);
+    const ctlLoopP99 = Math.max(0, ctlLoop.p99 - 1);
+    f(`p99_vs_control_${n}`, p99 / pct(lat.control, 99), "ratio");
+    f(`loop_delay_p99_vs_control_${n}`, ctlLoopP99 > 0 ? loopP99 / ctlLoopP99 : Number.NaN, "ratio");
+    const goals = [
+      goal(`p99_ms_${n}`, p99, "<", 10, "ms"),
+      goal(`p99_ms_${n} (stretch)`, p99, "<", 5, "ms"),
+      goal(`loop_delay_p99_ms_${n}`, loopP99, "<", 5, "ms"),
+      goal(`loop_cpu_p99_ms_${n} (the loop delay in CPU time, machine load left out)`, loop.cpuP99, "<", 5, "ms"),
+      goal(`cpu_pct_${n}`, cpu, "<", 25, "%"),
+      goal(`rss_mb_${n}`, rss, "<", 500, "MB"),
+    ];
+    return { reqsPerBlock: l1Blocks > 0 ? reqs / l1Blocks : Number.NaN, controlP99: pct(lat.control, 99), goals };
   } finally {
     await stopChild(sn);
     await stopChild(devnet);
@@ -245,18 +292,26 @@ const bench: Bench = {
       const controlUrl = `http://127.0.0.1:${await ready(control, "control server", 30_000)}/`;
       const perBlock = new Map<number, number>();
       const controls: number[] = [];
+      const verdicts = new Map<number, string[]>();
       for (const n of CHAIN_COUNTS) {
         const r = await runOne(n, control, controlUrl, report);
         perBlock.set(n, r.reqsPerBlock);
         controls.push(r.controlP99);
+        verdicts.set(n, r.goals);
       }
       report({ figure: "control_p99_ms", value: r2(Math.max(...controls)), unit: "ms" });
       const base = perBlock.get(1);
+      const ratios: string[] = [];
       for (const [n, v] of perBlock) {
         if (n !== 1 && base !== undefined) {
           report({ figure: `l1_requests_ratio_${n}_vs_1`, value: r2(v / base), unit: "ratio" });
+          ratios.push(goal(`l1_requests_ratio_${n}_vs_1`, v / base, "<=", 1.1, "×"));
         }
       }
+      if (base === undefined) note("  (no N = 1 run: the L1 request ratio goal cannot be judged)");
+      note(`summary (goals are set at N = 100; load now ${loadavg()[0]?.toFixed(1)}):`);
+      for (const [n, lines] of verdicts) for (const l of lines) note(`  N=${n}: ${l}`);
+      for (const l of ratios) note(`  ${l}`);
     } finally {
       await stopChild(control);
     }

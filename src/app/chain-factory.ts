@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { ChainBlockAt } from "../activities/ports.js";
 import type { ChainConfig, SupernodeConfig } from "../config/types.js";
+import { staggerOffsetMs } from "../core/async/stagger.js";
 import { FairTurns, type Turns } from "../core/async/turns.js";
 import { CriticalError } from "../core/errors/supernode-error.js";
 import type { BlockId, L2BlockRef } from "../core/types/block-ref.js";
@@ -93,11 +94,14 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
     }
     const factories = new Map<bigint, ChainServiceFactory>();
     const p2pHosts: Promise<ChainP2PRuntime>[] = [];
-    for (const chain of config.chainConfigs) {
+    const count = config.chainConfigs.length;
+    for (const [index, chain] of config.chainConfigs.entries()) {
       factories.set(
         chain.chainId,
         chainServiceFactory(chain, shared, {
           ...ctx,
+          // Chains seal (and so derive and write) at staggered moments of their slot, not all at once (ADR 0083).
+          sealingStaggerMs: staggerOffsetMs(index, count, chain.rollup.block_time * 1000),
           enableAdmin: config.rpc.enableAdmin,
           idlePollMs: opts.idlePollMs,
           dependencySetSize: config.dependencySet?.chainIds.length ?? config.chains.length,
@@ -125,6 +129,8 @@ interface ChainCtx extends ChainBuildContext {
   readonly idlePollMs: number | undefined;
   readonly dependencySetSize: number;
   readonly turns: Turns;
+  /** Added to the chain's sealing duration: its place in the stagger of the hosted chains' sealing. */
+  readonly sealingStaggerMs: number;
   /** The chains' P2P hosts (started with a chain's first instance, stopped with the runtimes). */
   readonly p2pHosts: Promise<ChainP2PRuntime>[];
 }
@@ -176,7 +182,10 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           syncMode: chain.syncMode,
           syncModeReqResp: chain.syncModeReqResp,
           syncOffsetElSafeMs: chain.syncOffsetElSafeMs,
-          sequencer: chain.sequencer,
+          sequencer: {
+            ...chain.sequencer,
+            sealingDurationMs: chain.sequencer.sealingDurationMs + ctx.sealingStaggerMs,
+          },
           verifierL1Confs: chain.verifierL1Confs,
           finalityLookback: chain.finalityLookback,
           dependencySetSize: ctx.dependencySetSize,
