@@ -10,6 +10,7 @@ import { bytesToHex } from "../core/codec/hex.js";
 import { keccak } from "../protocol/block/keccak.js";
 import { blocksTopics } from "../protocol/p2p/gossip.js";
 import type { ChainP2P } from "./host.js";
+import { GossipScoreSnapshot, ZERO_GOSSIP_SCORES } from "./peer-scores.js";
 
 const dec = new TextDecoder();
 const ZERO_NODE_ID = "00".repeat(32);
@@ -25,14 +26,9 @@ function nodeIdOf(id: PeerId): string {
   }
 }
 
-const zeroScores = (reqResp = { validResponses: 0, errorResponses: 0, rejectedPayloads: 0 }, total = 0) => ({
-  gossip: {
-    total,
-    blocks: { timeInMesh: 0, firstMessageDeliveries: 0, meshMessageDeliveries: 0, invalidMessageDeliveries: 0 },
-    IPColocationFactor: 0,
-    behavioralPenalty: 0,
-  },
-  reqResp,
+const zeroScores = () => ({
+  gossip: ZERO_GOSSIP_SCORES,
+  reqResp: { validResponses: 0, errorResponses: 0, rejectedPayloads: 0 },
 });
 
 export class ChainP2PControl {
@@ -77,7 +73,11 @@ export class ChainP2PControl {
     );
   }
 
-  private async info(id: PeerId) {
+  private scoreSnapshot(): GossipScoreSnapshot {
+    return GossipScoreSnapshot.take(this.p.pubsub, blocksTopics(this.p.opts.chainId));
+  }
+
+  private async info(id: PeerId, snap = this.scoreSnapshot()) {
     const s = id.toString();
     let addrs: string[] | null = null;
     let protocols: string[] | null = null;
@@ -109,9 +109,9 @@ export class ChainP2PControl {
       direction: first === undefined ? 0 : first.direction === "inbound" ? 1 : 2,
       protected: this.p.peers.isProtected(s),
       chainID: found === undefined ? 0 : Number(found.chainId),
-      latency: 0,
+      latency: this.p.peers.latency.ns(s),
       gossipBlocks: this.subscribedToBlocks(s),
-      scores: zeroScores(this.p.peers.appCounters(s), this.p.peers.score(s)),
+      scores: { gossip: snap.of(s), reqResp: this.p.peers.appCounters(s) },
     };
   }
 
@@ -120,7 +120,8 @@ export class ChainP2PControl {
     for (const c of this.host.getConnections()) ids.set(c.remotePeer.toString(), c.remotePeer);
     if (!connected) for (const peer of await this.host.peerStore.all()) ids.set(peer.id.toString(), peer.id);
     const peers: Record<string, Awaited<ReturnType<ChainP2PControl["info"]>>> = {};
-    for (const [s, id] of ids) peers[s] = await this.info(id);
+    const snap = this.scoreSnapshot();
+    for (const [s, id] of ids) peers[s] = await this.info(id, snap);
     if (!connected) peers[this.host.peerId.toString()] = await this.self();
     return {
       totalConnected: Object.values(peers).filter((p) => p.connectedness === 1).length,

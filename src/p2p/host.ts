@@ -42,11 +42,12 @@ import { ChainDiscovery, type DiscoveryTiming } from "./discovery.js";
 import { GaterState } from "./gater.js";
 import { loadOrCreateNodeKey } from "./key-file.js";
 import type { P2PMetrics } from "./metrics.js";
-import { PeerManager } from "./peer-manager.js";
+import { PeerManager, type PeerTiming } from "./peer-manager.js";
 import { PersistedDatastore } from "./peerstore-file.js";
 import { PayloadByNumber, type PayloadSource } from "./req-resp.js";
 import { gossipOptions } from "./router-params.js";
 import type { Host, PubSub } from "./types.js";
+import { ValidationThrottle, type Verdict } from "./validation-throttle.js";
 
 export type { Host, PubSub };
 
@@ -60,6 +61,8 @@ export interface ChainP2POptions {
   readonly bootnodes?: readonly string[];
   /** Discovery pacing (op-node's by default; tests shorten it). */
   readonly discoveryTiming?: Partial<DiscoveryTiming>;
+  /** Peer-management intervals (default op-node's; tests shorten them). */
+  readonly timing?: Partial<PeerTiming>;
 }
 
 /** How often the peer store snapshot is written (also at stop). */
@@ -106,7 +109,7 @@ export class ChainP2P {
     this.onPayload = d.onPayload;
     const k = opts.p2p.sequencerKey;
     this.seqKey = k === undefined || k === "" ? undefined : parseSecretKeyHex(k);
-    this.peers = new PeerManager(host, gater, opts.p2p, d.clock, d.logger, d.metrics);
+    this.peers = new PeerManager(host, gater, opts.p2p, d.clock, d.logger, d.metrics, opts.timing);
     this.reqResp = new PayloadByNumber({
       host,
       chainId: opts.chainId,
@@ -194,7 +197,18 @@ export class ChainP2P {
     const ps = this.pubsub;
     for (const topic of blocksTopics(this.opts.chainId)) {
       const v = topicVersion(this.opts.chainId, topic) as PayloadVersion;
-      ps.topicValidators.set(topic, (peer: PeerId, msg: Message) => this.validate(v, peer, msg));
+      // op-node's wrapper: at most 4 validations of a topic at once, 3 s each (else IGNORE), a throw REJECTs.
+      const throttle = new ValidationThrottle((reason, err) => {
+        this.d.metrics?.gossip.inc({ topic: `v${v + 1}`, result: reason === "threw" ? "reject" : "ignore" });
+        this.d.logger.debug(
+          { reason, err: err === undefined ? undefined : String(err), version: v },
+          "gossip validation dropped",
+        );
+      });
+      ps.topicValidators.set(
+        topic,
+        async (peer: PeerId, msg: Message) => VERDICT[await throttle.run(() => this.validate(v, peer, msg))],
+      );
       ps.subscribe(topic);
     }
     this.peers.start();
@@ -255,20 +269,14 @@ export class ChainP2P {
     };
   }
 
-  private validate(v: PayloadVersion, peer: PeerId, msg: Message): TopicValidatorResult {
-    let verdict: "accept" | "ignore" | "reject";
-    try {
-      const r = validateBlockMessage(this.ctx(), v, msg.data);
-      verdict = r.verdict;
-      if (r.verdict !== "accept")
-        this.d.logger.debug({ peer: peer.toString(), reason: r.reason, version: v }, "gossip block not accepted");
-      if (r.verdict === "accept" && r.envelope !== undefined) this.onPayload?.(r.envelope, peer.toString());
-    } catch (err) {
-      this.d.logger.warn({ err }, "gossip validator failed");
-      verdict = "reject";
-    }
-    this.d.metrics?.gossip.inc({ topic: `v${v + 1}`, result: verdict });
-    return VERDICT[verdict];
+  /** op-node's validation of one message (a throw is counted as a reject by the throttle). */
+  private validate(v: PayloadVersion, peer: PeerId, msg: Message): Verdict {
+    const r = validateBlockMessage(this.ctx(), v, msg.data);
+    if (r.verdict !== "accept")
+      this.d.logger.debug({ peer: peer.toString(), reason: r.reason, version: v }, "gossip block not accepted");
+    if (r.verdict === "accept" && r.envelope !== undefined) this.onPayload?.(r.envelope, peer.toString());
+    this.d.metrics?.gossip.inc({ topic: `v${v + 1}`, result: r.verdict });
+    return r.verdict;
   }
 
   /** Publishes a block this chain built (the sequencer's `UnsafeBlockSink`); a no-op without a sequencer key. */

@@ -11,10 +11,26 @@ import type { Clock } from "../core/time/clock.js";
 import type { GaterState } from "./gater.js";
 import type { Host } from "./types.js";
 import type { P2PMetrics } from "./metrics.js";
+import { PeerLatency, PING_ROUND_MS, PingService } from "./peer-latency.js";
 
-const STATIC_REDIAL_MS = 60_000;
-const TRIM_INTERVAL_MS = 60_000;
-const MONITOR_INTERVAL_MS = 1_000;
+/** op-node's intervals; tests shorten them. */
+export interface PeerTiming {
+  /** Redial static peers that are not connected (1 min). */
+  readonly staticRedialMs: number;
+  /** Check the high water mark (1 min; also on every new connection). */
+  readonly trimIntervalMs: number;
+  /** Look at one peer's score for a ban (1 s). */
+  readonly monitorIntervalMs: number;
+  /** Ping every connected peer (3 min; new peers are pinged when they connect). */
+  readonly pingRoundMs: number;
+}
+
+export const PEER_TIMING: PeerTiming = {
+  staticRedialMs: 60_000,
+  trimIntervalMs: 60_000,
+  monitorIntervalMs: 1_000,
+  pingRoundMs: PING_ROUND_MS,
+};
 
 export class PeerManager {
   private readonly protectedPeers = new Set<string>();
@@ -23,6 +39,9 @@ export class PeerManager {
   private monitorQueue: string[] = [];
   /** Req-resp application score counters per peer (valid, error, rejected). */
   private readonly app = new Map<string, { valid: number; error: number; rejected: number }>();
+  readonly latency = new PeerLatency();
+  private readonly pinger: PingService | undefined;
+  private readonly timing: PeerTiming;
 
   constructor(
     private readonly host: Host,
@@ -31,7 +50,10 @@ export class PeerManager {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly metrics: P2PMetrics | undefined,
+    timing: Partial<PeerTiming> = {},
   ) {
+    this.timing = { ...PEER_TIMING, ...timing };
+    this.pinger = cfg.ping ? new PingService(host, this.latency, clock, logger, this.timing.pingRoundMs) : undefined;
     for (const addr of cfg.static) {
       const m = /\/p2p\/([^/]+)$/.exec(addr.trim());
       if (m?.[1] === undefined) continue;
@@ -51,12 +73,14 @@ export class PeerManager {
     });
     this.host.addEventListener("connection:close", count);
     this.dialStatics();
-    this.every(STATIC_REDIAL_MS, () => this.dialStatics());
-    this.every(TRIM_INTERVAL_MS, () => this.trim());
-    if (this.cfg.banPeers) this.every(MONITOR_INTERVAL_MS, () => void this.monitorOne());
+    this.every(this.timing.staticRedialMs, () => this.dialStatics());
+    this.every(this.timing.trimIntervalMs, () => this.trim());
+    if (this.cfg.banPeers) this.every(this.timing.monitorIntervalMs, () => void this.monitorOne());
+    this.pinger?.start();
   }
 
   stop(): void {
+    this.pinger?.stop();
     for (const t of this.timers) clearInterval(t);
     this.timers.length = 0;
   }

@@ -9,6 +9,7 @@ import type { ExecutionPayloadEnvelope } from "../../../src/protocol/engine-api-
 import type { DiscoveryTiming } from "../../../src/p2p/discovery.js";
 import { ChainP2P } from "../../../src/p2p/host.js";
 import type { P2PMetrics } from "../../../src/p2p/metrics.js";
+import type { PeerTiming } from "../../../src/p2p/peer-manager.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { p2pRollup } from "../../unit/protocol/p2p/fixtures.js";
 
@@ -79,9 +80,10 @@ export class P2PRig {
       bootnodes?: readonly string[];
       discoveryTiming?: Partial<DiscoveryTiming>;
       metrics?: P2PMetrics;
+      timing?: Partial<PeerTiming>;
     } & Omit<Partial<P2pConfig>, "bootnodes">,
   ): Promise<RigHost> {
-    const { dir: d0, signer, sequencerKey, rollup, bootnodes, discoveryTiming, metrics, ...over } = opts;
+    const { dir: d0, signer, sequencerKey, rollup, bootnodes, discoveryTiming, metrics, timing, ...over } = opts;
     const dir = d0 ?? (await this.dir());
     const received: RigHost["received"] = [];
     const p2p = await ChainP2P.create(
@@ -92,6 +94,7 @@ export class P2PRig {
         dir,
         ...(bootnodes === undefined ? {} : { bootnodes }),
         ...(discoveryTiming === undefined ? {} : { discoveryTiming }),
+        ...(timing === undefined ? {} : { timing }),
       },
       {
         clock: systemClock,
