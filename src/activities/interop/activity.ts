@@ -101,7 +101,7 @@ export class InteropActivity {
       metrics: d.metrics,
       setState: (st) => this.setState(st),
     });
-    this.initiating = new InitiatingLookup(this.byId, d.logs, () => this.runtimeStart);
+    this.initiating = new InitiatingLookup(this.byId, d.logs);
     d.metrics?.state(this.st);
   }
 
@@ -302,7 +302,7 @@ export class InteropActivity {
       }),
     );
     const { result, rejections } = await verifyTimestamp(ts, frontier, this.params, (chainId, n, i) =>
-      this.initiating.find(chainId, n, i),
+      this.initiating.find(chainId, n, i, ts),
     );
     for (const r of rejections)
       this.d.logger.warn(

@@ -20,16 +20,20 @@ export class InitiatingLookup {
   constructor(
     private readonly chains: ReadonlyMap<string, InteropChain>,
     private readonly logs: ReadonlyMap<string, LogsStorePort>,
-    /** The runtime start (the first timestamp verified after a cold start). */
-    private readonly start: () => number,
   ) {}
 
-  async find(chainId: ChainId, blockNumber: number, logIndex: number): Promise<InitiatingLog | undefined> {
+  /**
+   * The log at (block, index) of chain `chainId`, for a round verifying timestamp `ts`. Old means below both the
+   * store's first block (every block when the store is empty) and the chain's block at `ts`, so a reference to a
+   * block the chain does not have yet never goes to its execution client.
+   */
+  async find(chainId: ChainId, blockNumber: number, logIndex: number, ts: number): Promise<InitiatingLog | undefined> {
     const id = chainId.toString(10);
     const store = this.logs.get(id);
     const chain = this.chains.get(id);
     if (store === undefined || chain === undefined) return undefined;
-    const floor = store.first()?.number ?? chain.numberAt(Math.max(this.start(), chain.genesisTime));
+    const frontier = chain.numberAt(Math.max(ts, chain.genesisTime));
+    const floor = Math.min(store.first()?.number ?? frontier, frontier);
     if (blockNumber >= floor || blockNumber < chain.numberAt(chain.genesisTime))
       return store.findLog(blockNumber, logIndex);
     const key = `${id}:${blockNumber}`;

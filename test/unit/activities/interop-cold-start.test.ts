@@ -258,6 +258,28 @@ describe("interop log backfill", () => {
     expect(s.verified.last()?.timestamp).toBe(GENESIS + 20);
   });
 
+  it("after its logs store was removed, a warm restart reads older blocks from the EL", async () => {
+    const w = world(0);
+    for (let n = 1; n <= 8; n++) {
+      w.a.push(n === 3 ? [WorldChain.initiating("old")] : []);
+      w.b.push([]);
+    }
+    w.a.localSafe = w.b.localSafe = 8;
+    const s1 = await w.open();
+    await s1.activity.prepare();
+    expect(await s1.drain()).toBe(9); // 1000..1008
+    await s1.logs.get("901")?.clear(); // the operator removed chain-901/interop
+    await s1.close();
+    w.a.push([]);
+    w.b.push([w.a.executing(3, 0)]);
+    w.a.localSafe = w.b.localSafe = 9;
+    const s2 = await w.open();
+    expect(await s2.activity.prepare()).toBe(true); // warm
+    expect(await s2.drain()).toBe(1);
+    expect(w.b.invalidated).toEqual([]);
+    expect(w.a.blockLogsAtCalls).toBe(1);
+  });
+
   it("clamps the window to the activation", async () => {
     const w = withOldMessage();
     const s = await w.open({ backfillDepthS: 3600, activation: GENESIS + 5 });

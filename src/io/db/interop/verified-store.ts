@@ -21,6 +21,8 @@ const dec = (v: Uint8Array) => new TextDecoder().decode(v);
  * with the transition (replayed) or the new state without it.
  */
 export class VerifiedStore {
+  /** The pending transition as last read or written (this store is its only writer); null = not read yet. */
+  private pendingCache: PendingTransition | undefined | null = null;
   private constructor(
     private readonly db: Level<Uint8Array, Uint8Array>,
     private lastResult: VerifiedResult | undefined,
@@ -84,27 +86,37 @@ export class VerifiedStore {
       { type: "put", key: key(result.timestamp), value: enc(json) },
       { type: "del", key: PENDING },
     ]);
+    this.pendingCache = undefined;
     this.lastResult = JSON.parse(json) as VerifiedResult;
     this.firstTs ??= result.timestamp;
   }
 
   async rewind(ts: number): Promise<void> {
+    this.pendingCache = null;
     await this.db.clear({ gte: key(ts), lte: HIGH });
     await this.db.del(PENDING);
+    this.pendingCache = undefined;
     if (this.lastResult !== undefined && ts <= this.lastResult.timestamp) await this.reload();
   }
 
   async pending(): Promise<PendingTransition | undefined> {
+    if (this.pendingCache !== null) return this.pendingCache;
     const v = await this.db.get(PENDING);
-    return v === undefined ? undefined : (JSON.parse(dec(v)) as PendingTransition);
+    this.pendingCache = v === undefined ? undefined : (JSON.parse(dec(v)) as PendingTransition);
+    return this.pendingCache;
   }
 
   async setPending(t: PendingTransition): Promise<void> {
-    await this.db.put(PENDING, enc(JSON.stringify(t)));
+    const json = JSON.stringify(t);
+    this.pendingCache = null; // unknown until the write is done
+    await this.db.put(PENDING, enc(json));
+    this.pendingCache = JSON.parse(json) as PendingTransition;
   }
 
   async clearPending(): Promise<void> {
+    this.pendingCache = null;
     await this.db.del(PENDING);
+    this.pendingCache = undefined;
   }
 
   async atL1(l1Number: number): Promise<VerifiedResult | undefined> {
