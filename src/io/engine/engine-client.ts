@@ -222,15 +222,27 @@ export class EngineClient {
     if (w.pending !== undefined || w.low <= 0) return;
     const hi = w.low - 1;
     const lo = Math.max(0, w.low - WALK_BATCH);
+    // A ref needs the header and the first transaction (the L1-info deposit) only: each block is read as its
+    // header with transaction hashes plus its transaction 0, not with every transaction object.
     const calls = [];
-    for (let n = hi; n >= lo; n--) calls.push({ method: "eth_getBlockByNumber", params: [toQuantity(n), true] });
+    for (let n = hi; n >= lo; n--) {
+      const q = toQuantity(n);
+      calls.push({ method: "eth_getBlockByNumber", params: [q, false] });
+      calls.push({ method: "eth_getTransactionByBlockNumberAndIndex", params: [q, "0x0"] });
+    }
     w.low = lo;
     const p = this.rpc.batch(calls).then(
       (res) => {
-        for (const r of res) {
-          if (!r.ok || r.result === null) continue;
+        for (let i = 0; i + 1 < res.length; i += 2) {
+          const b = res[i]!;
+          const t = res[i + 1]!;
+          if (!b.ok || !t.ok || b.result === null || typeof b.result !== "object") continue;
+          // Both from the same block (the chain may change between the two calls): else the walk reads it by hash.
+          const hash = (b.result as { hash?: unknown }).hash;
+          if (t.result !== null && (t.result as { blockHash?: unknown } | undefined)?.blockHash !== hash) continue;
           try {
-            const ref = l2BlockRefFromRpcBlock(r.result, this.cfg);
+            const block = { ...(b.result as object), transactions: t.result === null ? [] : [t.result] };
+            const ref = l2BlockRefFromRpcBlock(block, this.cfg);
             w.refs.set(ref.hash, ref);
           } catch {
             // Not readable here: the walk asks for it by hash and gets the error then.

@@ -17,7 +17,9 @@ import { buildPayloadAttributes } from "../../protocol/l2/attributes.js";
 import { systemConfigFromL2Block } from "../../protocol/l2/block-ref.js";
 import { encodeDepositTx } from "../../protocol/l2/deposit-tx.js";
 import { extraDataForAttributes } from "../../protocol/l2/extra-data.js";
-import type { L1OriginInfo } from "../../protocol/l2/l1-info.js";
+import { type L1OriginInfo, l1InfoFormatAt } from "../../protocol/l2/l1-info.js";
+import type { PayloadAttributes } from "../../protocol/l2/attributes.js";
+import type { Hash } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
 import type { EngineApi, L1BlockInfo, L1Source } from "../ports.js";
 import type { AttributesBuilder } from "./types.js";
@@ -84,6 +86,33 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     return systemConfigFromPayload(this.cfg, env);
   }
 
+  /** The last read-back SystemConfig, with the config and the fork rules it was computed from. */
+  private lastReadBack: { sys: SystemConfig; forks: string; read: SystemConfig } | undefined;
+
+  /**
+   * The SystemConfig a block built from `attributes` (assembled with `sys`) reads back as. It depends only on
+   * `sys` and the fork rules at the block's time (L1-info format, Holocene, Jovian), not on the origin or the
+   * sequence number, and reading back is a projection (a read-back config reads back as itself): so within an
+   * epoch it is computed once, not decoded again from every block's L1-info deposit.
+   */
+  private readBack(sys: SystemConfig, attributes: PayloadAttributes, number: number, parentHash: Hash): SystemConfig {
+    const ts = attributes.timestamp;
+    const forks = `${l1InfoFormatAt(this.cfg, ts)}:${isForkActive(this.cfg, "holocene", ts)}:${isForkActive(this.cfg, "jovian", ts)}`;
+    const last = this.lastReadBack;
+    if (last !== undefined && last.forks === forks && (last.sys === sys || last.read === sys)) return last.read;
+    const read = systemConfigFromL2Block(this.cfg, {
+      hash: parentHash,
+      number,
+      parentHash,
+      timestamp: ts,
+      gasLimit: attributes.gasLimit,
+      extraData: extraDataForAttributes(this.cfg, ts, attributes.eip1559Params, attributes.minBaseFee),
+      firstTx: attributes.transactions[0],
+    });
+    this.lastReadBack = { sys, forks, read };
+    return read;
+  }
+
   async prepare(parent: L2BlockRef, epoch: BlockId) {
     let sys = await this.systemConfigOf(parent);
     let seq: number;
@@ -140,20 +169,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     const nextNumber = parent.number + 1;
     this.sysCache.set(
       this.key(parent.hash, { hash: info.hash, number: info.number }, nextNumber),
-      systemConfigFromL2Block(this.cfg, {
-        hash: parent.hash,
-        number: nextNumber,
-        parentHash: parent.hash,
-        timestamp: attributes.timestamp,
-        gasLimit: attributes.gasLimit,
-        extraData: extraDataForAttributes(
-          this.cfg,
-          attributes.timestamp,
-          attributes.eip1559Params,
-          attributes.minBaseFee,
-        ),
-        firstTx: attributes.transactions[0],
-      }),
+      this.readBack(sys, attributes, nextNumber, parent.hash),
     );
     if (this.sysCache.size > 4096) {
       const first = this.sysCache.keys().next().value;

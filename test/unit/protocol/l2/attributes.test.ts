@@ -237,6 +237,39 @@ describe("L2 block → block ref and SystemConfig", () => {
     }
   });
 
+  it("reading back is a projection: a read-back SystemConfig reads back as itself (attributes-builder memo)", () => {
+    const cfg = cfgWith({ ecotone_time: 1010, holocene_time: 1010, isthmus_time: 1030, jovian_time: 1040 });
+    const v0 = { ...sys, scalar: `0x00${"00".repeat(27)}00000558` as Hash, daFootprintGasScalar: 0 };
+    const odd = { ...sys, scalar: `0x00${"00".repeat(26)}0100000558` as Hash, eip1559Params: "0x0000000000000000" };
+    const readBack = (s: SystemConfig, ts: number): SystemConfig => {
+      const a = buildPayloadAttributes({
+        cfg,
+        sysConfig: s,
+        l2Parent: parent(ts - 2),
+        l1Origin: { ...origin, time: 1000 },
+        depositTxs: [],
+        seqNumber: 1,
+        timestamp: ts,
+      });
+      const extraData = extraDataForAttributes(cfg, ts, a.eip1559Params, a.minBaseFee);
+      return systemConfigFromL2Block(cfg, {
+        hash: h(0xd0),
+        number: 11,
+        parentHash: h(0xc1),
+        timestamp: ts,
+        gasLimit: a.gasLimit,
+        extraData,
+        firstTx: a.transactions[0],
+      });
+    };
+    for (const s0 of [sys, v0, odd]) {
+      for (const ts of [1004, 1020, 1034, 1044]) {
+        const once = readBack(s0, ts);
+        expect(readBack(once, ts)).toEqual(once);
+      }
+    }
+  });
+
   it("genesis uses the rollup config; bad genesis hash and missing L1 info are DecodeErrors", () => {
     const cfg = cfgWith({});
     const g = { hash: h(0xb1), number: 0, parentHash: h(0), timestamp: 1000, firstTx: undefined };
