@@ -240,7 +240,11 @@ describe("L2 block → block ref and SystemConfig", () => {
   it("reading back is a projection: a read-back SystemConfig reads back as itself (attributes-builder memo)", () => {
     const cfg = cfgWith({ ecotone_time: 1010, holocene_time: 1010, isthmus_time: 1030, jovian_time: 1040 });
     const v0 = { ...sys, scalar: `0x00${"00".repeat(27)}00000558` as Hash, daFootprintGasScalar: 0 };
-    const odd = { ...sys, scalar: `0x00${"00".repeat(26)}0100000558` as Hash, eip1559Params: "0x0000000000000000" };
+    const odd = {
+      ...sys,
+      scalar: `0x00${"00".repeat(26)}0100000558` as Hash,
+      eip1559Params: "0x0000000000000000" as Hash,
+    };
     const readBack = (s: SystemConfig, ts: number): SystemConfig => {
       const a = buildPayloadAttributes({
         cfg,
