@@ -3,7 +3,10 @@
  * after op-node's discovery process: the local ENR carries the `opstack` entry; records found by random lookups
  * (and, after a short delay, every record already in the table) pass op-node's chain filter, go into the libp2p
  * peer store tagged `opstack-<chain>-0` = 42, and a connect tick dials known peers while the host has fewer than
- * `p2p.peers.lo` peers (fast ticks), else ticks slowly. Dials go through the host, so the gater applies; nothing is
+ * `p2p.peers.lo` peers (fast ticks), else ticks slowly. Unlike op-node, a lookup that finds no new record of the
+ * chain doubles the lookup interval (up to the slow one): discv5 in JS verifies every returned record's signature,
+ * and back-to-back lookups of 16+ chains in networks with few peers of theirs cost a noticeable share of a core
+ * (ADR 0071). Dials go through the host, so the gater applies; nothing is
  * dialled at or above `p2p.peers.hi`. The routing table is persisted in `chain-<id>/p2p/discovery.json`.
  */
 import { Discv5, Lookup, UDPTransportService } from "@chainsafe/discv5";
@@ -19,7 +22,16 @@ import { BlockList, isIP } from "node:net";
 import type { P2pConfig } from "../config/types.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
-import { bootnodeEnr, type DialTarget, dialTarget, enrOnChain, localEnr, recordDigest, setAddress } from "./enr.js";
+import {
+  bootnodeEnr,
+  type DialTarget,
+  dialTarget,
+  enrOnChain,
+  installVerifiedRecordCache,
+  localEnr,
+  recordDigest,
+  setAddress,
+} from "./enr.js";
 import type { GaterState } from "./gater.js";
 import { JsonFile } from "./json-file.js";
 import type { P2PMetrics } from "./metrics.js";
@@ -116,6 +128,7 @@ export class ChainDiscovery {
   private lookupBusy = false;
   private connectBusy = false;
   private fast = true;
+  private lookupMs = 0;
   private lastSaved = "";
   /** The local record's content as last signed (see `recordDigest`). */
   private digest = "";
@@ -128,11 +141,13 @@ export class ChainDiscovery {
     private readonly timing: DiscoveryTiming,
   ) {
     this.tag = `opstack-${opts.chainId}-0`;
+    this.lookupMs = timing.lookupFastMs;
     this.allowed = netrestrict(opts.p2p.netrestrict);
   }
 
   static async create(opts: ChainDiscoveryOptions, deps: ChainDiscoveryDeps): Promise<ChainDiscovery> {
     unrefLookupTimeouts();
+    installVerifiedRecordCache();
     const p2p = opts.p2p;
     const resolve = opts.resolve ?? resolveIpv4;
     const store = opts.storePath === undefined ? undefined : new JsonFile<Persisted>(opts.storePath);
@@ -223,7 +238,7 @@ export class ChainDiscovery {
       for (const enr of this.dv5.kadValues()) this.consider(enr);
     });
     this.loop(
-      () => (this.fast ? this.timing.lookupFastMs : this.timing.lookupSlowMs),
+      () => (this.fast ? this.lookupMs : this.timing.lookupSlowMs),
       () => this.lookup(),
     );
     this.loop(
@@ -273,31 +288,41 @@ export class ChainDiscovery {
     if (this.lookupBusy || this.dv5.kadValues().length === 0) return;
     this.lookupBusy = true;
     try {
-      for (const enr of await this.dv5.findRandomNode()) this.consider(enr);
+      let fresh = 0;
+      for (const enr of await this.dv5.findRandomNode()) if (this.consider(enr)) fresh++;
+      // Back off while lookups bring nothing new for this chain; any new record restores the fast pace.
+      this.lookupMs = fresh > 0 ? this.timing.lookupFastMs : Math.min(this.lookupMs * 2, this.timing.lookupSlowMs);
     } finally {
       this.lookupBusy = false;
       this.updateTableMetric();
     }
   }
 
-  /** A record from discovery: on our chain → peer store (address + tag), remembered for peer information. */
-  private consider(enr: ENR): void {
-    if (this.stopped || !enrOnChain(enr, this.opts.chainId)) return;
+  /**
+   * A record from discovery: on our chain → peer store (address + tag), remembered for peer information. True when
+   * the record is new or newer than the one known.
+   */
+  private consider(enr: ENR): boolean {
+    if (this.stopped || !enrOnChain(enr, this.opts.chainId)) return false;
     let target: DialTarget | undefined;
     try {
       target = dialTarget(enr);
     } catch {
-      return;
+      return false;
     }
-    if (target === undefined || target.peerId === this.d.host.peerId.toString()) return;
-    if (this.allowed !== undefined && !this.allowed.check(target.ip, isIP(target.ip) === 6 ? "ipv6" : "ipv4")) return;
-    this.known.set(target.peerId, { enr: enr.encodeTxt(), chainId: this.opts.chainId });
+    if (target === undefined || target.peerId === this.d.host.peerId.toString()) return false;
+    if (this.allowed !== undefined && !this.allowed.check(target.ip, isIP(target.ip) === 6 ? "ipv6" : "ipv4"))
+      return false;
+    const text = enr.encodeTxt();
+    const fresh = this.known.get(target.peerId)?.enr !== text;
+    this.known.set(target.peerId, { enr: text, chainId: this.opts.chainId });
     void this.d.host.peerStore
       .merge(peerIdFromString(target.peerId), {
         multiaddrs: [multiaddr(target.addr)],
         tags: { [this.tag]: { value: TAG_VALUE } },
       })
       .catch((err: unknown) => this.d.logger.debug({ err: String(err) }, "peer store update failed"));
+    return fresh;
   }
 
   private connectedPeers(): Set<string> {

@@ -4,7 +4,9 @@
  * ENR's `opstack` entry against the reference vectors, `p2p.no-discovery`, and the records after a restart.
  */
 import { ENR } from "@chainsafe/enr";
-import { readFile } from "node:fs/promises";
+import { privateKeyFromRaw } from "@libp2p/crypto/keys";
+import { peerIdFromPrivateKey } from "@libp2p/peer-id";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -65,11 +67,31 @@ describe("discv5 discovery", () => {
     const c = await rig.host(901n, { signer, noDiscovery: false, bootnodes: [bootnode], discoveryTiming: FAST });
     const d = await rig.host(902n, { signer, noDiscovery: false, bootnodes: [bootnode], discoveryTiming: FAST });
     const dEnr = d.p2p.discovery?.enrText() as string;
+    // E (901) is blocked by A before it exists (its key is made first): A must never dial it nor accept it.
+    const eDir = await rig.dir();
+    const eKey = "42".repeat(32);
+    await writeFile(join(eDir, "p2p_priv.txt"), eKey, { mode: 0o600 });
+    const eId = peerIdFromPrivateKey(privateKeyFromRaw(Buffer.from(eKey, "hex"))).toString();
+    await a.p2p.gater.blockPeer(eId);
+    const e = await rig.host(901n, {
+      signer,
+      dir: eDir,
+      noDiscovery: false,
+      bootnodes: [bootnode],
+      discoveryTiming: FAST,
+    });
+    expect(e.p2p.peerId).toBe(eId);
 
     // A and C were never told about each other: only B's record was given to them.
     await vi.waitFor(() => expect(connected(a.p2p, c.p2p) || connected(c.p2p, a.p2p)).toBe(true), WAIT);
     // A's table eventually holds the 902 record too (discv5 tables are not filtered, dialling is).
     await vi.waitFor(() => expect(a.p2p.discovery?.table()).toContain(dEnr), WAIT);
+    // E finds C and A like anyone else; A knows E's record, yet the gater keeps them apart both ways.
+    await vi.waitFor(() => expect(connected(e.p2p, c.p2p) || connected(c.p2p, e.p2p)).toBe(true), WAIT);
+    await vi.waitFor(() => expect(a.p2p.discovery?.peer(eId)).toBeDefined(), WAIT);
+    // (E's own side may briefly hold its outbound connection until A's gater refuses it after the handshake.)
+    expect(connected(a.p2p, e.p2p)).toBe(false);
+    expect(await a.p2p.host.peerStore.has(e.p2p.host.peerId)).toBe(true);
 
     const tableA = (await rpc(a.p2p, "stackp2p_discoveryTable")).result as string[];
     expect(tableA.every((e) => e.startsWith("enr:"))).toBe(true);
@@ -93,6 +115,7 @@ describe("discv5 discovery", () => {
 
     // Restart A with B gone and no bootnodes: the stored table and peer store bring C back.
     const seqBefore = a.p2p.discovery?.enr.seq as bigint;
+    await rig.stop(e.p2p);
     await rig.stop(a.p2p);
     await rig.stop(b.p2p);
     const stored = JSON.parse(await readFile(join(aDir, "discovery.json"), "utf8")) as { nodes: string[] };
