@@ -18,7 +18,11 @@ describe("ENR records", () => {
     expect([back.ip, back.tcp, back.udp]).toEqual(["127.0.0.1", 9222, 30303]);
     expect(enrOnChain(back, 901n)).toBe(true);
     expect(enrOnChain(back, 902n)).toBe(false);
-    expect(dialTarget(back)).toEqual({ peerId: back.peerId.toString(), addr: "/ip4/127.0.0.1/tcp/9222", ip: "127.0.0.1" });
+    expect(dialTarget(back)).toEqual({
+      peerId: back.peerId.toString(),
+      addr: "/ip4/127.0.0.1/tcp/9222",
+      ip: "127.0.0.1",
+    });
     const v6 = ENR.decodeTxt(localEnr(sk, 10n, { ip: "::1", tcp: 1, udp: 2, seq: 5n }).encodeTxt());
     expect(dialTarget(v6)?.addr).toBe("/ip6/::1/tcp/1");
   });
