@@ -7,12 +7,14 @@
  * `engine_newPayload` + `engine_forkchoiceUpdated`). Only blocks built inside the measuring window count, once every
  * follower chain is within two blocks of its sequencer.
  *
- * Control in the same run: the round trip of a `stack_syncStatus` call to the follower supernode every 100 ms
- * (the follower process's responsiveness and loopback HTTP under the same load).
+ * Controls in the same run: the round trip of a `stack_syncStatus` call to the follower supernode every 100 ms
+ * (the follower process's responsiveness and loopback HTTP under the same load), and the event-loop delay of this
+ * process, which serves both sides' execution clients (a busy loop here delays the follower's Engine API calls).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type ChildDevnet, startChildDevnet } from "../../src/cli/commands/devnet-child.js";
 import { type Followers, startFollowers } from "../../src/cli/commands/devnet-followers.js";
 import { rpcCall } from "../../src/cli/commands/devnet-p2p.js";
@@ -23,6 +25,9 @@ export interface InsertionLatency {
   readonly samples: number[];
   readonly control: number[];
   readonly blocksBuilt: number;
+  /** This process's event-loop delay over the window (ms). */
+  readonly loopDelayP50Ms: number;
+  readonly loopDelayP99Ms: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -92,6 +97,8 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
       );
     }
     const control: number[] = [];
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const url = `${follower.rpcUrl}/901/`;
     const end = Date.now() + windowMs;
     while (Date.now() < end) {
@@ -101,9 +108,17 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
       await sleep(100);
     }
     measuring = false;
+    loop.disable();
     const blocksBuilt = built.size + samples.length;
     await sleep(2_000); // blocks still in flight
-    return { samples, control, blocksBuilt };
+    return {
+      samples,
+      control,
+      blocksBuilt,
+      // the histogram holds whole intervals between the 10 ms samples: the delay is what exceeds them
+      loopDelayP50Ms: Math.max(0, loop.percentile(50) / 1e6 - 10),
+      loopDelayP99Ms: Math.max(0, loop.percentile(99) / 1e6 - 10),
+    };
   } finally {
     for (const off of offs) off();
     await f?.stop().catch(() => {});
