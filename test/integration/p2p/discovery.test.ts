@@ -159,6 +159,21 @@ describe("discv5 discovery", () => {
     }
   });
 
+  it("p2p.advertise.*: the ENR carries the advertised IP (a host name is resolved), TCP and UDP ports", async () => {
+    const h = await rig.host(901n, {
+      signer,
+      noDiscovery: false,
+      bootnodes: [],
+      discoveryTiming: FAST,
+      advertiseIp: "localhost",
+      advertiseTcp: 40001,
+      advertiseUdp: 40002,
+    });
+    const enr = ENR.decodeTxt(h.p2p.discovery?.enrText() as string);
+    expect([enr.ip, enr.tcp, enr.udp]).toEqual(["127.0.0.1", 40001, 40002]);
+    await rig.stop(h.p2p);
+  });
+
   it("p2p.no-discovery: no discv5, discoveryTable answers -32000 and the ENR is empty", async () => {
     const h = await rig.host(901n, { signer, noDiscovery: true });
     expect(h.p2p.discovery).toBeUndefined();
