@@ -67,6 +67,7 @@ export interface InteropTrafficStats {
   readonly invalid: Readonly<Record<InvalidKind, number>>;
   /** Invalid messages whose block was later replaced (the receipt disappeared). */
   readonly invalidReplaced: number;
+  readonly replacedByKind: Readonly<Record<InvalidKind, number>>;
   readonly lastInvalid?: {
     readonly kind: InvalidKind;
     readonly chainId: bigint;
@@ -125,6 +126,7 @@ export class InteropTraffic {
   readonly #chains: Chain[];
   readonly #history: InitiatedMessage[] = [];
   readonly #invalid = zeroInvalid();
+  readonly #replacedByKind = zeroInvalid();
   readonly #abort = new AbortController();
   #loop: Promise<void> | undefined;
   #seq = 0;
@@ -152,6 +154,7 @@ export class InteropTraffic {
       executed: this.#executed,
       invalid: { ...this.#invalid },
       invalidReplaced: this.#replaced,
+      replacedByKind: { ...this.#replacedByKind },
       ...(this.#lastInvalid === undefined ? {} : { lastInvalid: this.#lastInvalid }),
       errors: this.#errors,
     };
@@ -316,6 +319,7 @@ export class InteropTraffic {
       const gone = (await dst.receipt(tx)) === null;
       if (gone) {
         this.#replaced++;
+        this.#replacedByKind[kind]++;
         // anything remembered from that block or later on that chain is gone with it
         for (let i = this.#history.length - 1; i >= 0; i--) {
           const m = this.#history[i]!;
