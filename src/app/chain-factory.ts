@@ -129,7 +129,7 @@ interface ChainCtx extends ChainBuildContext {
   readonly idlePollMs: number | undefined;
   readonly dependencySetSize: number;
   readonly turns: Turns;
-  /** Added to the chain's sealing duration: its place in the stagger of the hosted chains' sealing. */
+  /** The chain's place in the stagger of the hosted chains: added to its sealing duration, and its first step waits it. */
   readonly sealingStaggerMs: number;
   /** The chains' P2P hosts (started with a chain's first instance, stopped with the runtimes). */
   readonly p2pHosts: Promise<ChainP2PRuntime>[];
@@ -189,6 +189,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           verifierL1Confs: chain.verifierL1Confs,
           finalityLookback: chain.finalityLookback,
           dependencySetSize: ctx.dependencySetSize,
+          startDelayMs: ctx.sealingStaggerMs,
           ...(ctx.idlePollMs === undefined ? {} : { idlePollMs: ctx.idlePollMs }),
         },
         {

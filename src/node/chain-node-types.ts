@@ -38,6 +38,11 @@ export interface ChainNodeConfig {
   readonly finalityLookback?: number;
   /** How long the loop sleeps when idle (it is also woken by admin calls and new unsafe payloads). */
   readonly idlePollMs?: number;
+  /**
+   * Wait before the loop's first step (the composition root staggers many chains' first resets so they do not all
+   * run at once while the chains' RPC starts serving, docs/adr/0083). Default 0.
+   */
+  readonly startDelayMs?: number;
   /** Max derivation steps per loop iteration before yielding. */
   readonly maxStepsPerTick?: number;
   /** Chains in the interop dependency set (default 1): > 1 adds the CrossL2Inbox deposits at Interop activation. */

@@ -184,6 +184,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   private async run(): Promise<void> {
     const signal = this.abort.signal;
+    if ((this.cfg.startDelayMs ?? 0) > 0) await this.sleep(this.cfg.startDelayMs ?? 0);
     while (!signal.aborted) {
       let progressed = false;
       try {
