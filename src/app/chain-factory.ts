@@ -3,8 +3,8 @@ import type { ChainBlockAt } from "../activities/ports.js";
 import type { ChainConfig, SupernodeConfig } from "../config/types.js";
 import { staggerOffsetMs } from "../core/async/stagger.js";
 import { FairTurns, type Turns } from "../core/async/turns.js";
-import { CriticalError } from "../core/errors/supernode-error.js";
 import type { BlockId, L2BlockRef } from "../core/types/block-ref.js";
+import { DenyList } from "../io/db/deny-list.js";
 import { SafeDB } from "../io/db/safe-db.js";
 import { EngineClient } from "../io/engine/engine-client.js";
 import { L1Client } from "../io/l1/l1-client.js";
@@ -15,7 +15,7 @@ import { responseTooLargeCounter } from "../io/common/response-limit.js";
 import type { ChainNode } from "../node/chain-node.js";
 import { createChainNode } from "../node/create.js";
 import { createChainMetrics } from "../node/metrics.js";
-import type { BlobSource, L1Source } from "../node/ports.js";
+import type { BlobSource, L1Source, SafeDbPort } from "../node/ports.js";
 import { fileSequencerStateStore } from "../node/sequencer/state-file.js";
 import { InvalidParamsError } from "../rpc/errors.js";
 import { type MethodTable, mergeMethodTables } from "../rpc/method-table.js";
@@ -174,7 +174,11 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
       void engine.identify();
     }
     const safeDb = SafeDB.openInBackground(chain.safedbPath, { logger });
+    const superAuthority = ctx.superAuthorityFor?.(chain.chainId);
+    let denyList: DenyList | undefined;
     try {
+      // Interop: the chain's deny list (`chain-<id>/denylist/`).
+      if (superAuthority !== undefined) denyList = await DenyList.open(join(chain.dataDir, "denylist"));
       const node = await createChainNode(
         {
           rollup: chain.rollup,
@@ -204,14 +208,16 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           logger,
           metrics,
           turns: ctx.turns,
-          superAuthority: ctx.superAuthorityFor?.(chain.chainId),
+          superAuthority,
+          denyList,
         },
       );
       logger.debug({ attempt }, "virtual node created");
       host?.attach(node, engine);
-      return nodeService(node, safeDb, chain, ctx, host, engine);
+      return nodeService(node, { safeDb, denyList }, chain, ctx, host, engine);
     } catch (err) {
       await safeDb.close();
+      await denyList?.close();
       throw err;
     }
   };
@@ -224,7 +230,7 @@ export function chainMethodTable(chain: MethodTable, p2p: MethodTable | undefine
 
 function nodeService(
   node: ChainNode,
-  safeDb: SafeDB,
+  { safeDb, denyList }: { safeDb: SafeDB; denyList: DenyList | undefined },
   chain: ChainConfig,
   ctx: ChainCtx,
   p2p: ChainP2PRuntime | undefined,
@@ -252,6 +258,7 @@ function nodeService(
           await node.stop();
         } finally {
           await safeDb.close();
+          await denyList?.close();
         }
       })();
       return stopped;
@@ -271,7 +278,7 @@ function nodeService(
       const g = chain.rollup.genesis;
       return g.l2_time + (first.safeHead.number - g.l2.number) * chain.rollup.block_time;
     },
-    interop: interopAccess(engine),
+    interop: interopAccess(node, engine),
   };
 }
 
@@ -279,10 +286,10 @@ function nodeService(
  * The local-safe block at `ts` with its output and the earliest L1 block at which it was safe (binary search over
  * the SafeDB, whose safe heads are monotone in L1). Undefined while it is not local-safe or not yet recorded.
  */
-async function blockAt(
+export async function blockAt(
   node: ChainNode,
-  safeDb: SafeDB,
-  chain: ChainConfig,
+  safeDb: Pick<SafeDbPort, "safeHeadAtL1Block">,
+  chain: Pick<ChainConfig, "rollup" | "chainId">,
   ts: number,
 ): Promise<ChainBlockAt | undefined> {
   const g = chain.rollup.genesis;
@@ -325,8 +332,14 @@ async function blockAt(
   };
 }
 
-/** The interop activity's access to a running chain: block logs from its EL; invalidation (not yet supported). */
-function interopAccess(engine: EngineClient): ChainInteropAccess {
+/**
+ * The interop activity's access to a running chain: block logs from its EL; invalidation, engine rewinds and deny
+ * list pruning through the chain's node (its driver loop runs them).
+ */
+export function interopAccess(
+  node: ChainNode,
+  engine: Pick<EngineClient, "l2BlockRefByHash" | "l2BlockRefByNumber" | "blockReceipts">,
+): ChainInteropAccess {
   const withReceipts = async (ref: L2BlockRef | undefined) => {
     if (ref === undefined) return undefined;
     const receipts = await engine.blockReceipts(ref.hash);
@@ -343,12 +356,20 @@ function interopAccess(engine: EngineClient): ChainInteropAccess {
     async blockLogsAt(n) {
       return withReceipts(await engine.l2BlockRefByNumber(n));
     },
-    async invalidate(head) {
-      throw new CriticalError("INTEROP_INVALIDATE_UNSUPPORTED", "replacing an invalid block is not supported yet", {
-        block: head.number,
-        hash: head.hash,
+    invalidate(head, decisionTimestamp) {
+      return node.invalidateBlock({
+        height: head.number,
+        payloadHash: head.hash,
+        decisionTimestamp,
+        stateRoot: head.stateRoot,
+        messagePasserStorageRoot: head.messagePasserStorageRoot,
       });
     },
-    async pruneDenied() {},
+    rewindEngine(target) {
+      return node.rewindEngineTo(target);
+    },
+    async pruneDenied(timestamp) {
+      await node.pruneDenied(timestamp);
+    },
   };
 }

@@ -1,7 +1,8 @@
 import type { ChainBlockAt } from "../activities/ports.js";
 import type { SyncStatus } from "../core/types/block-ref.js";
 import type { NodeHealth } from "../node/health.js";
-import type { BlockLogsSource } from "../activities/interop/ports.js";
+import type { BlockLogsSource, InvalidationOutcome } from "../activities/interop/ports.js";
+import type { BlockId } from "../core/types/block-ref.js";
 import type { InvalidHead } from "../protocol/interop/types.js";
 import type { Hash } from "../core/types/primitives.js";
 import type { MethodTable } from "../rpc/method-table.js";
@@ -10,7 +11,8 @@ export interface ChainInteropAccess {
   blockLogs(hash: Hash): Promise<BlockLogsSource | undefined>;
   /** The same by block number (log backfill); undefined when the EL does not have it. */
   blockLogsAt(number: number): Promise<BlockLogsSource | undefined>;
-  invalidate(head: InvalidHead, decisionTimestamp: number): Promise<void>;
+  invalidate(head: InvalidHead, decisionTimestamp: number): Promise<InvalidationOutcome>;
+  rewindEngine(target: BlockId): Promise<boolean>;
   pruneDenied(timestamp: number): Promise<void>;
 }
 

@@ -142,6 +142,11 @@ function interopChain(sup: ChainSupervisor, chain: ChainConfig): InteropChain {
       if (access === undefined) throw notRunning(sup.chainId);
       return access.invalidate(head, ts);
     },
+    rewindEngine: async (target) => {
+      const access = sup.current?.interop;
+      if (access === undefined) throw notRunning(sup.chainId);
+      return access.rewindEngine(target);
+    },
     pruneDenied: async (ts) => {
       const access = sup.current?.interop;
       if (access === undefined) throw notRunning(sup.chainId);

@@ -9,6 +9,7 @@ import type { HealthThresholds } from "./health.js";
 import type { ChainMetrics } from "./metrics.js";
 import type {
   BlobSource,
+  DenyListPort,
   EngineApi,
   ExecutionPayloadEnvelope,
   L1Source,
@@ -72,4 +73,6 @@ export interface ChainNodeDeps {
   readonly turns?: Turns | undefined;
   /** Interop: safe and finalized follow the supernode's verification after activation (absent = local-safe). */
   readonly superAuthority?: SuperAuthority | undefined;
+  /** Interop: the chain's persisted deny list (`chain-<id>/denylist/`); needed to invalidate blocks. */
+  readonly denyList?: DenyListPort | undefined;
 }

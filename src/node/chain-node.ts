@@ -2,10 +2,10 @@
  * One virtual rollup node: a single driver loop per chain that serialises everything touching the chain's
  * execution client — resets, unsafe payloads, sequencing, derivation and finality — over the ports it is given.
  */
-import { isAborted, SupernodeError, severityOf } from "../core/errors/supernode-error.js";
+import { isAborted, SupernodeError, severityOf, TemporaryError } from "../core/errors/supernode-error.js";
 import { AbortedError } from "../core/errors/supernode-error.js";
 import type { Hash } from "../core/types/primitives.js";
-import type { L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
+import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
 import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
@@ -22,6 +22,7 @@ import { NodeRpcError } from "./errors.js";
 import { HealthTracker, type NodeHealth, RepeatGate } from "./health.js";
 import { L1Labels } from "./l1-labels.js";
 import type { ExecutionPayloadEnvelope } from "./ports.js";
+import { InteropControl, type InvalidateOutcome, type InvalidateRequest } from "./interop-control.js";
 import { SafetySteps } from "./safety-steps.js";
 import { SequencerDriver } from "./sequencer/sequencer-driver.js";
 import { StatusView } from "./status-view.js";
@@ -49,6 +50,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private abort = new AbortController();
   private loop: Promise<void> | undefined;
   private readonly derivation: DerivationStep;
+  private readonly interop: InteropControl;
   readonly elSync: ElSync;
   private readonly elSafeOffsetBlocks: number;
   /** Temporary-error backoff state of the loop. */
@@ -73,6 +75,30 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       onSafeHead: (safe, derivedFrom) => this.onSafeHead(safe, derivedFrom),
       safeFollowsLocal:
         deps.superAuthority === undefined ? undefined : (ref) => !deps.superAuthority?.isActiveAt(ref.timestamp),
+      isDenied: deps.denyList === undefined ? undefined : (n, hash) => this.interop.isDenied(n, hash),
+    });
+    this.interop = new InteropControl({
+      rollup: cfg.rollup,
+      engine: deps.engine,
+      controller: this.engine,
+      l1: deps.l1,
+      safeDb: deps.safeDb,
+      denyList: deps.denyList,
+      logger: deps.logger,
+      restartFrom: async (safe) => {
+        this.finalizer.reset();
+        this.derivation.reset();
+        this.interop.clearHold();
+        await this.pipeline.reset(safe);
+      },
+      notReady: () =>
+        this.state !== "running"
+          ? "not running"
+          : !this.initialised || this.resetRequested !== undefined
+            ? "resetting"
+            : this.elSync.syncing
+              ? "EL sync"
+              : undefined,
     });
     this.pipeline = deps.createPipeline();
     this.seq = new SequencerDriver(cfg.sequencer, {
@@ -85,6 +111,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       metrics: deps.metrics,
       sink: deps.sink,
       store: deps.sequencerStore,
+      excludedTxs: deps.denyList === undefined ? undefined : () => this.interop.excludedTxs(),
+      holdAt: deps.denyList === undefined ? undefined : (localSafe) => this.interop.sequencerHoldAt(localSafe),
     });
     this.elSafeOffsetBlocks =
       cfg.elSafeOffsetBlocks ?? durationToBlocks(cfg.syncOffsetElSafeMs ?? 0, cfg.rollup.block_time);
@@ -109,6 +137,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       refFromPayload: deps.refFromPayload,
       queueBounds: cfg.unsafeQueue,
       gapFiller: deps.gapFiller,
+      isDenied: deps.denyList === undefined ? undefined : (n, hash) => this.interop.isDenied(n, hash),
     });
     this.derivation = new DerivationStep({
       pipeline: this.pipeline,
@@ -118,6 +147,11 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       turn: () => this.turn(),
       shouldYield: () => this.seq.due(),
       aborted: () => this.abort.signal.aborted,
+      onDenied: (a) =>
+        deps.logger.warn(
+          { number: a.parent.number + 1, parent: a.parent.hash },
+          "derived block is denied; building its deposits-only replacement",
+        ),
     });
     this.l1 = new L1Labels(deps.l1);
     this.safety = new SafetySteps({
@@ -176,6 +210,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     this.wake?.();
     await this.loop;
     if (this.state === "running") this.state = "stopped";
+    this.interop.failRequests(new TemporaryError("CHAIN_NOT_RUNNING", "virtual node stopped"));
     for (const w of this.resetWaiters.splice(0)) w();
   }
 
@@ -194,6 +229,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
           await this.doReset(this.resetRequested);
           progressed = true;
         } else {
+          if (this.interop.pending) progressed = (await this.interop.runRequests()) || progressed;
           const u = await this.unsafe.step(signal);
           progressed = u.progressed || progressed;
           if (u.elSyncFinished) this.resetRequested = "el-sync-finished"; // resume derivation from the EL's labels
@@ -357,6 +393,35 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   /** The unsafe-payload queue (sizes, tests). */
   get unsafeQueue(): UnsafePayloadQueue {
     return this.unsafe.queue;
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // Interop (the activity's requests; op-supernode §2.6)
+
+  /** Denies a block and rewinds the chain to its parent if it is still canonical (run by the driver loop). */
+  invalidateBlock(r: InvalidateRequest): Promise<InvalidateOutcome> {
+    return this.interop.submit(
+      () => this.interop.invalidate(r),
+      () => this.poke(),
+    );
+  }
+
+  /** Rewinds the chain to its canonical block at `target.number` (an L1 reorg of verified results). */
+  rewindEngineTo(target: BlockId): Promise<boolean> {
+    return this.interop.submit(
+      () => this.interop.rewindTo(target),
+      () => this.poke(),
+    );
+  }
+
+  /** Forgets denials decided at or after `timestamp`; returns how many. */
+  pruneDenied(timestamp: number): Promise<number> {
+    return this.interop.pruneDenied(timestamp);
+  }
+
+  /** Whether block (`height`, `hash`) is on the deny list. */
+  isDenied(height: number, hash: Hash): boolean {
+    return this.interop.isDenied(height, hash);
   }
 
   // ------------------------------------------------------------------------------------------------------------

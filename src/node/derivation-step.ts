@@ -6,6 +6,7 @@
 import { severityOf } from "../core/errors/supernode-error.js";
 import type { DerivationPipeline } from "./derivation/types.js";
 import type { ApplyResult, DerivedAttributes, EngineController } from "./engine/engine-controller.js";
+import { depositsOnlyAttributes } from "./denied-txs.js";
 import type { ChainMetrics } from "./metrics.js";
 
 export interface DerivationStepDeps {
@@ -19,6 +20,8 @@ export interface DerivationStepDeps {
   /** True when the step should yield (stop requested, or the sequencer is due). */
   readonly shouldYield: () => boolean;
   readonly aborted: () => boolean;
+  /** The attributes of a denied block are being replaced (logging). */
+  readonly onDenied?: ((attrs: DerivedAttributes) => void) | undefined;
 }
 
 export class DerivationStep {
@@ -58,6 +61,12 @@ export class DerivationStep {
           this.pendingAttrs = attrs;
         }
         throw err;
+      }
+      if (res === "denied") {
+        // Interop: the block these attributes build is denied; build its deposits-only replacement instead.
+        this.pendingAttrs = { ...attrs, attributes: depositsOnlyAttributes(attrs.attributes), depositsOnly: true };
+        this.d.onDenied?.(attrs);
+        continue;
       }
       if (res === "invalid") {
         const replacement = pipeline.invalidated(attrs);

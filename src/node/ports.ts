@@ -185,3 +185,21 @@ export interface SuperAuthority {
   /** This chain's block in the newest verified result whose L1 inclusion is at or below `l1Number`. */
   verifiedAtL1(l1Number: number): Promise<BlockId | undefined>;
 }
+
+export type { DeniedBlock } from "../protocol/interop/types.js";
+import type { DeniedBlock } from "../protocol/interop/types.js";
+
+/**
+ * The chain's persisted deny list (`chain-<id>/denylist/`). Every write is one synchronous LevelDB write, so a
+ * killed process leaves the old or the new list; reads are answered from memory (the list is small).
+ */
+export interface DenyListPort {
+  /** Records `b`; false when that (height, hash) was already denied (the first record wins). Height 0 is refused. */
+  add(b: DeniedBlock): Promise<boolean>;
+  isDenied(height: number, hash: Hash): boolean;
+  atHeight(height: number): readonly DeniedBlock[];
+  /** Every record, by height then insertion. */
+  all(): readonly DeniedBlock[];
+  /** Removes records decided at or after `timestamp`; returns them. */
+  pruneAtOrAfter(timestamp: number): Promise<DeniedBlock[]>;
+}

@@ -360,9 +360,13 @@ export class InteropActivity {
       const chain = this.byId.get(id);
       if (head === undefined || chain === undefined) continue;
       try {
-        await chain.invalidate(head, r.timestamp);
+        const out = await chain.invalidate(head, r.timestamp);
         this.d.metrics?.invalidation(id);
-        this.d.logger.warn({ chain: id, block: head.number, hash: head.hash, ts: r.timestamp }, "block invalidated");
+        if (out.denied) this.d.metrics?.denied(id);
+        this.d.logger.warn(
+          { chain: id, block: head.number, hash: head.hash, ts: r.timestamp, rewound: out.rewound },
+          "block invalidated",
+        );
       } catch (err) {
         failures.push(`chain ${id}: ${String(err)}`);
       }
@@ -372,18 +376,31 @@ export class InteropActivity {
     await this.d.verified.clearPending();
   }
 
+  /**
+   * Drops verified results from `at` on: each chain's logs go back to its kept head, its denials decided since are
+   * forgotten and its engine is rewound to the kept head (it derives on from there). Every chain is attempted; any
+   * failure keeps the transition for the next round.
+   */
   private async applyRewind(at: number): Promise<void> {
     const keep = await this.d.verified.get(at - 1);
+    const failures: string[] = [];
     for (const id of this.chainIds()) {
       const store = this.d.logs.get(id);
       const head = keep?.l2Heads[id];
-      if (store !== undefined) {
-        // Nothing verified is kept: keep the backfilled logs (the blocks before the runtime start) only.
+      try {
         const chain = this.byId.get(id) as InteropChain;
-        await store.rewindTo(head?.number ?? chain.numberAt(Math.max(this.runtimeStart, chain.genesisTime)) - 1);
+        if (store !== undefined) {
+          // Nothing verified is kept: keep the backfilled logs (the blocks before the runtime start) only.
+          await store.rewindTo(head?.number ?? chain.numberAt(Math.max(this.runtimeStart, chain.genesisTime)) - 1);
+        }
+        await chain.pruneDenied(at);
+        if (head !== undefined && (await chain.rewindEngine(head)))
+          this.d.logger.warn({ chain: id, to: head.number }, "chain engine rewound to the last verified block");
+      } catch (err) {
+        failures.push(`chain ${id}: ${String(err)}`);
       }
-      await (this.byId.get(id) as InteropChain).pruneDenied(at);
     }
+    if (failures.length > 0) throw new Error(`apply rewind plan: ${failures.join("; ")}`);
     await this.d.verified.rewind(at);
     this.frontierLogs.clear();
     this.d.metrics?.rewind();

@@ -1,3 +1,4 @@
+import type { BlockId } from "../../core/types/block-ref.js";
 import type { ChainId, Hash } from "../../core/types/primitives.js";
 import type { Log } from "../../protocol/block/receipt.js";
 import type { StoredLog } from "../../protocol/interop/messages.js";
@@ -72,11 +73,19 @@ export interface InteropChain {
   blockLogsAt(number: number): Promise<BlockLogsSource | undefined>;
   /**
    * Denies `head` (persisted) and replaces it: the chain rewinds to its parent and derives a deposits-only block
-   * at that height. Idempotent (a block already replaced is only recorded).
+   * at that height. Idempotent (a block already replaced is only recorded): `denied` says whether a new deny-list
+   * record was written, `rewound` whether the block was still canonical.
    */
-  invalidate(head: InvalidHead, decisionTimestamp: number): Promise<void>;
+  invalidate(head: InvalidHead, decisionTimestamp: number): Promise<InvalidationOutcome>;
+  /** Rewinds the chain's engine to its block at `target.number` (an L1 reorg undid verified results). */
+  rewindEngine(target: BlockId): Promise<boolean>;
   /** Forgets denials decided at or after `timestamp` (a rewind of verified results un-denies them). */
   pruneDenied(timestamp: number): Promise<void>;
+}
+
+export interface InvalidationOutcome {
+  readonly denied: boolean;
+  readonly rewound: boolean;
 }
 
 /** Canonical L1 lookups (the shared L1 client). */

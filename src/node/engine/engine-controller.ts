@@ -11,26 +11,12 @@ import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ChainMetrics } from "../metrics.js";
 import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
 import { AttributesTxHashes, attributesMatchBlock, attributesMatchHeader } from "./attributes-match.js";
+import type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 import { BlockLookahead } from "./block-lookahead.js";
 import { type ExistingBlock, existingBlockSource, existingBlockRef } from "./existing-block.js";
 import { allHeads, genesisL2Ref, type L2Heads } from "./heads.js";
 
-/** Derived payload attributes handed from the pipeline to the engine (op-node AttributesWithParent). */
-export interface DerivedAttributes {
-  readonly attributes: PayloadAttributes;
-  readonly parent: L2BlockRef;
-  /** L1 origin (epoch) and sequence number of the block these attributes build. */
-  readonly l1origin: BlockId;
-  readonly sequenceNumber: number;
-  /** Last block of its batch (span batches conclude on their last element). */
-  readonly concluding: boolean;
-  /** L1 block the attributes were derived from (the traversal origin). */
-  readonly derivedFrom: L1BlockRef;
-  /** Only deposits (a Holocene replacement): a failure here is critical. */
-  readonly depositsOnly?: boolean;
-}
-
-export type ApplyResult = "consolidated" | "built" | "invalid";
+export type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 
 export interface EngineControllerDeps {
   readonly engine: EngineApi;
@@ -46,6 +32,8 @@ export interface EngineControllerDeps {
    * authority then moves `safe` through `setSafe`.
    */
   readonly safeFollowsLocal?: ((ref: L2BlockRef) => boolean) | undefined;
+  /** Interop deny list: a denied payload is never inserted (derived: replaced; unsafe: dropped). */
+  readonly isDenied?: ((height: number, hash: Hash) => boolean) | undefined;
 }
 
 const RPC_INVALID_FORKCHOICE = -38002;
@@ -55,12 +43,6 @@ const RPC_UNKNOWN_PAYLOAD = -38001;
 function rpcCodeOf(err: unknown): number | undefined {
   const c = (err as { rpcCode?: unknown } | null)?.rpcCode;
   return typeof c === "number" ? c : undefined;
-}
-
-export class InvalidPayloadError extends SupernodeError {
-  constructor(message: string) {
-    super("INVALID_PAYLOAD", message, { severity: "temporary" });
-  }
 }
 
 /** A derived block whose `engine_newPayload` is still in flight while derivation already prepares its successor. */
@@ -173,10 +155,13 @@ export class EngineController {
     return this.heads;
   }
 
-  /** Replaces every head (after a reset found a consistent start point) and sends the forkchoice update. */
-  async forceReset(unsafe: L2BlockRef, safe: L2BlockRef, finalized: L2BlockRef): Promise<void> {
+  /**
+   * Replaces every head (after a reset found a consistent start point, or an interop rewind) and sends the
+   * forkchoice update; local-safe is `safe` unless given (interop: `safe` may lag local-safe).
+   */
+  async forceReset(unsafe: L2BlockRef, safe: L2BlockRef, finalized: L2BlockRef, localSafe = safe): Promise<void> {
     await this.settleQuietly();
-    this.heads = { unsafe, crossUnsafe: unsafe, pendingSafe: safe, localSafe: safe, safe, finalized };
+    this.heads = { unsafe, crossUnsafe: unsafe, pendingSafe: localSafe, localSafe, safe, finalized };
     this.dropPrefetched();
     this.fcuDirty = true;
     await this.flushForkchoice();
@@ -300,7 +285,8 @@ export class EngineController {
         existing = env === undefined ? undefined : { envelope: env };
       }
       if (existing !== undefined) {
-        const mismatch = matches(existing);
+        const at = "header" in existing ? existing.header : existing.envelope.executionPayload;
+        const mismatch = this.d.isDenied?.(at.blockNumber, at.blockHash) ? "denied" : matches(existing);
         if (mismatch === undefined) {
           const ref = existingBlockRef(existing, d, this.d.refFromPayload);
           await this.promoteDerived(ref, d);
@@ -313,6 +299,10 @@ export class EngineController {
       }
     }
     const built = await this.buildAndInsert(d.attributes, d.parent, d, { speculative: true });
+    if (built === "denied") {
+      if (d.depositsOnly) throw new CriticalError("DEPOSITS_ONLY_DENIED", "a deposits-only block is on the deny list");
+      return "denied";
+    }
     if (built === undefined) {
       if (d.depositsOnly) throw new CriticalError("DEPOSITS_ONLY_INVALID", "deposit-only attributes were rejected");
       return "invalid";
@@ -356,8 +346,12 @@ export class EngineController {
     attrs: PayloadAttributes,
     parent: L2BlockRef,
     meta: { l1origin: BlockId; sequenceNumber: number },
-    opts: { speculative?: boolean } = {},
-  ): Promise<{ envelope: ExecutionPayloadEnvelope; ref: L2BlockRef } | undefined> {
+    opts: {
+      speculative?: boolean;
+      /** Sequencer: attributes to build instead of the sealed payload (it holds a denied transaction). */
+      rebuildWith?: (sealed: ExecutionPayloadEnvelope) => PayloadAttributes | undefined;
+    } = {},
+  ): Promise<{ envelope: ExecutionPayloadEnvelope; ref: L2BlockRef } | "denied" | undefined> {
     await this.settle();
     const fc: ForkchoiceState = {
       headBlockHash: parent.hash,
@@ -417,6 +411,12 @@ export class EngineController {
       this.d.logger.warn({}, "sealed payload does not start with a deposit");
       return undefined;
     }
+    const redo = opts.rebuildWith?.(envelope);
+    if (redo !== undefined) return this.buildAndInsert(redo, parent, meta, { speculative: opts.speculative === true });
+    if (this.d.isDenied?.(envelope.executionPayload.blockNumber, envelope.executionPayload.blockHash)) {
+      this.d.logger.info({ number: envelope.executionPayload.blockNumber }, "built payload is denied; not inserted");
+      return "denied";
+    }
     // A derived block (the EL's own payload, just sealed) may be adopted before newPayload answers: derivation
     // prepares the next block meanwhile, and the next engine call settles this one first (settle()).
     if (opts.speculative === true && this.noSpeculationOn !== parent.hash) {
@@ -464,9 +464,12 @@ export class EngineController {
    * Inserts an unsafe payload (gossip / sequencer-restart / EL sync) that extends the unsafe head.
    * Returns "inserted", "ignored" (does not extend the head) or "invalid".
    */
-  async insertUnsafePayload(envelope: ExecutionPayloadEnvelope): Promise<"inserted" | "ignored" | "invalid"> {
+  async insertUnsafePayload(
+    envelope: ExecutionPayloadEnvelope,
+  ): Promise<"inserted" | "ignored" | "invalid" | "denied"> {
     await this.settle();
     const p = envelope.executionPayload;
+    if (this.d.isDenied?.(p.blockNumber, p.blockHash)) return "denied";
     const u = this.heads.unsafe;
     if (p.blockNumber !== u.number + 1 || p.parentHash.toLowerCase() !== u.hash.toLowerCase()) return "ignored";
     if (!(await this.insertPayload(envelope))) return "invalid";

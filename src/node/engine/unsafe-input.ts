@@ -8,6 +8,7 @@ import { isAborted, severityOf } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { Clock } from "../../core/time/clock.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
+import type { Hash } from "../../core/types/primitives.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ExecutionPayloadEnvelope, UnsafeGapFiller } from "../ports.js";
 import type { ElSync } from "./el-sync.js";
@@ -26,6 +27,8 @@ export interface UnsafeInputDeps {
   readonly queueBounds?: { readonly maxBytes?: number | undefined; readonly maxCount?: number | undefined } | undefined;
   /** With `syncmode.req-resp`: asks P2P peers for the blocks of a gap. */
   readonly gapFiller?: UnsafeGapFiller | undefined;
+  /** Interop deny list: a denied payload is dropped. */
+  readonly isDenied?: ((height: number, hash: Hash) => boolean) | undefined;
 }
 
 /** Gaps whose start is older than this are left to derivation (op-node: 12 h). */
@@ -55,6 +58,11 @@ export class UnsafeInput {
     } catch {
       return false;
     }
+    const p = env.executionPayload;
+    if (this.d.isDenied?.(p.blockNumber, p.blockHash)) {
+      this.d.logger.info({ number: p.blockNumber, hash: p.blockHash }, "denied unsafe payload dropped");
+      return false;
+    }
     const res = this.queue.push(env);
     if (res !== "added")
       this.d.logger.debug({ number: env.executionPayload.blockNumber, res }, "unsafe payload not queued");
@@ -79,6 +87,8 @@ export class UnsafeInput {
     const res = await this.attempt(next, signal, () => this.d.engine.insertUnsafePayload(next));
     if (res === undefined) return none;
     if (this.queue.peek() === next) this.queue.pop();
+    if (res === "denied")
+      this.d.logger.info({ number: next.executionPayload.blockNumber }, "denied unsafe payload dropped");
     if (res === "invalid") this.d.logger.warn({ number: next.executionPayload.blockNumber }, "unsafe payload invalid");
     return { progressed: res === "inserted", elSyncFinished: false };
   }

@@ -11,7 +11,14 @@ import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { AttributesBuilder } from "../derivation/types.js";
 import type { EngineController } from "../engine/engine-controller.js";
 import type { ChainMetrics } from "../metrics.js";
-import type { L1Source, SequencerStateStore, UnsafeBlockSink } from "../ports.js";
+import { withoutExcluded } from "../denied-txs.js";
+import type {
+  ExecutionPayloadEnvelope,
+  L1Source,
+  PayloadAttributes,
+  SequencerStateStore,
+  UnsafeBlockSink,
+} from "../ports.js";
 import { selectNextOrigin, sequencerNoTxPool } from "./origin-selector.js";
 import { SequencerState } from "./sequencer-state.js";
 
@@ -35,6 +42,10 @@ export interface SequencerDriverDeps {
   readonly metrics?: ChainMetrics | undefined;
   readonly sink?: UnsafeBlockSink | undefined;
   readonly store?: SequencerStateStore | undefined;
+  /** Interop: non-deposit transactions of denied blocks, never included again. */
+  readonly excludedTxs?: (() => ReadonlySet<Hash>) | undefined;
+  /** Interop: a height not to build while derivation still owes the replacement of a block denied there. */
+  readonly holdAt?: ((localSafe: number) => number | undefined) | undefined;
 }
 
 export class SequencerDriver {
@@ -83,6 +94,8 @@ export class SequencerDriver {
     const lag = this.cfg.maxSafeLag;
     if (lag > 0 && h.unsafe.number >= h.safe.number + lag) return false;
     const parent = h.unsafe;
+    const hold = this.d.holdAt?.(h.localSafe.number);
+    if (hold !== undefined && parent.number < hold) return false;
     const origin = await selectNextOrigin(this.d.rollup, this.d.l1, parent, {
       l1Confs: this.cfg.l1Confs,
       recover: this.recover,
@@ -93,11 +106,16 @@ export class SequencerDriver {
       ...prepared.attributes,
       noTxPool: sequencerNoTxPool(this.d.rollup, ts, prepared.l1origin, this.recover),
     };
-    const built = await engine.buildAndInsert(attributes, parent, {
-      l1origin: prepared.l1origin,
-      sequenceNumber: prepared.sequenceNumber,
-    });
-    if (built === undefined) {
+    const excluded = this.d.excludedTxs?.();
+    const built = await engine.buildAndInsert(
+      attributes,
+      parent,
+      { l1origin: prepared.l1origin, sequenceNumber: prepared.sequenceNumber },
+      excluded === undefined || excluded.size === 0
+        ? {}
+        : { rebuildWith: (sealed) => this.withoutDenied(attributes, sealed, excluded) },
+    );
+    if (built === undefined || built === "denied") {
       this.d.logger.warn({ parent: parent.number }, "sequencer: block building failed; retrying next block time");
       return false;
     }
@@ -109,6 +127,22 @@ export class SequencerDriver {
       this.d.logger.warn({ err: String(err) }, "publishing the sequenced block failed");
     }
     return true;
+  }
+
+  /** The attributes again with the sealed pool transactions forced minus denied ones; undefined when none is there. */
+  private withoutDenied(
+    attributes: PayloadAttributes,
+    sealed: ExecutionPayloadEnvelope,
+    excluded: ReadonlySet<Hash>,
+  ): PayloadAttributes | undefined {
+    const pool = sealed.executionPayload.transactions.slice(attributes.transactions.length);
+    const kept = withoutExcluded(pool, excluded);
+    if (kept === undefined) return undefined;
+    this.d.logger.warn(
+      { number: sealed.executionPayload.blockNumber, left_out: pool.length - kept.length },
+      "sequencer: leaving denied transactions out of the block",
+    );
+    return { ...attributes, transactions: [...attributes.transactions, ...kept], noTxPool: true };
   }
 
   /** `admin_startSequencer`: `head` is undefined while the node has no heads yet ("no prestate"). */

@@ -50,3 +50,16 @@ export function verifiedResultJson(r: VerifiedResult): string {
     l2Heads: heads,
   });
 }
+
+/** One denied block (op-supernode §2.10): a block the interop activity found invalid at `decisionTimestamp`. */
+export interface DeniedBlock {
+  readonly height: number;
+  readonly payloadHash: Hash;
+  /** The verified timestamp whose decision denied it (a rewind of verified results before it un-denies it). */
+  readonly decisionTimestamp: number;
+  /** The denied block's output (super roots of the original block, op-supernode §2.7). */
+  readonly stateRoot: Hash;
+  readonly messagePasserStorageRoot: Hash;
+  /** Hashes of its non-deposit transactions: the sequencer never includes them again. */
+  readonly txHashes: readonly Hash[];
+}

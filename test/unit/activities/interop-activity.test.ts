@@ -200,6 +200,9 @@ describe("interop activity", () => {
     expect(s.verified.last()?.timestamp).toBe(GENESIS + 4);
     expect(s.logs.get("901")?.latest()?.number).toBe(4);
     expect(a.pruned).toEqual([GENESIS + 5]);
+    // Each chain's engine goes back to its block in the last kept result (timestamp 1004: block 4).
+    expect(a.engineRewinds).toEqual([4]);
+    expect(b.engineRewinds).toEqual([4]);
     // The chains re-derive from the new L1 branch: verification resumes on the new blocks.
     a.reorgFrom(5);
     b.reorgFrom(5);

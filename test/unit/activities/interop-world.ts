@@ -61,6 +61,7 @@ export class WorldChain implements InteropChain {
   firstSafe: number | undefined = 0;
   blockLogsCalls = 0;
   readonly pruned: number[] = [];
+  readonly engineRewinds: number[] = [];
   private salt = 0;
 
   constructor(
@@ -153,12 +154,19 @@ export class WorldChain implements InteropChain {
     };
   }
 
-  async invalidate(head: InvalidHead, ts: number): Promise<void> {
+  async invalidate(head: InvalidHead, ts: number): Promise<{ denied: boolean; rewound: boolean }> {
+    const denied = !this.invalidated.some((x) => x.head.hash === head.hash);
     this.invalidated.push({ head, ts });
     const b = this.blocks[head.number];
-    if (b?.hash !== head.hash) return; // already replaced
+    if (b?.hash !== head.hash) return { denied, rewound: false }; // already replaced
     // The deposits-only replacement, then the rest re-derived without the descendants' logs.
     this.reorgFrom(head.number);
+    return { denied, rewound: true };
+  }
+
+  async rewindEngine(target: BlockId): Promise<boolean> {
+    this.engineRewinds.push(target.number);
+    return true;
   }
 
   async pruneDenied(ts: number): Promise<void> {
