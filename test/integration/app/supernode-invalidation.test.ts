@@ -1,0 +1,177 @@
+/**
+ * Invalidation through the real composition: a `Supernode` with interop over two virtual nodes (real `ChainNode`s on
+ * the port fakes, real LevelDB deny lists, the real chain access of app/chain-factory.ts). Chain 902 executes a
+ * message whose initiating log does not exist: the activity invalidates the block, the chain denies it, rewinds,
+ * derives the deposits-only replacement, and both chains go on being verified; the activity is never halted.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { blockAt, interopAccess } from "../../../src/app/chain-factory.js";
+import type { ChainService } from "../../../src/app/chain-service.js";
+import type { ChainBuildContext } from "../../../src/app/supernode.js";
+import { Supernode } from "../../../src/app/supernode.js";
+import type { ChainConfig } from "../../../src/config/types.js";
+import type { Hash, Hex } from "../../../src/core/types/primitives.js";
+import { DenyList } from "../../../src/io/db/deny-list.js";
+import { ChainNode } from "../../../src/node/chain-node.js";
+import type { Log, Receipt } from "../../../src/protocol/block/receipt.js";
+import { encodeExecutingMessageLog } from "../../../src/protocol/interop/messages.js";
+import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
+import {
+  FakeEngine,
+  FakeL1,
+  GENESIS_TIME,
+  MemorySafeDb,
+  ToyPipeline,
+  fakeAttributesBuilder,
+  testRollupConfig,
+} from "../../unit/node/fakes.js";
+import { toyNodeConfig } from "../../unit/node/toy-node.js";
+import { fakeConfig, fakeHashing, fastSupervisor, rpc, testLogger, waitFor } from "./fake-chains.js";
+
+let node: Supernode | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await node?.stop();
+  node = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A FakeEngine whose receipts carry the logs the test assigns to transactions. */
+class ReceiptEngine extends FakeEngine {
+  constructor(
+    cfg: RollupConfig,
+    readonly logsOf: Map<Hex, Log[]>,
+  ) {
+    super(cfg);
+  }
+  async blockReceipts(hash: Hash): Promise<Receipt[] | undefined> {
+    const env = this.byHash.get(hash);
+    if (env === undefined) return undefined;
+    return env.executionPayload.transactions.map((t) => ({
+      type: 2,
+      status: 1 as const,
+      cumulativeGasUsed: 0n,
+      logs: this.logsOf.get(t) ?? [],
+    }));
+  }
+}
+
+const BAD_TX: Hex = "0x02bad0";
+
+describe("Supernode with interop: an invalid executing message", () => {
+  it("invalidates the block, replaces it, and both chains go on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "supernode-invalidation-"));
+    dirs.push(dir);
+    const l1 = new FakeL1(10);
+    const ids = [901n, 902n];
+    const rollups = new Map(ids.map((id) => [id, testRollupConfig({ l2_chain_id: id })]));
+    // Chain 902's block 3 executes a message claiming log 7 of chain 901's block 1, which has no logs.
+    const logsOf = new Map<Hex, Log[]>([
+      [
+        BAD_TX,
+        [
+          encodeExecutingMessageLog({
+            id: {
+              origin: `0x${"ab".repeat(20)}`,
+              blockNumber: 1,
+              logIndex: 7,
+              timestamp: GENESIS_TIME + 2,
+              chainId: 901n,
+            },
+            payloadHash: `0x${"cd".repeat(32)}`,
+          }),
+        ],
+      ],
+    ]);
+    const engines = new Map(ids.map((id) => [id, new ReceiptEngine(rollups.get(id)!, logsOf)]));
+
+    const base = fakeConfig(ids, { metrics: true });
+    const chainConfigs = base.chainConfigs.map(
+      (c) => ({ ...c, dataDir: join(dir, `chain-${c.chainId}`), rollup: rollups.get(c.chainId)! }) as ChainConfig,
+    );
+    const config = { ...base, dataDir: dir, interopActivationTimestamp: GENESIS_TIME, chainConfigs };
+
+    const factory = (chain: ChainConfig, ctx: ChainBuildContext) => async (): Promise<ChainService> => {
+      const engine = engines.get(chain.chainId)!;
+      const safeDb = new MemorySafeDb();
+      const list = await DenyList.open(join(chain.dataDir, "denylist"));
+      const builder = fakeAttributesBuilder(chain.rollup, l1);
+      const pipeline = new ToyPipeline(chain.rollup, l1, builder);
+      if (chain.chainId === 902n) pipeline.batchTxs.set(3, [BAD_TX]);
+      const cn = await ChainNode.create(toyNodeConfig(chain.rollup), {
+        l1,
+        engine,
+        safeDb,
+        clock: ctx.clock,
+        logger: ctx.logger,
+        createPipeline: () => pipeline,
+        attributesBuilder: builder,
+        refFromPayload: engine.refOf,
+        superAuthority: ctx.superAuthorityFor?.(chain.chainId),
+        denyList: list,
+      });
+      return {
+        methods: new Map(),
+        exited: new Promise<void>(() => {}),
+        start: () => cn.start(),
+        stop: async () => {
+          await cn.stop();
+          await list.close();
+        },
+        syncStatus: async () => cn.syncStatus(),
+        blockAtTimestamp: (ts: number) => blockAt(cn, safeDb, chain, ts),
+        firstSafeTimestamp: async () => {
+          const first = [...safeDb.entries.keys()].sort((a, b) => a - b)[0];
+          const e = first === undefined ? undefined : safeDb.entries.get(first);
+          return e === undefined ? undefined : GENESIS_TIME + 2 * e.safeHead.number;
+        },
+        health: () => cn.health(),
+        interop: interopAccess(cn, {
+          l2BlockRefByHash: (h) => engine.l2BlockRefByHash(h),
+          l2BlockRefByNumber: (n) => engine.l2BlockRefByNumber(n),
+          blockReceipts: (h) => engine.blockReceipts(h),
+        }),
+      } as unknown as ChainService;
+    };
+
+    node = await Supernode.start(config, {
+      logger: testLogger,
+      buildChains: async (_cfg, ctx) => ({
+        factories: new Map(chainConfigs.map((c) => [c.chainId, factory(c, ctx)])),
+        l1,
+        close: async () => {},
+      }),
+      hashing: fakeHashing,
+      supervisor: fastSupervisor,
+    });
+    const sn = node;
+    const status = async () =>
+      (await rpc(`${sn.rpc.url}/`, "supernode_syncStatus")).result as { interop: Record<string, unknown> };
+
+    // L2 blocks 0..10 at 2 s: timestamps 1000..1021 become verifiable on both chains once block 3 is replaced.
+    await waitFor(async () => (await status()).interop.verified_timestamp === GENESIS_TIME + 21, 30_000);
+    const e902 = engines.get(902n)!;
+    const replacement = e902.byHash.get(e902.canonical[3]!)!.executionPayload;
+    expect(replacement.transactions).not.toContain(BAD_TX);
+    expect(replacement.transactions.every((t) => t.startsWith("0x7e"))).toBe(true);
+    // The original block 3 (with the message) was built, inserted, then replaced.
+    const original = [...e902.byHash.values()].find(
+      (e) => e.executionPayload.blockNumber === 3 && e.executionPayload.transactions.includes(BAD_TX),
+    );
+    expect(original).toBeDefined();
+    expect(e902.canonical[3]).not.toBe(original!.executionPayload.blockHash);
+    expect(replacement.parentHash).toBe(original!.executionPayload.parentHash);
+    expect(e902.byHash.get(e902.canonical[4]!)!.executionPayload.parentHash).toBe(replacement.blockHash);
+    expect((await status()).interop).toMatchObject({ error: null });
+    expect((await status()).interop.state).not.toBe("halted");
+
+    const metrics = await (await fetch(`${sn.metricsServer!.url}/metrics`)).text();
+    expect(metrics).toMatch(/^supernode_interop_invalidations_total\{chain_id="902"\} 1$/m);
+    expect(metrics).toMatch(/^supernode_interop_denylist_entries_total\{chain_id="902"\} 1$/m);
+    expect(metrics).not.toMatch(/^supernode_interop_invalidations_total\{chain_id="901"\} [1-9]/m);
+    expect(metrics).toMatch(/^supernode_interop_activity_state\{state="halted"\} 0$/m);
+  });
+});
