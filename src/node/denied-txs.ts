@@ -4,10 +4,18 @@
  * rewound).
  */
 import { hexToBytes } from "../core/codec/hex.js";
+import { SupernodeError } from "../core/errors/supernode-error.js";
 import type { Address, Hash, Hex } from "../core/types/primitives.js";
 import { keccakHex } from "../protocol/block/keccak.js";
 import { decodeSignedTx, txSender } from "../protocol/l1/signed-tx.js";
 import type { PayloadAttributes } from "./ports.js";
+
+/** The payload just built is on the interop deny list: it was not inserted. */
+export class DeniedPayloadError extends SupernodeError {
+  constructor(number: number) {
+    super("PAYLOAD_DENIED", `built payload ${number} is denied; not inserted`, { severity: "temporary" });
+  }
+}
 
 const isDeposit = (tx: Hex): boolean => tx.slice(0, 4).toLowerCase() === "0x7e";
 

@@ -10,6 +10,7 @@ import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ChainMetrics } from "../metrics.js";
 import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
+import { DeniedPayloadError } from "../denied-txs.js";
 import { AttributesTxHashes, attributesMatchBlock, attributesMatchHeader } from "./attributes-match.js";
 import type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 import { BlockLookahead } from "./block-lookahead.js";
@@ -17,6 +18,7 @@ import { type ExistingBlock, existingBlockSource, existingBlockRef } from "./exi
 import { allHeads, genesisL2Ref, type L2Heads } from "./heads.js";
 
 export type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
+export { DeniedPayloadError } from "../denied-txs.js";
 
 export interface EngineControllerDeps {
   readonly engine: EngineApi;
@@ -298,8 +300,11 @@ export class EngineController {
         );
       }
     }
-    const built = await this.buildAndInsert(d.attributes, d.parent, d, { speculative: true });
-    if (built === "denied") {
+    let built: Awaited<ReturnType<EngineController["buildAndInsert"]>>;
+    try {
+      built = await this.buildAndInsert(d.attributes, d.parent, d, { speculative: true });
+    } catch (err) {
+      if (!(err instanceof DeniedPayloadError)) throw err;
       if (d.depositsOnly) throw new CriticalError("DEPOSITS_ONLY_DENIED", "a deposits-only block is on the deny list");
       return "denied";
     }
@@ -351,7 +356,7 @@ export class EngineController {
       /** Sequencer: attributes to build instead of the sealed payload (it holds a denied transaction). */
       rebuildWith?: (sealed: ExecutionPayloadEnvelope) => PayloadAttributes | undefined;
     } = {},
-  ): Promise<{ envelope: ExecutionPayloadEnvelope; ref: L2BlockRef } | "denied" | undefined> {
+  ): Promise<{ envelope: ExecutionPayloadEnvelope; ref: L2BlockRef } | undefined> {
     await this.settle();
     const fc: ForkchoiceState = {
       headBlockHash: parent.hash,
@@ -414,8 +419,7 @@ export class EngineController {
     const redo = opts.rebuildWith?.(envelope);
     if (redo !== undefined) return this.buildAndInsert(redo, parent, meta, { speculative: opts.speculative === true });
     if (this.d.isDenied?.(envelope.executionPayload.blockNumber, envelope.executionPayload.blockHash)) {
-      this.d.logger.info({ number: envelope.executionPayload.blockNumber }, "built payload is denied; not inserted");
-      return "denied";
+      throw new DeniedPayloadError(envelope.executionPayload.blockNumber);
     }
     // A derived block (the EL's own payload, just sealed) may be adopted before newPayload answers: derivation
     // prepares the next block meanwhile, and the next engine call settles this one first (settle()).

@@ -9,7 +9,7 @@ import type { Hash } from "../../core/types/primitives.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { AttributesBuilder } from "../derivation/types.js";
-import type { EngineController } from "../engine/engine-controller.js";
+import { DeniedPayloadError, type EngineController } from "../engine/engine-controller.js";
 import type { ChainMetrics } from "../metrics.js";
 import { withoutExcluded } from "../denied-txs.js";
 import type {
@@ -107,15 +107,20 @@ export class SequencerDriver {
       noTxPool: sequencerNoTxPool(this.d.rollup, ts, prepared.l1origin, this.recover),
     };
     const excluded = this.d.excludedTxs?.();
-    const built = await engine.buildAndInsert(
-      attributes,
-      parent,
-      { l1origin: prepared.l1origin, sequenceNumber: prepared.sequenceNumber },
-      excluded === undefined || excluded.size === 0
-        ? {}
-        : { rebuildWith: (sealed) => this.withoutDenied(attributes, sealed, excluded) },
-    );
-    if (built === undefined || built === "denied") {
+    const built = await engine
+      .buildAndInsert(
+        attributes,
+        parent,
+        { l1origin: prepared.l1origin, sequenceNumber: prepared.sequenceNumber },
+        excluded === undefined || excluded.size === 0
+          ? {}
+          : { rebuildWith: (sealed) => this.withoutDenied(attributes, sealed, excluded) },
+      )
+      .catch((err: unknown) => {
+        if (err instanceof DeniedPayloadError) return undefined; // a denied block again: never inserted
+        throw err;
+      });
+    if (built === undefined) {
       this.d.logger.warn({ parent: parent.number }, "sequencer: block building failed; retrying next block time");
       return false;
     }

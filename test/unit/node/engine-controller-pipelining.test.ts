@@ -147,8 +147,7 @@ describe("EngineController: consolidation look-ahead", () => {
       const d = derived(parent);
       attrs.push(d);
       const built = await seq.buildAndInsert(d.attributes, parent, d);
-      if (built === undefined || built === "denied") throw new Error("build failed");
-      parent = built.ref;
+      parent = built!.ref;
     }
     await seq.flushForkchoice();
     const { ctl } = rig(engine);
