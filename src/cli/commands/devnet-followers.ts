@@ -29,6 +29,8 @@ export interface FollowersOptions {
   readonly logLevel: string;
   /** Give up when a follower does not answer `stackp2p_self` within this time (default 120 s). */
   readonly readyTimeoutMs?: number;
+  /** Stop waiting (and stop what was started) when this aborts, e.g. on Ctrl-C. */
+  readonly signal?: AbortSignal;
 }
 
 export interface Follower {
@@ -83,7 +85,8 @@ export async function startFollowers(devnet: Devnet, opts: FollowersOptions, log
     for (const l of launched) for (const el of l.els.values()) await el.stop().catch(() => {});
   };
   try {
-    const ready = AbortSignal.timeout(opts.readyTimeoutMs ?? 120_000);
+    const timeout = AbortSignal.timeout(opts.readyTimeoutMs ?? 120_000);
+    const ready = opts.signal === undefined ? timeout : AbortSignal.any([timeout, opts.signal]);
     const seqAddrs = new Map<bigint, string>();
     for (const c of devnet.chains) {
       seqAddrs.set(c.chainId, loopbackAddr(await waitForP2PSelf(opts.sequencerRpcUrl, c.chainId, ready)));

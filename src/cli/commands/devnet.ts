@@ -169,7 +169,7 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
   let followers: Followers | undefined;
   try {
     sn = await startDevnetSupernode(devnetOptions(args, dir, chains), { logger });
-    followers = await maybeFollowers(args, dir, sn.devnet, sn.supernode.rpc.url, logger);
+    followers = await maybeFollowers(args, dir, sn.devnet, sn.supernode.rpc.url, logger, controller.signal);
     printEndpoints(sn, out);
     if (followers !== undefined) describeFollowers(followers, out);
     if (!controller.signal.aborted) await live(sn, controller.signal, out, followers);
@@ -200,9 +200,16 @@ function devnetOptions(args: DevnetArgs, dir: string, chains: ReadonlyArray<{ ch
   };
 }
 
-/** `--followers n` (devnet-followers.ts); undefined for 0. */
-function maybeFollowers(args: DevnetArgs, dir: string, devnet: Devnet, sequencerRpcUrl: string, logger: Logger) {
-  if (args.followers === 0) return Promise.resolve(undefined);
+/** `--followers n` (devnet-followers.ts); undefined for 0, or when Ctrl-C came while they were starting. */
+function maybeFollowers(
+  args: DevnetArgs,
+  dir: string,
+  devnet: Devnet,
+  sequencerRpcUrl: string,
+  logger: Logger,
+  signal: AbortSignal,
+) {
+  if (args.followers === 0 || signal.aborted) return Promise.resolve(undefined);
   return startFollowers(
     devnet,
     {
@@ -212,9 +219,13 @@ function maybeFollowers(args: DevnetArgs, dir: string, devnet: Devnet, sequencer
       rpcPort: args.rpcPort,
       metricsPort: args.metricsPort,
       logLevel: args.logLevel,
+      signal,
     },
     logger,
-  );
+  ).catch((err: unknown) => {
+    if (signal.aborted) return undefined;
+    throw err;
+  });
 }
 
 async function runChildDevnet(
@@ -229,7 +240,7 @@ async function runChildDevnet(
   let followers: Followers | undefined;
   try {
     cd = await startChildDevnet(devnetOptions(args, dir, chains), logger);
-    followers = await maybeFollowers(args, dir, cd.devnet, cd.rpcUrl, logger);
+    followers = await maybeFollowers(args, dir, cd.devnet, cd.rpcUrl, logger, signal);
     out(`L1 (anvil)        ${cd.devnet.l1.rpcUrl}   beacon ${cd.devnet.l1.beaconUrl}`);
     out(
       `supernode         pid ${cd.supernode.pid}, RPC ${cd.rpcUrl}/<chain id>/ for chains 901…${900 + chains.length}`,
