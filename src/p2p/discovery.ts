@@ -9,29 +9,20 @@
  * (ADR 0071). Dials go through the host, so the gater applies; nothing is
  * dialled at or above `p2p.peers.hi`. The routing table is persisted in `chain-<id>/p2p/discovery.json`.
  */
-import { Discv5, Lookup, UDPTransportService } from "@chainsafe/discv5";
+import { Discv5, UDPTransportService } from "@chainsafe/discv5";
 import type { ENR, SignableENR } from "@chainsafe/enr";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
 import { multiaddr as multiaddr12 } from "multiaddr12";
 import { randomInt } from "node:crypto";
-import type { Socket } from "node:dgram";
 import type { EventEmitter } from "node:events";
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import type { P2pConfig } from "../config/types.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
-import {
-  bootnodeEnr,
-  type DialTarget,
-  dialTarget,
-  enrOnChain,
-  installVerifiedRecordCache,
-  localEnr,
-  recordDigest,
-  setAddress,
-} from "./enr.js";
+import { bootnodeEnr, type DialTarget, dialTarget, enrOnChain, localEnr, recordDigest, setAddress } from "./enr.js";
+import { boundPort, installVerifiedRecordCache, unrefLookupTimeouts } from "./discv5-patches.js";
 import type { GaterState } from "./gater.js";
 import { JsonFile } from "./json-file.js";
 import type { P2PMetrics } from "./metrics.js";
@@ -68,6 +59,8 @@ interface Persisted {
   readonly digest: string;
   readonly enr: string;
   readonly nodes: string[];
+  /** Peer ID → the record it was discovered with (op-node keeps this as peer metadata for 7 days). */
+  readonly peers?: Record<string, string>;
 }
 
 export interface ChainDiscoveryOptions {
@@ -99,22 +92,6 @@ export interface ChainDiscoveryDeps {
 export interface DiscoveredPeer {
   readonly enr: string;
   readonly chainId: bigint;
-}
-
-/**
- * discv5 11 clears a lookup's 60 s timeout only when the lookup times out or is stopped, not when it finishes on its
- * own, so every finished lookup keeps the process alive for up to a minute after the service stopped. The timeout
- * only bounds a lookup; unref it (once per process).
- */
-function unrefLookupTimeouts(): void {
-  const proto = Lookup.prototype as unknown as { start(): void; __unrefTimeout?: true };
-  if (proto.__unrefTimeout) return;
-  const start = proto.start;
-  proto.start = function (this: { timeout?: { unref?: () => void } }) {
-    start.call(this);
-    this.timeout?.unref?.();
-  };
-  proto.__unrefTimeout = true;
 }
 
 const resolveIpv4 = async (host: string): Promise<string> => (await lookup(host, { family: 4 })).address;
@@ -179,6 +156,7 @@ export class ChainDiscovery {
     const prev = saved === undefined ? undefined : BigInt(saved.seq);
     enr.seq = prev === undefined ? BigInt(deps.clock.nowMs()) : saved?.digest === digest ? prev : prev + 1n;
     self.digest = digest;
+    for (const [id, enr] of Object.entries(saved?.peers ?? {})) self.known.set(id, { enr, chainId: opts.chainId });
     await self.seed(saved?.nodes ?? [], resolve);
     return self;
   }
@@ -372,6 +350,7 @@ export class ChainDiscovery {
       digest: this.digest,
       enr: this.enrText(),
       nodes: this.table(),
+      peers: Object.fromEntries([...this.known].map(([id, p]) => [id, p.enr])),
     };
     const text = JSON.stringify(value);
     if (text === this.lastSaved) return;
@@ -385,14 +364,6 @@ async function enrIp(p2p: P2pConfig, resolve: (host: string) => Promise<string>)
   if (p2p.advertiseIp !== undefined) return isIP(p2p.advertiseIp) === 0 ? resolve(p2p.advertiseIp) : p2p.advertiseIp;
   if (p2p.listenIp !== "0.0.0.0" && p2p.listenIp !== "::" && isIP(p2p.listenIp) !== 0) return p2p.listenIp;
   return "127.0.0.1";
-}
-
-/** The port the discv5 UDP socket is bound to (the library keeps the socket private). */
-function boundPort(transport: UDPTransportService): number {
-  const t = transport as unknown as { ip4?: { socket?: Socket }; ip6?: { socket?: Socket } };
-  const socket = t.ip4?.socket ?? t.ip6?.socket;
-  if (socket === undefined) throw new Error("discovery UDP socket is not bound");
-  return socket.address().port;
 }
 
 function netrestrict(cidrs: readonly string[]): BlockList | undefined {

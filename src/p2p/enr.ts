@@ -10,33 +10,6 @@ import { isIP } from "node:net";
 import { parseEnode } from "../protocol/p2p/bootnodes.js";
 import { encodeOpStackEntry, OPSTACK_ENR_KEY, opStackEntryMatches } from "../protocol/p2p/enr-opstack.js";
 
-/**
- * discv5 11 decodes every record of every NODES response through `ENR.decodeFromValues`, which verifies the
- * secp256k1 signature (≈ 1–2 ms in JS). Lookups return the same records again and again, so with 16 chains this
- * verification was most of discovery's CPU (ADR 0071). This wraps it with a cache of records already verified,
- * keyed by their exact bytes (a changed or forged record has other bytes and is verified). Installed once per process.
- */
-export function installVerifiedRecordCache(max = 8192): void {
-  const cls = ENR as unknown as { decodeFromValues(v: Uint8Array[]): ENR; __verifiedCache?: true };
-  if (cls.__verifiedCache) return;
-  const decode = cls.decodeFromValues.bind(ENR);
-  const cache = new Map<string, ENR>();
-  cls.decodeFromValues = (values: Uint8Array[]): ENR => {
-    const key = values.map((v) => Buffer.from(v).toString("base64")).join(".");
-    const hit = cache.get(key);
-    if (hit !== undefined) {
-      cache.delete(key);
-      cache.set(key, hit);
-      return hit;
-    }
-    const enr = decode(values);
-    cache.set(key, enr);
-    if (cache.size > max) cache.delete(cache.keys().next().value as string);
-    return enr;
-  };
-  cls.__verifiedCache = true;
-}
-
 export interface LocalRecord {
   readonly ip: string;
   readonly tcp: number;

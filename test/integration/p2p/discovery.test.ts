@@ -132,6 +132,7 @@ describe("discv5 discovery", () => {
     expect(a2.p2p.peerId).toBe(a.p2p.peerId);
     expect(a2.p2p.discovery?.table()).toContain(c.p2p.discovery?.enrText());
     expect(await a2.p2p.host.peerStore.has(c.p2p.host.peerId)).toBe(true);
+    expect(a2.p2p.discovery?.peer(c.p2p.peerId)?.enr).toBe(c.p2p.discovery?.enrText());
     // New ports, so a new record with a higher sequence number.
     expect((a2.p2p.discovery?.enr.seq as bigint) > seqBefore).toBe(true);
     await vi.waitFor(() => expect(connected(a2.p2p, c.p2p) || connected(c.p2p, a2.p2p)).toBe(true), WAIT);
