@@ -2,7 +2,8 @@
  * Benchmark `interop`: catch-up verification throughput of the interop activity — every chain already has
  * `BLOCKS` local-safe blocks (1 s block time), each with 10 initiating logs and 10 executing messages reading the
  * previous block of the next chain; the activity verifies and commits them one timestamp at a time over real
- * LevelDB stores in a temp dir (the chains and L1 are in memory and precomputed, so this measures the activity).
+ * LevelDB in a temp dir, laid out as in the supernode (the logs stores are sublevels of the verified store's LevelDB,
+ * one batch per round); the chains and L1 are in memory and precomputed, so this measures the activity.
  *
  * Figures, for 2 and 8 chains: wall-clock `timestamps_per_s_N`, process CPU time (main thread and LevelDB's
  * threads) per verified timestamp `cpu_us_per_timestamp_N`, and the same CPU figure for the control — the same
@@ -10,6 +11,9 @@
  * goal (≥ 200 timestamps/s with 8 chains) is checked on CPU time, which a loaded machine does not distort:
  * `cpu_timestamps_per_s_8` = 1e6 / cpu_us_per_timestamp_8 is the rate one idle core sustains. Each figure line on
  * standard error carries the load average at the time.
+ *
+ * `cpu_us_per_timestamp_8_separate_stores` is the 8-chain run with each chain's logs in a LevelDB of its own (a
+ * write per chain and round instead of one batch), for comparison.
  *
  * `INTEROP_BENCH_PROFILE=<dir>` writes a V8 CPU profile of the timed 8-chain rounds only (open it in Chrome
  * DevTools or speedscope).
@@ -40,7 +44,7 @@ interface Run {
   readonly load: number;
 }
 
-async function run(chainsN: number, withMessages: boolean, profile = false): Promise<Run> {
+async function run(chainsN: number, withMessages: boolean, profile = false, separate = false): Promise<Run> {
   const l1 = new WorldL1();
   const chains = Array.from({ length: chainsN }, (_, i) => new WorldChain(BigInt(901 + i), 1, GENESIS, l1));
   for (let n = 1; n <= BLOCKS; n++) {
@@ -58,7 +62,10 @@ async function run(chainsN: number, withMessages: boolean, profile = false): Pro
   const dir = mkdtempSync(join(tmpdir(), "interop-bench-"));
   const verified = await VerifiedStore.open(join(dir, "verified"));
   const logs = new Map<string, LogsStore>();
-  for (const c of chains) logs.set(c.chainId.toString(10), await LogsStore.open(join(dir, `logs-${c.chainId}`)));
+  for (const c of chains) {
+    const id = c.chainId.toString(10);
+    logs.set(id, separate ? await LogsStore.open(join(dir, `logs-${id}`)) : await verified.logsStore(id));
+  }
   const activity = new InteropActivity(
     { activationTimestamp: GENESIS, dependencySet: makeDependencySet(chains.map((c) => c.chainId)) },
     { chains, logs, verified, l1, clock: systemClock, logger: silentLogger },
@@ -116,6 +123,9 @@ const bench: Bench = {
     report({ figure: "timestamps_per_s_8_empty", value: Math.round(empty.perS), unit: "timestamps/s" });
     report({ figure: "cpu_us_per_timestamp_8_empty", value: Math.round(empty.cpuUs), unit: "µs" });
     report({ figure: "messages_cpu_ratio_8", value: Number((eight.cpuUs / empty.cpuUs).toFixed(2)), unit: "x" });
+    const separate = await run(8, true, false, true);
+    describe("8 chains, 10 messages per block, a LevelDB per chain's logs (the earlier layout)", separate);
+    report({ figure: "cpu_us_per_timestamp_8_separate_stores", value: Math.round(separate.cpuUs), unit: "µs" });
     const cpuRate = 1e6 / eight.cpuUs;
     report({ figure: "cpu_timestamps_per_s_8", value: Math.round(cpuRate), unit: "timestamps/s" });
     note(

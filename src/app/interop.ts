@@ -6,7 +6,7 @@ import { TemporaryError } from "../core/errors/supernode-error.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
 import type { BlockId } from "../core/types/block-ref.js";
-import { LogsStore } from "../io/db/interop/logs-store.js";
+import type { LogsStore } from "../io/db/interop/logs-store.js";
 import { VerifiedStore } from "../io/db/interop/verified-store.js";
 import type { L1Source, SuperAuthority } from "../node/ports.js";
 import { createInteropMetrics } from "../observability/interop-metrics.js";
@@ -15,8 +15,8 @@ import { makeDependencySet } from "../protocol/interop/dependency-set.js";
 import type { ChainSupervisor } from "./chain-supervisor.js";
 
 /**
- * The interop activity's wiring: its stores (`<data-dir>/interop/` for verified results and the write-ahead
- * transition, `chain-<id>/interop/` for each chain's logs), the super authority each chain's node defers to, and
+ * The interop activity's wiring: its stores (`<data-dir>/interop/`: verified results, the write-ahead transition
+ * and, in one sublevel per chain, each chain's logs), the super authority each chain's node defers to, and
  * the activity itself over the supervised chains.
  */
 export class InteropRuntime {
@@ -35,13 +35,15 @@ export class InteropRuntime {
     const activation = config.interopActivationTimestamp;
     if (activation === undefined) return undefined;
     const verified = await VerifiedStore.open(join(config.dataDir, "interop"));
+    // Each chain's logs live in a sublevel of the same LevelDB, so a round commits in one batch.
     const logs = new Map<string, LogsStore>();
     try {
-      for (const c of config.chainConfigs)
-        logs.set(c.chainId.toString(10), await LogsStore.open(join(c.dataDir, "interop")));
+      for (const c of config.chainConfigs) {
+        const id = c.chainId.toString(10);
+        logs.set(id, await verified.logsStore(id));
+      }
     } catch (err) {
       await verified.close();
-      for (const s of logs.values()) await s.close();
       throw err;
     }
     return new InteropRuntime(config, activation, verified, logs);

@@ -22,6 +22,7 @@ import type {
   InteropState,
   L1Canonical,
   LogsStorePort,
+  StagedSeal,
   VerifiedStorePort,
 } from "./ports.js";
 import { type FrontierBlock, verifyTimestamp } from "./verify.js";
@@ -328,27 +329,29 @@ export class InteropActivity {
 
   private async applyAdvance(r: VerificationResult): Promise<boolean> {
     const prev = this.d.verified.last();
-    // Every chain's store is written at once (separate LevelDBs; each seal is idempotent, the commit comes after).
-    const seal = async (id: string) => {
+    if (r.l1Inclusion === undefined) throw new Error("advance without an L1 inclusion");
+    // Every chain's seal is staged at once and written with the result in one batch (stores sharing the
+    // verified store's LevelDB); a seal is idempotent, so a replay stages nothing new.
+    const stage = async (id: string): Promise<StagedSeal | undefined> => {
       const head = r.l2Heads[id] as BlockId;
       const store = this.d.logs.get(id);
-      if (store === undefined || store.latest()?.hash === head.hash) return;
+      if (store === undefined || store.latest()?.hash === head.hash) return undefined;
       const f = await this.frontierOf(id, { l2: head } as ChainBlockAt);
       try {
-        await store.seal(f.block, f.logs);
+        return await store.stage([f]);
       } catch (err) {
         // A stale store (an L2 reorg not repaired yet): roll it back to the previous verified head and retry once.
         const back = prev?.l2Heads[id];
         if (severityOf(err) !== "reset" || back === undefined) throw err;
         this.d.logger.warn({ chain: id, to: back.number, err: String(err) }, "repairing the interop logs store");
         await store.rewindTo(back.number);
-        await store.seal(f.block, f.logs);
+        return store.stage([f]);
       }
     };
-    const sealed = await Promise.allSettled(Object.keys(r.l2Heads).sort().map(seal));
-    for (const s of sealed) if (s.status === "rejected") throw s.reason;
-    if (r.l1Inclusion === undefined) throw new Error("advance without an L1 inclusion");
-    await this.d.verified.commit({ timestamp: r.timestamp, l1Inclusion: r.l1Inclusion, l2Heads: r.l2Heads });
+    const staged = await Promise.allSettled(Object.keys(r.l2Heads).sort().map(stage));
+    for (const s of staged) if (s.status === "rejected") throw s.reason;
+    const seals = staged.flatMap((s) => (s.status === "fulfilled" && s.value !== undefined ? [s.value] : []));
+    await this.d.verified.commit({ timestamp: r.timestamp, l1Inclusion: r.l1Inclusion, l2Heads: r.l2Heads }, seals);
     this.d.metrics?.verified(r.timestamp);
     return true;
   }

@@ -9,7 +9,7 @@ import type { InvalidHead, PendingTransition, SealedBlock, VerifiedResult } from
 export type { PendingTransition, SealedBlock, VerifiedResult };
 
 /**
- * One chain's logs (`chain-<id>/interop/`): consecutive sealed blocks with parent links, each with every log's hash
+ * One chain's logs (a sublevel of `<data-dir>/interop/`): consecutive sealed blocks with parent links, each with every log's hash
  * and executing message. Sealing is idempotent (the same block again is a no-op); a different block at a sealed
  * height, a gap or a parent mismatch is refused (`LogsConflictError`) until the store is rewound.
  */
@@ -18,6 +18,13 @@ export interface LogsStorePort {
   first(): SealedBlock | undefined;
   blockAt(number: number): Promise<SealedBlock | undefined>;
   seal(block: SealedBlock, logs: readonly StoredLog[]): Promise<void>;
+  /**
+   * Checks and encodes a sealing (as `sealMany`) for the verified store's commit batch; undefined when the blocks
+   * are sealed already. Nothing else may be sealed before that commit.
+   */
+  stage(
+    items: ReadonlyArray<{ readonly block: SealedBlock; readonly logs: readonly StoredLog[] }>,
+  ): Promise<StagedSeal | undefined>;
   /** Seals consecutive blocks in one write (the same rules as `seal`, applied in order; all or nothing). */
   sealMany(items: ReadonlyArray<{ readonly block: SealedBlock; readonly logs: readonly StoredLog[] }>): Promise<void>;
   /** The log at (block, index) with its block's timestamp; undefined when unknown. */
@@ -25,6 +32,13 @@ export interface LogsStorePort {
   /** Keeps blocks ≤ `number` (all when it is beyond the latest; none when it is before the first). */
   rewindTo(number: number): Promise<void>;
   clear(): Promise<void>;
+}
+
+/** A staged sealing (opaque to the activity): handed to `VerifiedStorePort.commit`. */
+export interface StagedSeal {
+  readonly root: unknown;
+  write(): Promise<void>;
+  done(): void;
 }
 
 /**
@@ -36,7 +50,7 @@ export interface VerifiedStorePort {
   firstTimestamp(): number | undefined;
   get(timestamp: number): Promise<VerifiedResult | undefined>;
   /** Commits `last + 1` (or any timestamp into an empty store) and clears the pending transition; idempotent. */
-  commit(result: VerifiedResult): Promise<void>;
+  commit(result: VerifiedResult, staged?: readonly StagedSeal[]): Promise<void>;
   /** Drops every result at or after `timestamp` and clears the pending transition. */
   rewind(timestamp: number): Promise<void>;
   pending(): Promise<PendingTransition | undefined>;

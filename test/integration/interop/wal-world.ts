@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { InteropActivity } from "../../../src/activities/interop/activity.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
-import { LogsStore } from "../../../src/io/db/interop/logs-store.js";
 import { VerifiedStore } from "../../../src/io/db/interop/verified-store.js";
 import { makeDependencySet } from "../../../src/protocol/interop/dependency-set.js";
 import { WorldChain, WorldL1 } from "../../unit/activities/interop-world.js";
@@ -22,8 +21,8 @@ export async function openWorld(dir: string) {
   b.localSafe = BLOCKS / 2;
   const verified = await VerifiedStore.open(join(dir, "verified"));
   const logs = new Map([
-    ["901", await LogsStore.open(join(dir, "logs-901"))],
-    ["902", await LogsStore.open(join(dir, "logs-902"))],
+    ["901", await verified.logsStore("901")], // sublevels: each round is one atomic batch
+    ["902", await verified.logsStore("902")],
   ]);
   const activity = new InteropActivity(
     { activationTimestamp: 1000, dependencySet: makeDependencySet([901n, 902n]) },

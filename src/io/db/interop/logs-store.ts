@@ -37,15 +37,48 @@ function checkExtends(h: SealedBlock, block: SealedBlock): void {
     throw new LogsConflictError("INTEROP_LOGS_TIME", "block timestamp goes back", { number: block.number });
 }
 
+/** What this store uses of a LevelDB or a sublevel of one (binary keys and values). */
+interface Kv {
+  iterator(o: {
+    gte: Uint8Array;
+    lte: Uint8Array;
+    reverse?: boolean;
+    limit?: number;
+  }): AsyncIterable<[Uint8Array, Uint8Array]>;
+  get(k: Uint8Array): Promise<Uint8Array | undefined>;
+  put(k: Uint8Array, v: Uint8Array): Promise<void>;
+  batch(ops: { type: "put"; key: Uint8Array; value: Uint8Array }[]): Promise<void>;
+  clear(o: { gt?: Uint8Array; gte?: Uint8Array; lte: Uint8Array }): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
- * One chain's interop logs on LevelDB (`<chain dir>/interop/`): consecutive sealed blocks, each with every log's
- * hash and decoded executing message, sealed in one atomic write per block. The first and latest sealed blocks
- * are kept in memory; recently read blocks are cached for message lookups.
+ * A sealing checked and encoded but not written yet: its batch operations (on the store's sublevel) go into the
+ * verified store's commit batch, so a round's logs of every chain and its verified result are one atomic write.
+ */
+export interface StagedSeal {
+  /** The LevelDB the operations belong to (the verified store's, for sublevel stores). */
+  readonly root: unknown;
+  readonly ops: ReadonlyArray<{ type: "put"; sublevel: unknown; key: Uint8Array; value: Uint8Array }>;
+  /** Writes the operations on their own (a store with its own LevelDB). */
+  write(): Promise<void>;
+  /** Updates the store's memory once the operations are written. */
+  done(): void;
+}
+
+/**
+ * One chain's interop logs on LevelDB: consecutive sealed blocks, each with every log's hash and decoded executing
+ * message. In the supernode a store is a sublevel of the interop LevelDB (`<data-dir>/interop/`, `!logs-<id>!`
+ * keys) so a round's seals commit in the same batch as its verified result (`stage` + `VerifiedStore.commit`); a
+ * store can also have its own LevelDB (`open`). The first and latest sealed blocks are kept in memory; recently read
+ * blocks are cached for message lookups.
  */
 export class LogsStore {
   private readonly cache = new Map<number, StoredBlock>();
   private constructor(
-    private readonly db: Level<Uint8Array, Uint8Array>,
+    private readonly db: Kv,
+    private readonly root: unknown,
+    private readonly ownsDb: boolean,
     private head: SealedBlock | undefined,
     private tail: SealedBlock | undefined,
   ) {}
@@ -57,11 +90,21 @@ export class LogsStore {
     } catch (err) {
       throw new CriticalError("INTEROP_LOGS_OPEN", `cannot open the interop logs at ${dir}`, { dir }, err);
     }
+    return LogsStore.load(db as unknown as Kv, db, true);
+  }
+
+  /** The store of sublevel `name` of the open LevelDB `root` (which stays the caller's to close). */
+  static async within(root: Level<Uint8Array, Uint8Array>, name: string): Promise<LogsStore> {
+    const sub = root.sublevel(name, { keyEncoding: "view", valueEncoding: "view" });
+    return LogsStore.load(sub as unknown as Kv, root, false);
+  }
+
+  private static async load(db: Kv, root: unknown, owns: boolean): Promise<LogsStore> {
     const edge = async (reverse: boolean) => {
       for await (const [, v] of db.iterator({ gte: LOW, lte: HIGH, reverse, limit: 1 })) return decode(v).block;
       return undefined;
     };
-    return new LogsStore(db, await edge(true), await edge(false));
+    return new LogsStore(db, root, owns, await edge(true), await edge(false));
   }
 
   latest(): SealedBlock | undefined {
@@ -113,6 +156,20 @@ export class LogsStore {
 
   /** Seals consecutive blocks in one atomic write; each is checked as `seal` checks it (all or nothing). */
   async sealMany(items: ReadonlyArray<{ readonly block: SealedBlock; readonly logs: readonly StoredLog[] }>) {
+    const staged = await this.stage(items);
+    if (staged === undefined) return;
+    await staged.write();
+    staged.done();
+  }
+
+  /**
+   * Checks and encodes the sealing of `items` (as `sealMany`) without writing it; undefined when every block is
+   * sealed already. The caller writes the operations (or calls `write`), then calls `done`; nothing may be sealed
+   * in between.
+   */
+  async stage(
+    items: ReadonlyArray<{ readonly block: SealedBlock; readonly logs: readonly StoredLog[] }>,
+  ): Promise<StagedSeal | undefined> {
     let h = this.head;
     const fresh: StoredBlock[] = [];
     for (const { block, logs } of items) {
@@ -135,15 +192,23 @@ export class LogsStore {
       fresh.push(s);
       h = s.block;
     }
-    if (fresh.length === 0) return;
-    if (fresh.length === 1) {
-      const s = fresh[0] as StoredBlock;
-      await this.db.put(key(s.block.number), encode(s));
-    } else
-      await this.db.batch(fresh.map((s) => ({ type: "put" as const, key: key(s.block.number), value: encode(s) })));
-    for (const s of fresh) this.remember(s.block.number, s);
-    this.head = h;
-    this.tail ??= (fresh[0] as StoredBlock).block;
+    if (fresh.length === 0) return undefined;
+    const sub = this.db;
+    const ops = fresh.map((s) => ({ type: "put" as const, sublevel: sub, key: key(s.block.number), value: encode(s) }));
+    const head = h;
+    return {
+      root: this.ownsDb ? this.db : this.root,
+      ops,
+      write: async () => {
+        if (ops.length === 1) await this.db.put((ops[0] as (typeof ops)[0]).key, (ops[0] as (typeof ops)[0]).value);
+        else await this.db.batch(ops.map((o) => ({ type: "put" as const, key: o.key, value: o.value })));
+      },
+      done: () => {
+        for (const s of fresh) this.remember(s.block.number, s);
+        this.head = head;
+        this.tail ??= (fresh[0] as StoredBlock).block;
+      },
+    };
   }
 
   async rewindTo(n: number): Promise<void> {
@@ -164,6 +229,6 @@ export class LogsStore {
   }
 
   async close(): Promise<void> {
-    await this.db.close();
+    if (this.ownsDb) await this.db.close();
   }
 }

@@ -1,5 +1,6 @@
 import { Level } from "level";
 import { CriticalError } from "../../../core/errors/supernode-error.js";
+import { LogsStore, type StagedSeal } from "./logs-store.js";
 import { type PendingTransition, type VerifiedResult, verifiedResultJson } from "../../../protocol/interop/types.js";
 
 /** key = "v" ‖ uint64_be(timestamp); the pending transition lives under "w". */
@@ -54,6 +55,11 @@ export class VerifiedStore {
     return this.lastResult;
   }
 
+  /** Chain `chainId`'s logs store, a sublevel of this LevelDB (its seals can join `commit`'s batch). */
+  logsStore(chainId: string): Promise<LogsStore> {
+    return LogsStore.within(this.db, `logs-${chainId}`);
+  }
+
   firstTimestamp(): number | undefined {
     return this.firstTs;
   }
@@ -65,13 +71,21 @@ export class VerifiedStore {
     return v === undefined ? undefined : (JSON.parse(dec(v)) as VerifiedResult);
   }
 
-  async commit(result: VerifiedResult): Promise<void> {
+  /**
+   * Commits `result` together with the staged seals of the logs stores: those in this LevelDB go into the same
+   * batch (one atomic write per round), others are written first.
+   */
+  async commit(result: VerifiedResult, staged: readonly StagedSeal[] = []): Promise<void> {
+    const mine = staged.filter((s) => s.root === this.db);
+    await Promise.all(staged.filter((s) => s.root !== this.db).map((s) => s.write()));
+    for (const s of staged) if (s.root !== this.db) s.done();
     const json = verifiedResultJson(result);
     const last = this.lastResult;
     if (last !== undefined && result.timestamp !== last.timestamp + 1) {
       if (result.timestamp <= last.timestamp) {
         const have = await this.get(result.timestamp);
         if (have !== undefined && verifiedResultJson(have) === json) {
+          await this.writeStaged(mine);
           await this.clearPending();
           return;
         }
@@ -83,12 +97,20 @@ export class VerifiedStore {
       );
     }
     await this.db.batch([
+      ...(mine.flatMap((s) => s.ops) as never[]),
       { type: "put", key: key(result.timestamp), value: enc(json) },
       { type: "del", key: PENDING },
     ]);
+    for (const s of mine) s.done();
     this.pendingCache = undefined;
     this.lastResult = JSON.parse(json) as VerifiedResult;
     this.firstTs ??= result.timestamp;
+  }
+
+  private async writeStaged(staged: readonly StagedSeal[]): Promise<void> {
+    if (staged.length === 0) return;
+    await this.db.batch(staged.flatMap((s) => s.ops) as never[]);
+    for (const s of staged) s.done();
   }
 
   async rewind(ts: number): Promise<void> {

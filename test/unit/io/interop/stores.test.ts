@@ -169,6 +169,33 @@ const res = (ts: number, l1 = ts, branch = "a"): VerifiedResult => ({
 });
 
 describe("VerifiedStore", () => {
+  it("commits a round's seals of every chain (sublevels) and its result in one batch", async () => {
+    const dir = tmp();
+    let v = await VerifiedStore.open(dir);
+    let a = await v.logsStore("901");
+    let b = await v.logsStore("902");
+    const stagedA = await a.stage([{ block: blk(100), logs: [{ hash: lh(100, 0) }] }]);
+    const stagedB = await b.stage([{ block: blk(100, "b"), logs: [] }]);
+    expect(a.latest()).toBeUndefined(); // nothing written before the commit
+    await v.commit(res(100), [stagedA!, stagedB!]);
+    expect(a.latest()).toEqual(blk(100));
+    // A refused commit (a gap) writes none of its seals.
+    const staged = await a.stage([{ block: blk(101), logs: [] }]);
+    await expect(v.commit(res(102), [staged!])).rejects.toThrow("expected 101, got 102");
+    expect(a.latest()).toEqual(blk(100));
+    expect(await a.stage([{ block: blk(100), logs: [] }])).toBeUndefined(); // sealed already
+    await v.close();
+    v = await VerifiedStore.open(dir);
+    a = await v.logsStore("901");
+    b = await v.logsStore("902");
+    expect(v.last()?.timestamp).toBe(100);
+    expect(a.latest()).toEqual(blk(100));
+    expect(b.latest()).toEqual(blk(100, "b"));
+    expect(await a.findLog(100, 0)).toEqual({ logHash: lh(100, 0), blockTimestamp: 1200 });
+    expect(await b.blockAt(101)).toBeUndefined();
+    await v.close();
+  });
+
   it("commits contiguously, idempotently, and reopens", async () => {
     const dir = tmp();
     let s = await VerifiedStore.open(dir);
