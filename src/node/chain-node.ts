@@ -7,25 +7,26 @@ import { AbortedError } from "../core/errors/supernode-error.js";
 import type { Hash } from "../core/types/primitives.js";
 import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
+import { buildNodeParts } from "./chain-node-parts.js";
 import type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
 import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
 import type { DerivationPipeline } from "./derivation/types.js";
-import { EngineController } from "./engine/engine-controller.js";
-import { DerivationStep } from "./derivation-step.js";
-import { ElSync } from "./engine/el-sync.js";
-import { durationToBlocks, findL2Heads, resetSafeDb } from "./engine/find-heads.js";
-import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
+import type { EngineController } from "./engine/engine-controller.js";
+import type { DerivationStep } from "./derivation-step.js";
+import type { ElSync } from "./engine/el-sync.js";
+import { findL2Heads, resetSafeDb } from "./engine/find-heads.js";
+import type { Finalizer } from "./engine/finalizer.js";
 import { checkPostedPayload } from "./engine/posted-payload.js";
-import { UnsafeInput } from "./engine/unsafe-input.js";
+import type { UnsafeInput } from "./engine/unsafe-input.js";
 import type { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
 import { NodeRpcError } from "./errors.js";
 import { HealthTracker, type NodeHealth, RepeatGate } from "./health.js";
-import { L1Labels } from "./l1-labels.js";
+import type { L1Labels } from "./l1-labels.js";
 import type { ExecutionPayloadEnvelope } from "./ports.js";
-import { InteropControl, type InvalidateOutcome, type InvalidateRequest } from "./interop-control.js";
-import { SafetySteps } from "./safety-steps.js";
-import { SequencerDriver } from "./sequencer/sequencer-driver.js";
-import { StatusView } from "./status-view.js";
+import type { InteropControl, InvalidateOutcome, InvalidateRequest } from "./interop-control.js";
+import type { SafetySteps } from "./safety-steps.js";
+import type { SequencerDriver } from "./sequencer/sequencer-driver.js";
+import type { StatusView } from "./status-view.js";
 
 export type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
 
@@ -65,115 +66,30 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     this.d = deps;
     this.tracker = new HealthTracker(deps.clock, cfg.health);
     this.gate = new RepeatGate(deps.clock);
-    this.finalizer = new Finalizer(cfg.finalityLookback || DEFAULT_FINALITY_LOOKBACK);
-    this.engine = new EngineController({
-      engine: deps.engine,
-      cfg: cfg.rollup,
-      logger: deps.logger,
-      metrics: deps.metrics,
-      refFromPayload: deps.refFromPayload,
+    const p = buildNodeParts(cfg, deps, {
       onSafeHead: (safe, derivedFrom) => this.onSafeHead(safe, derivedFrom),
-      safeFollowsLocal:
-        deps.superAuthority === undefined ? undefined : (ref) => !deps.superAuthority?.isActiveAt(ref.timestamp),
-      isDenied: deps.denyList === undefined ? undefined : (n, hash) => this.interop.isDenied(n, hash),
-    });
-    this.interop = new InteropControl({
-      rollup: cfg.rollup,
-      engine: deps.engine,
-      controller: this.engine,
-      l1: deps.l1,
-      safeDb: deps.safeDb,
-      denyList: deps.denyList,
-      logger: deps.logger,
-      restartFrom: async (safe) => {
-        this.finalizer.reset();
-        this.derivation.reset();
-        this.interop.clearHold();
-        await this.pipeline.reset(safe);
-      },
-      notReady: () =>
+      turn: () => this.turn(),
+      aborted: () => this.abort.signal.aborted,
+      initialised: () => this.initialised,
+      busy: () =>
         this.state !== "running"
           ? "not running"
           : !this.initialised || this.resetRequested !== undefined
             ? "resetting"
-            : this.elSync.syncing
-              ? "EL sync"
-              : undefined,
+            : undefined,
     });
-    this.pipeline = deps.createPipeline();
-    this.seq = new SequencerDriver(cfg.sequencer, {
-      rollup: cfg.rollup,
-      l1: deps.l1,
-      engine: this.engine,
-      attributesBuilder: deps.attributesBuilder,
-      clock: deps.clock,
-      logger: deps.logger,
-      metrics: deps.metrics,
-      sink: deps.sink,
-      store: deps.sequencerStore,
-      excludedTxs: deps.denyList === undefined ? undefined : () => this.interop.excludedTxs(),
-      holdAt: deps.denyList === undefined ? undefined : (localSafe) => this.interop.sequencerHoldAt(localSafe),
-    });
-    this.elSafeOffsetBlocks =
-      cfg.elSafeOffsetBlocks ?? durationToBlocks(cfg.syncOffsetElSafeMs ?? 0, cfg.rollup.block_time);
-    this.elSync = new ElSync(cfg.syncMode, {
-      cfg: cfg.rollup,
-      kind: cfg.engineKind,
-      engine: deps.engine,
-      controller: this.engine,
-      refFromPayload: deps.refFromPayload,
-      safeDb: deps.safeDb,
-      clock: deps.clock,
-      logger: deps.logger,
-      offsetBlocks: this.elSafeOffsetBlocks,
-    });
-    this.unsafe = new UnsafeInput({
-      cfg: cfg.rollup,
-      reqResp: cfg.syncModeReqResp ?? false,
-      engine: this.engine,
-      elSync: this.elSync,
-      clock: deps.clock,
-      logger: deps.logger,
-      refFromPayload: deps.refFromPayload,
-      queueBounds: cfg.unsafeQueue,
-      gapFiller: deps.gapFiller,
-      isDenied: deps.denyList === undefined ? undefined : (n, hash) => this.interop.isDenied(n, hash),
-    });
-    this.derivation = new DerivationStep({
-      pipeline: this.pipeline,
-      engine: this.engine,
-      metrics: deps.metrics,
-      maxSteps: cfg.maxStepsPerTick ?? 256,
-      turn: () => this.turn(),
-      shouldYield: () => this.seq.due(),
-      aborted: () => this.abort.signal.aborted,
-      onDenied: (a) =>
-        deps.logger.warn(
-          { number: a.parent.number + 1, parent: a.parent.hash },
-          "derived block is denied; building its deposits-only replacement",
-        ),
-    });
-    this.l1 = new L1Labels(deps.l1);
-    this.safety = new SafetySteps({
-      engine: deps.engine,
-      controller: this.engine,
-      finalizer: this.finalizer,
-      l1: deps.l1,
-      logger: deps.logger,
-      superAuthority: deps.superAuthority,
-    });
-    this.view = new StatusView({
-      rollup: cfg.rollup,
-      engine: deps.engine,
-      controller: this.engine,
-      elSync: this.elSync,
-      unsafeQueue: this.unsafe.queue,
-      l1: this.l1,
-      origin: () => (this.initialised ? this.pipeline.origin : undefined),
-      refFromPayload: deps.refFromPayload,
-      safeDb: deps.safeDb,
-      metrics: deps.metrics,
-    });
+    this.finalizer = p.finalizer;
+    this.engine = p.engine;
+    this.interop = p.interop;
+    this.pipeline = p.pipeline;
+    this.seq = p.seq;
+    this.elSafeOffsetBlocks = p.elSafeOffsetBlocks;
+    this.elSync = p.elSync;
+    this.unsafe = p.unsafe;
+    this.derivation = p.derivation;
+    this.l1 = p.l1;
+    this.safety = p.safety;
+    this.view = p.view;
   }
 
   static async create(cfg: ChainNodeConfig, deps: ChainNodeDeps): Promise<ChainNode> {

@@ -1,0 +1,164 @@
+/**
+ * The parts of one virtual node, wired together (the engine controller, derivation, sequencer, unsafe input, EL
+ * sync, interop control, safety steps, status view); `ChainNode` runs them in its driver loop.
+ */
+import type { L1BlockRef, L2BlockRef } from "../core/types/block-ref.js";
+import type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
+import { DerivationStep } from "./derivation-step.js";
+import type { DerivationPipeline } from "./derivation/types.js";
+import { ElSync } from "./engine/el-sync.js";
+import { EngineController } from "./engine/engine-controller.js";
+import { durationToBlocks } from "./engine/find-heads.js";
+import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
+import { UnsafeInput } from "./engine/unsafe-input.js";
+import { InteropControl } from "./interop-control.js";
+import { L1Labels } from "./l1-labels.js";
+import { SafetySteps } from "./safety-steps.js";
+import { SequencerDriver } from "./sequencer/sequencer-driver.js";
+import { StatusView } from "./status-view.js";
+
+export interface NodeParts {
+  readonly finalizer: Finalizer;
+  readonly engine: EngineController;
+  readonly interop: InteropControl;
+  readonly pipeline: DerivationPipeline;
+  readonly seq: SequencerDriver;
+  readonly elSafeOffsetBlocks: number;
+  readonly elSync: ElSync;
+  readonly unsafe: UnsafeInput;
+  readonly derivation: DerivationStep;
+  readonly l1: L1Labels;
+  readonly safety: SafetySteps;
+  readonly view: StatusView;
+}
+
+/** What the parts ask of the node's driver loop. */
+export interface NodeHooks {
+  onSafeHead(safe: L2BlockRef, derivedFrom: L1BlockRef): Promise<void>;
+  /** Waits for a fair turn of the event loop. */
+  turn(): Promise<void> | undefined;
+  aborted(): boolean;
+  /** The node has found its heads. */
+  initialised(): boolean;
+  /** Why the node cannot take interop requests now (not running, resetting); undefined when it can. */
+  busy(): string | undefined;
+}
+
+export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks: NodeHooks): NodeParts {
+  const finalizer = new Finalizer(cfg.finalityLookback || DEFAULT_FINALITY_LOOKBACK);
+  const engine: EngineController = new EngineController({
+    engine: deps.engine,
+    cfg: cfg.rollup,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    refFromPayload: deps.refFromPayload,
+    onSafeHead: (safe, derivedFrom) => hooks.onSafeHead(safe, derivedFrom),
+    safeFollowsLocal:
+      deps.superAuthority === undefined ? undefined : (ref) => !deps.superAuthority?.isActiveAt(ref.timestamp),
+    isDenied: deps.denyList === undefined ? undefined : (n, hash) => interop.isDenied(n, hash),
+  });
+  const interop: InteropControl = new InteropControl({
+    rollup: cfg.rollup,
+    engine: deps.engine,
+    controller: engine,
+    l1: deps.l1,
+    safeDb: deps.safeDb,
+    denyList: deps.denyList,
+    logger: deps.logger,
+    restartFrom: async (safe) => {
+      finalizer.reset();
+      derivation.reset();
+      interop.clearHold();
+      await pipeline.reset(safe);
+    },
+    notReady: () => hooks.busy() ?? (elSync.syncing ? "EL sync" : undefined),
+  });
+  const pipeline = deps.createPipeline();
+  const seq = new SequencerDriver(cfg.sequencer, {
+    rollup: cfg.rollup,
+    l1: deps.l1,
+    engine: engine,
+    attributesBuilder: deps.attributesBuilder,
+    clock: deps.clock,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    sink: deps.sink,
+    store: deps.sequencerStore,
+    excludedTxs: deps.denyList === undefined ? undefined : () => interop.excludedTxs(),
+    holdAt: deps.denyList === undefined ? undefined : (localSafe) => interop.sequencerHoldAt(localSafe),
+  });
+  const elSafeOffsetBlocks =
+    cfg.elSafeOffsetBlocks ?? durationToBlocks(cfg.syncOffsetElSafeMs ?? 0, cfg.rollup.block_time);
+  const elSync = new ElSync(cfg.syncMode, {
+    cfg: cfg.rollup,
+    kind: cfg.engineKind,
+    engine: deps.engine,
+    controller: engine,
+    refFromPayload: deps.refFromPayload,
+    safeDb: deps.safeDb,
+    clock: deps.clock,
+    logger: deps.logger,
+    offsetBlocks: elSafeOffsetBlocks,
+  });
+  const unsafe = new UnsafeInput({
+    cfg: cfg.rollup,
+    reqResp: cfg.syncModeReqResp ?? false,
+    engine: engine,
+    elSync: elSync,
+    clock: deps.clock,
+    logger: deps.logger,
+    refFromPayload: deps.refFromPayload,
+    queueBounds: cfg.unsafeQueue,
+    gapFiller: deps.gapFiller,
+    isDenied: deps.denyList === undefined ? undefined : (n, hash) => interop.isDenied(n, hash),
+  });
+  const derivation = new DerivationStep({
+    pipeline: pipeline,
+    engine: engine,
+    metrics: deps.metrics,
+    maxSteps: cfg.maxStepsPerTick ?? 256,
+    turn: hooks.turn,
+    shouldYield: () => seq.due(),
+    aborted: hooks.aborted,
+    onDenied: (a) =>
+      deps.logger.warn(
+        { number: a.parent.number + 1, parent: a.parent.hash },
+        "derived block is denied; building its deposits-only replacement",
+      ),
+  });
+  const l1 = new L1Labels(deps.l1);
+  const safety = new SafetySteps({
+    engine: deps.engine,
+    controller: engine,
+    finalizer: finalizer,
+    l1: deps.l1,
+    logger: deps.logger,
+    superAuthority: deps.superAuthority,
+  });
+  const view = new StatusView({
+    rollup: cfg.rollup,
+    engine: deps.engine,
+    controller: engine,
+    elSync: elSync,
+    unsafeQueue: unsafe.queue,
+    l1: l1,
+    origin: () => (hooks.initialised() ? pipeline.origin : undefined),
+    refFromPayload: deps.refFromPayload,
+    safeDb: deps.safeDb,
+    metrics: deps.metrics,
+  });
+  return {
+    finalizer,
+    engine,
+    interop,
+    pipeline,
+    seq,
+    elSafeOffsetBlocks,
+    elSync,
+    unsafe,
+    derivation,
+    l1,
+    safety,
+    view,
+  };
+}
