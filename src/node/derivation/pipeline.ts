@@ -306,9 +306,14 @@ export class L1DerivationPipeline implements DerivationPipeline {
         throw new ResetError("BATCH_TIMESTAMP", "batch timestamp does not follow the pending safe head");
       }
       const txs = [...prepared.attributes.transactions];
-      for (const t of b.transactions) txs.push(typeof t === "string" ? t : bytesToHex(t));
+      const bytes: (Uint8Array | undefined)[] = txs.map(() => undefined);
+      for (const t of b.transactions) {
+        txs.push(typeof t === "string" ? t : bytesToHex(t));
+        bytes.push(typeof t === "string" ? undefined : t);
+      }
       const attrs: DerivedAttributes = {
         attributes: { ...prepared.attributes, transactions: txs, noTxPool: true },
+        transactionBytes: { of: txs, bytes },
         parent: pendingSafe,
         l1origin: prepared.l1origin,
         sequenceNumber: prepared.sequenceNumber,

@@ -114,16 +114,29 @@ export function attributesMatchBlock(
  */
 export class AttributesTxHashes {
   private readonly hashes: (Hash | undefined)[] = [];
-  constructor(readonly attrs: PayloadAttributes) {}
+  private readonly bytes: readonly (Uint8Array | undefined)[] | undefined;
+
+  constructor(
+    readonly attrs: PayloadAttributes,
+    known?: TransactionBytes,
+  ) {
+    this.bytes = known !== undefined && known.of === attrs.transactions ? known.bytes : undefined;
+  }
 
   at(i: number): Hash {
     let h = this.hashes[i];
     if (h === undefined) {
-      h = keccakHex(hexToBytes(this.attrs.transactions[i] ?? "0x"));
+      h = keccakHex(this.bytes?.[i] ?? hexToBytes(this.attrs.transactions[i] ?? "0x"));
       this.hashes[i] = h;
     }
     return h;
   }
+}
+
+/** Bytes of some of the transactions in `of` (by index; undefined where only the hex is at hand). */
+export interface TransactionBytes {
+  readonly of: readonly Hex[];
+  readonly bytes: readonly (Uint8Array | undefined)[];
 }
 
 /**

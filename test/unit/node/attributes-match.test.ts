@@ -158,3 +158,21 @@ describe("attributesMatchHeader (transactions compared by hash)", () => {
     expect(hashes.at(2)).toBe(keccakHex(hexToBytes("0x01c0")));
   });
 });
+
+describe("AttributesTxHashes with the bytes derivation still has", () => {
+  it("hashes the given bytes only while they belong to this very transactions array", () => {
+    const txs: Hex[] = ["0x7e01", "0x02f8aa"];
+    const a = attrs({ transactions: txs });
+    const bytes = [undefined, hexToBytes("0x02f8aa")];
+    const withBytes = new AttributesTxHashes(a, { of: txs, bytes });
+    expect(withBytes.at(0)).toBe(keccakHex(hexToBytes("0x7e01")));
+    expect(withBytes.at(1)).toBe(keccakHex(hexToBytes("0x02f8aa")));
+    // A rebuilt transactions array (e.g. a deposits-only replacement) never uses bytes recorded for another one.
+    const replaced = attrs({ transactions: ["0x7e01", "0x02f8aa"] });
+    const stale = new AttributesTxHashes(replaced, { of: txs, bytes: [undefined, hexToBytes("0x02f8ab")] });
+    expect(stale.at(1)).toBe(keccakHex(hexToBytes("0x02f8aa")));
+    // While they belong, they are what is hashed (no hex decoded again).
+    const trusted = new AttributesTxHashes(a, { of: txs, bytes: [undefined, hexToBytes("0x02f8ab")] });
+    expect(trusted.at(1)).toBe(keccakHex(hexToBytes("0x02f8ab")));
+  });
+});
