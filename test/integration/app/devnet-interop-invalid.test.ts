@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Followers, startFollowers } from "../../../src/cli/commands/devnet-followers.js";
 import { type DevnetSupernode, startDevnetSupernode } from "../../../src/cli/commands/devnet-supernode.js";
 import { silentLogger } from "../../../src/core/logger.js";
+import { call, type L2Ref, waitFor } from "../../support/devnet-rpc.js";
 
 /**
  * `supernode devnet --interop --invalid-messages` end to end, with a verifying follower: every few blocks the
@@ -13,29 +14,8 @@ import { silentLogger } from "../../../src/core/logger.js";
  * deposits-only one while both chains go on; the follower (its own process, fed by P2P and L1) must end with the
  * same replacement block.
  */
-type RpcReply = { result?: unknown; error?: { code: number; message: string } };
-type L2Ref = { number: number; hash: string; timestamp: number };
 type ChainStatus = { unsafe_l2: L2Ref; safe_l2: L2Ref; local_safe_l2: L2Ref };
 type RpcBlock = { hash: string; transactions: Array<{ type: string }> };
-
-async function call(url: string, method: string, params: unknown[] = []): Promise<RpcReply> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return (await res.json()) as RpcReply;
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function metricSum(url: string, name: string): Promise<Record<string, number>> {
   const text = await (await fetch(url)).text();

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevnetSupernode, startDevnetSupernode } from "../../../src/cli/commands/devnet-supernode.js";
 import type { Logger } from "../../../src/core/logger.js";
+import { call, type L2Ref, metricValue, waitFor } from "../../support/devnet-rpc.js";
 
 /**
  * `supernode devnet --interop` and an L1 reorg (real anvil, `anvil_reorg`) inside L1 finality (16 slots an epoch:
@@ -11,31 +12,11 @@ import type { Logger } from "../../../src/core/logger.js";
  * verified; the interop activity rewinds its verified results, then re-verifies past where it was, and no chain's
  * safe head ends above its local-safe head.
  */
-type RpcReply = { result?: unknown; error?: { code: number; message: string } };
-type L2Ref = { number: number; hash: string; timestamp: number };
 type ChainStatus = { safe_l2: L2Ref; local_safe_l2: L2Ref };
 type InteropStatus = { state: string; verified_timestamp: number; last_decision: string | null; error: string | null };
 
-async function call(url: string, method: string, params: unknown[] = []): Promise<RpcReply> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return (await res.json()) as RpcReply;
-}
-
 const logs: string[] = [];
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}; warnings:\n${logs.join("\n")}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const warnings = () => `warnings:\n${logs.join("\n")}`;
 
 /** Keeps the supernode's warnings and errors (message and context) for assertions and failure reports. */
 function recordingLogger(lines: string[]): Logger {
@@ -75,9 +56,7 @@ describe("supernode devnet --interop and an L1 reorg", () => {
   const metric = async (name: string): Promise<number> => {
     const url = dn!.supernode.metricsServer?.url;
     if (url === undefined) throw new Error("metrics disabled");
-    const text = await (await fetch(url)).text();
-    const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-    return line === undefined ? 0 : Number(line.split(" ")[1]);
+    return metricValue(url, name);
   };
 
   beforeAll(async () => {
@@ -120,6 +99,7 @@ describe("supernode devnet --interop and an L1 reorg", () => {
           ? true
           : undefined,
       30_000,
+      warnings,
     );
     const rewinds0 = await metric("supernode_interop_rewinds_total");
     const before = await interop();
@@ -146,12 +126,14 @@ describe("supernode devnet --interop and an L1 reorg", () => {
       "an interop rewind",
       async () => ((await metric("supernode_interop_rewinds_total")) > rewinds0 ? true : undefined),
       15_000,
+      warnings,
     );
     // re-verification: the verified timestamp passes where it was before the reorg
     await waitFor(
       "re-verification past the verified timestamp of before the reorg",
       async () => ((await interop()).verified_timestamp > before.verified_timestamp ? true : undefined),
       15_000,
+      warnings,
     );
     // the rewind went back to (at most) the verified head of before the reorg
     const rewound = logs.find((l) => l.includes("verified results lost their L1 inclusion; rewinding"));

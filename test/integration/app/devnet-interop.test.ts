@@ -10,6 +10,7 @@ import { loadConfig } from "../../../src/config/load.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { CROSS_L2_INBOX } from "../../../src/devnet/el/interop-predeploys.js";
 import { EXECUTING_MESSAGE_TOPIC } from "../../../src/protocol/interop/messages.js";
+import { call, type L2Ref, metricValue, waitFor } from "../../support/devnet-rpc.js";
 
 /**
  * `supernode devnet --interop` end to end: anvil L1, chains 901 (variant A) and 902 (variant B) on simulated
@@ -18,36 +19,13 @@ import { EXECUTING_MESSAGE_TOPIC } from "../../../src/protocol/interop/messages.
  * pass blocks that execute messages from the other chain, never above local-safe; a restarted supernode resumes
  * from its verified store.
  */
-type RpcReply = { result?: unknown; error?: { code: number; message: string } };
-type L2Ref = { number: number; hash: string; timestamp: number };
 type ChainStatus = { unsafe_l2: L2Ref; safe_l2: L2Ref; local_safe_l2: L2Ref; finalized_l2: L2Ref };
 type InteropStatus = { state: string; verified_timestamp: number; last_decision: string | null; error: string | null };
-
-async function call(url: string, method: string, params: unknown[] = []): Promise<RpcReply> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return (await res.json()) as RpcReply;
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function metric(sn: Supernode, name: string): Promise<number> {
   const url = sn.metricsServer?.url;
   if (url === undefined) throw new Error("metrics disabled");
-  const text = await (await fetch(url)).text();
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  return line === undefined ? 0 : Number(line.split(" ")[1]);
+  return metricValue(url, name);
 }
 
 describe("supernode devnet --interop", () => {

@@ -14,33 +14,13 @@ import { startTwoChainDevnet } from "../../support/two-chain-devnet.js";
 import { outputRootV0 } from "../../../src/protocol/output-root.js";
 import { superRootV1 } from "../../../src/protocol/super-root.js";
 import { FaultProxy } from "./fault-proxy.js";
+import { call, type L2Ref, type RpcReply, waitFor } from "../../support/devnet-rpc.js";
 
 /**
  * The whole supernode on the devnet: anvil, chains 901 (variant A) and 902 (variant B), batchers, real nodes.
  * Chain 902's Engine API goes through a proxy so the test can make its execution client disappear and return.
  */
-type RpcReply = { result?: unknown; error?: { code: number; message: string } };
-type L2Ref = { number: number; hash: string; timestamp: number };
 type Status = { unsafe_l2: L2Ref; safe_l2: L2Ref; local_safe_l2: L2Ref; finalized_l2: L2Ref };
-
-async function call(url: string, method: string, params: unknown[] = []): Promise<RpcReply> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  return (await res.json()) as RpcReply;
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe("supernode on the devnet with two chains", () => {
   let dir: string;
