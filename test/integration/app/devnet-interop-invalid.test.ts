@@ -6,6 +6,7 @@ import { type Followers, startFollowers } from "../../../src/cli/commands/devnet
 import { type DevnetSupernode, startDevnetSupernode } from "../../../src/cli/commands/devnet-supernode.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { call, type L2Ref, waitFor } from "../../support/devnet-rpc.js";
+import { interopDevnetOptions } from "../../support/interop-devnet.js";
 
 /**
  * `supernode devnet --interop --invalid-messages` end to end, with a verifying follower: every few blocks the
@@ -43,20 +44,10 @@ describe("supernode devnet --interop --invalid-messages", () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sn-devnet-interop-inv-"));
     dn = await startDevnetSupernode(
-      {
-        dir,
-        chains: [
-          { chainId: 901n, variant: "a" },
-          { chainId: 902n, variant: "b" },
-        ],
-        rpcPort: 0,
-        metricsPort: 0,
-        l1BlockTimeSec: 1,
-        l2BlockTimeSec: 1,
+      interopDevnetOptions(dir, {
         p2p: true,
         interop: { everyBlocks: 2, invalidMessages: true, invalidEveryBlocks: 6 },
-        extraArgs: ["--l1.http-poll-interval", "250ms"],
-      },
+      }),
       { logger: silentLogger },
     );
     followers = await startFollowers(

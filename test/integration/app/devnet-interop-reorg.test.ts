@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevnetSupernode, startDevnetSupernode } from "../../../src/cli/commands/devnet-supernode.js";
 import type { Logger } from "../../../src/core/logger.js";
 import { call, type L2Ref, metricValue, waitFor } from "../../support/devnet-rpc.js";
+import { interopDevnetOptions } from "../../support/interop-devnet.js";
 
 /**
  * `supernode devnet --interop` and an L1 reorg (real anvil, `anvil_reorg`) inside L1 finality (16 slots an epoch:
@@ -61,23 +62,9 @@ describe("supernode devnet --interop and an L1 reorg", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sn-devnet-interop-reorg-"));
-    dn = await startDevnetSupernode(
-      {
-        dir,
-        chains: [
-          { chainId: 901n, variant: "a" },
-          { chainId: 902n, variant: "b" },
-        ],
-        rpcPort: 0,
-        metricsPort: 0,
-        l1BlockTimeSec: 1,
-        l2BlockTimeSec: 1,
-        l1SlotsInAnEpoch: 16,
-        interop: { everyBlocks: 2 },
-        extraArgs: ["--l1.http-poll-interval", "250ms"],
-      },
-      { logger: recordingLogger(logs) },
-    );
+    dn = await startDevnetSupernode(interopDevnetOptions(dir, { l1SlotsInAnEpoch: 16 }), {
+      logger: recordingLogger(logs),
+    });
   }, 120_000);
 
   afterAll(async () => {

@@ -11,6 +11,7 @@ import { silentLogger } from "../../../src/core/logger.js";
 import { CROSS_L2_INBOX } from "../../../src/devnet/el/interop-predeploys.js";
 import { EXECUTING_MESSAGE_TOPIC } from "../../../src/protocol/interop/messages.js";
 import { call, type L2Ref, metricValue, waitFor } from "../../support/devnet-rpc.js";
+import { interopDevnetOptions } from "../../support/interop-devnet.js";
 
 /**
  * `supernode devnet --interop` end to end: anvil L1, chains 901 (variant A) and 902 (variant B) on simulated
@@ -55,22 +56,7 @@ describe("supernode devnet --interop", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sn-devnet-interop-"));
-    dn = await startDevnetSupernode(
-      {
-        dir,
-        chains: [
-          { chainId: 901n, variant: "a" },
-          { chainId: 902n, variant: "b" },
-        ],
-        rpcPort: 0,
-        metricsPort: 0,
-        l1BlockTimeSec: 1,
-        l2BlockTimeSec: 1,
-        interop: { everyBlocks: 2 },
-        extraArgs: ["--l1.http-poll-interval", "250ms"],
-      },
-      { logger: silentLogger },
-    );
+    dn = await startDevnetSupernode(interopDevnetOptions(dir), { logger: silentLogger });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,0 +1,25 @@
+import type { startDevnetSupernode } from "../../src/cli/commands/devnet-supernode.js";
+
+type DevnetSupernodeOptions = Parameters<typeof startDevnetSupernode>[0];
+
+/**
+ * The options the interop devnet tests share: chains 901 (variant A) and 902 (variant B) in one dependency set,
+ * 1-s L1 and L2 blocks, ports chosen by the OS, a valid message each way every two blocks and a 250 ms L1 poll;
+ * `more` adds to or overrides them (e.g. P2P, invalid messages, the L1 finality distance).
+ */
+export function interopDevnetOptions(dir: string, more: Partial<DevnetSupernodeOptions> = {}): DevnetSupernodeOptions {
+  return {
+    dir,
+    chains: [
+      { chainId: 901n, variant: "a" },
+      { chainId: 902n, variant: "b" },
+    ],
+    rpcPort: 0,
+    metricsPort: 0,
+    l1BlockTimeSec: 1,
+    l2BlockTimeSec: 1,
+    interop: { everyBlocks: 2 },
+    extraArgs: ["--l1.http-poll-interval", "250ms"],
+    ...more,
+  };
+}
