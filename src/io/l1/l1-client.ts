@@ -3,16 +3,15 @@ import type { Turns } from "../../core/async/turns.js";
 import type { Logger } from "../../core/logger.js";
 import type { L1BlockRef } from "../../core/types/block-ref.js";
 import type { Address, Hash } from "../../core/types/primitives.js";
-import { TemporaryError, isAborted } from "../../core/errors/supernode-error.js";
-import { retry, type BackoffOptions } from "../../core/async/retry.js";
-import { quantityToBigint } from "../../core/codec/quantity.js";
-import { toQuantity } from "../../core/codec/quantity.js";
+import { TemporaryError } from "../../core/errors/supernode-error.js";
+import type { BackoffOptions } from "../../core/async/retry.js";
+import { quantityToBigint, toQuantity } from "../../core/codec/quantity.js";
 import { DEFAULT_L1_MAX_RESPONSE_BYTES } from "../common/response-limit.js";
-import { HttpRpcClient, isMethodNotFound, type RpcRequestEvent } from "../json-rpc/http-client.js";
-import { abortable } from "../common/abortable.js";
+import { isMethodNotFound } from "../json-rpc/http-client.js";
 import { LruCache } from "../common/lru.js";
-import { Semaphore } from "../common/semaphore.js";
 import type { L1Metrics } from "./metrics.js";
+import { L1Rpc } from "./l1-rpc.js";
+import { L1HeadPoller } from "./l1-head-poller.js";
 import {
   type L1IndexCounters,
   L1LogIndex,
@@ -52,21 +51,6 @@ type Ref = L1BlockRef;
 type NumberEntry = { readonly hash: Hash; readonly atMs: number; readonly tracked: boolean };
 type BlockWithTxs = { readonly info: L1BlockInfo; readonly txs: readonly L1Transaction[] };
 type BlockWithReceipts = { readonly info: L1BlockInfo; readonly receipts: readonly L1Receipt[] };
-const NOT_FOUND = Symbol("not-found");
-
-/** The one name per cache kind in `supernode_l1_cache_total` (coalescing keys use short prefixes). */
-const CACHE_KIND: Readonly<Record<string, string>> = {
-  label: "label",
-  num: "number",
-  hdr: "header",
-  txs: "txs",
-  rawtxs: "txs",
-  rcpt: "receipts",
-  rawrcpt: "receipts",
-  storage: "storage",
-  chainId: "chain_id",
-};
-
 const FAST_BACKOFF: BackoffOptions = { initialMs: 200, maxMs: 5_000, factor: 2, maxAttempts: 5 };
 
 /**
@@ -76,8 +60,8 @@ const FAST_BACKOFF: BackoffOptions = { initialMs: 200, maxMs: 5_000, factor: 2, 
  * unless `trustRpc`.
  */
 export class L1Client {
-  private readonly rpc: HttpRpcClient;
-  private readonly limiter: Semaphore;
+  private readonly rpc: L1Rpc;
+  private readonly heads: L1HeadPoller;
   private readonly headers: LruCache<Hash, L1BlockInfo>;
   private readonly bodies: LruCache<Hash, BlockWithTxs>;
   private readonly receipts: LruCache<Hash, BlockWithReceipts>;
@@ -92,33 +76,37 @@ export class L1Client {
   private readonly logIndexes = new WeakMap<BlockWithReceipts, L1LogIndex>();
   /** Decode / recovery work done for all chains (tests and benchmarks). */
   readonly indexCounters: L1IndexCounters = newL1IndexCounters();
-  private readonly inflight = new Map<string, Promise<unknown>>();
-  private readonly labels = new Map<L1Label, Ref>();
-  private readonly headSubs = new Set<(head: Ref) => void>();
-  private readonly backoff: BackoffOptions;
   private receiptsMethod: "eth_getBlockReceipts" | "per_tx" = "eth_getBlockReceipts";
   private cachedChainId: bigint | undefined;
-  private loop: { ctl: AbortController; done: Promise<void> } | undefined;
 
   private constructor(
     private readonly opts: L1ClientOptions,
     private readonly deps: L1ClientDeps,
   ) {
-    this.rpc = new HttpRpcClient({
-      url: opts.url,
-      timeoutMs: opts.timeoutMs ?? 10_000,
-      maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_L1_MAX_RESPONSE_BYTES,
+    this.rpc = new L1Rpc(
+      {
+        url: opts.url,
+        maxConcurrency: opts.maxConcurrency,
+        timeoutMs: opts.timeoutMs ?? 10_000,
+        maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_L1_MAX_RESPONSE_BYTES,
+        backoff: opts.backoff ?? FAST_BACKOFF,
+      },
+      deps,
+    );
+    this.heads = new L1HeadPoller({
+      rpc: this.rpc,
       clock: deps.clock,
-      onRequest: (e) => this.onRequest(e),
-      ...(deps.turns === undefined ? {} : { turns: deps.turns }),
+      logger: deps.logger,
+      metrics: deps.metrics,
+      pollIntervalMs: opts.pollIntervalMs,
+      acceptHeader: (raw) => this.acceptHeader(raw),
+      onNewHead: (prev, head) => this.onNewHead(prev, head),
     });
-    this.limiter = new Semaphore(Math.max(1, opts.maxConcurrency));
     const size = Math.max(1, opts.cacheSize);
     this.headers = new LruCache(size);
     this.bodies = new LruCache(size);
     this.receipts = new LruCache(size);
     this.byNumber = new LruCache(size);
-    this.backoff = opts.backoff ?? FAST_BACKOFF;
   }
 
   static create(opts: L1ClientOptions, deps: L1ClientDeps): L1Client {
@@ -129,101 +117,41 @@ export class L1Client {
 
   /** Starts polling latest/safe/finalized every `pollIntervalMs` (first poll immediately). Idempotent. */
   start(signal?: AbortSignal): void {
-    if (this.loop !== undefined) return;
-    const ctl = new AbortController();
-    if (signal !== undefined) signal.addEventListener("abort", () => ctl.abort(), { once: true });
-    const done = this.pollLoop(ctl.signal);
-    this.loop = { ctl, done };
+    this.heads.start(signal);
   }
 
-  async stop(): Promise<void> {
-    const loop = this.loop;
-    if (loop === undefined) return;
-    this.loop = undefined;
-    loop.ctl.abort();
-    await loop.done;
+  stop(): Promise<void> {
+    return this.heads.stop();
   }
 
   /** The last polled block for `label`, or undefined before the first successful poll. */
   getLabel(label: L1Label): L1BlockRef | undefined {
-    return this.labels.get(label);
+    return this.heads.get(label);
   }
 
   /** Calls `cb` with every new head seen by the poller; returns the unsubscribe function. */
   subscribeHeads(cb: (head: L1BlockRef) => void): () => void {
-    this.headSubs.add(cb);
-    return () => this.headSubs.delete(cb);
+    return this.heads.subscribe(cb);
   }
 
   /** Polls once (used by the loop, and by tests that do not want a timer). */
-  async pollOnce(signal?: AbortSignal): Promise<void> {
-    const results = await this.limiter.run(
-      () =>
-        this.rpc.batch(
-          (["latest", "safe", "finalized"] as const).map((l) => ({
-            method: "eth_getBlockByNumber",
-            params: [l, false],
-          })),
-          signal,
-        ),
-      signal,
-    );
-    const labels = ["latest", "safe", "finalized"] as const;
-    for (let i = 0; i < labels.length; i++) {
-      const label = labels[i] as L1Label;
-      const r = results[i];
-      if (r !== undefined && !r.ok) {
-        this.deps.logger.warn({ label, err: String(r.error) }, "L1 label poll failed");
-        continue;
-      }
-      if (r === undefined || r.result === null) continue; // safe/finalized may not exist yet
-      const info = this.acceptHeader(r.result);
-      const ref = toL1BlockRef(info);
-      const prev = this.labels.get(label);
-      this.labels.set(label, ref);
-      this.deps.metrics?.head.set({ label }, ref.number);
-      if (label === "latest" && (prev === undefined || prev.hash !== ref.hash)) {
-        this.onNewHead(prev, ref);
-      }
-    }
+  pollOnce(signal?: AbortSignal): Promise<void> {
+    return this.heads.pollOnce(signal);
   }
 
   private onNewHead(prev: Ref | undefined, head: Ref): void {
     // A head that does not extend the previous one means a reorg: forget unfinalized number → hash mappings.
     if (prev !== undefined && !(head.number === prev.number + 1 && head.parentHash === prev.hash)) {
-      const fin = this.labels.get("finalized")?.number ?? -1;
+      const fin = this.heads.get("finalized")?.number ?? -1;
       this.byNumber.deleteWhere((n) => n > fin);
     }
     this.byNumber.set(head.number, { hash: head.hash, atMs: this.deps.clock.nowMs(), tracked: true });
-    for (const cb of this.headSubs) {
-      try {
-        cb(head);
-      } catch (err) {
-        this.deps.logger.warn({ err: String(err) }, "L1 head subscriber threw");
-      }
-    }
-  }
-
-  private async pollLoop(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      try {
-        await this.pollOnce(signal);
-      } catch (err) {
-        if (isAborted(err, signal)) break;
-        this.deps.logger.warn({ err: String(err) }, "L1 head poll failed");
-      }
-      try {
-        await this.deps.clock.sleep(this.opts.pollIntervalMs, signal);
-      } catch {
-        break;
-      }
-    }
   }
 
   // ---------------------------------------------------------------- block references
 
   async l1BlockRefByLabel(label: L1Label, signal?: AbortSignal): Promise<L1BlockRef> {
-    const info = await this.fetch(`label:${label}`, "eth_getBlockByNumber", [label, false], signal);
+    const info = await this.rpc.fetch(`label:${label}`, "eth_getBlockByNumber", [label, false], signal);
     const decoded = this.acceptHeader(info);
     return toL1BlockRef(decoded);
   }
@@ -238,7 +166,7 @@ export class L1Client {
       }
     }
     this.deps.metrics?.cache.inc({ kind: "number", result: "miss" });
-    const raw = await this.fetch(`num:${n}`, "eth_getBlockByNumber", [toQuantity(n), false], signal);
+    const raw = await this.rpc.fetch(`num:${n}`, "eth_getBlockByNumber", [toQuantity(n), false], signal);
     const info = this.acceptHeader(raw);
     if (info.number !== n) {
       throw new TemporaryError("L1_INVALID", `asked for L1 block ${n}, got ${info.number}`, { n });
@@ -260,7 +188,7 @@ export class L1Client {
 
   private numberEntryFresh(n: number, e: NumberEntry): boolean {
     if (e.tracked) return true;
-    const fin = this.labels.get("finalized");
+    const fin = this.heads.get("finalized");
     if (fin !== undefined && n <= fin.number) return true;
     return this.deps.clock.nowMs() - e.atMs < this.opts.pollIntervalMs;
   }
@@ -275,7 +203,7 @@ export class L1Client {
       return cached;
     }
     this.deps.metrics?.cache.inc({ kind: "header", result: "miss" });
-    const raw = await this.fetch(`hdr:${key}`, "eth_getBlockByHash", [key, false], signal);
+    const raw = await this.rpc.fetch(`hdr:${key}`, "eth_getBlockByHash", [key, false], signal);
     const info = this.acceptHeader(raw);
     this.checkHash(info.hash, key);
     return info;
@@ -289,10 +217,10 @@ export class L1Client {
       return cached;
     }
     this.deps.metrics?.cache.inc({ kind: "txs", result: "miss" });
-    return this.coalesce(
+    return this.rpc.coalesce(
       `txs:${key}`,
       async () => {
-        const raw = await this.fetch(`rawtxs:${key}`, "eth_getBlockByHash", [key, true]);
+        const raw = await this.rpc.fetch(`rawtxs:${key}`, "eth_getBlockByHash", [key, true]);
         const block = this.decodeBody(raw);
         this.checkHash(block.info.hash, key);
         this.bodies.set(key, block);
@@ -318,7 +246,7 @@ export class L1Client {
       return cached;
     }
     this.deps.metrics?.cache.inc({ kind: "receipts", result: "miss" });
-    return this.coalesce(
+    return this.rpc.coalesce(
       `rcpt:${key}`,
       async () => {
         const info = await this.infoByHash(key);
@@ -335,7 +263,7 @@ export class L1Client {
   private async fetchReceiptList(hash: Hash): Promise<unknown[]> {
     if (this.receiptsMethod === "eth_getBlockReceipts") {
       try {
-        const raw = await this.fetch(`rawrcpt:${hash}`, "eth_getBlockReceipts", [hash]);
+        const raw = await this.rpc.fetch(`rawrcpt:${hash}`, "eth_getBlockReceipts", [hash]);
         if (!Array.isArray(raw)) throw new TemporaryError("L1_INVALID", "eth_getBlockReceipts did not return an array");
         return raw;
       } catch (err) {
@@ -348,13 +276,8 @@ export class L1Client {
     const out: unknown[] = [];
     for (let i = 0; i < txs.length; i += 20) {
       const chunk = txs.slice(i, i + 20);
-      const results = await retry(
-        () =>
-          this.limited(() =>
-            this.rpc.batch(chunk.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] }))),
-          ),
-        { clock: this.deps.clock },
-        this.backoff,
+      const results = await this.rpc.batchRetried(
+        chunk.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] })),
       );
       for (const r of results) {
         if (!r.ok) throw r.error;
@@ -397,14 +320,14 @@ export class L1Client {
 
   async chainId(signal?: AbortSignal): Promise<bigint> {
     if (this.cachedChainId !== undefined) return this.cachedChainId;
-    const raw = await this.fetch("chainId:", "eth_chainId", [], signal);
+    const raw = await this.rpc.fetch("chainId:", "eth_chainId", [], signal);
     this.cachedChainId = quantityToBigint(raw);
     return this.cachedChainId;
   }
 
   /** `eth_getStorageAt` at a block hash (runtime config reads). */
   async getStorageAt(address: Address, slot: Hash, blockHash: Hash, signal?: AbortSignal): Promise<Hash> {
-    const raw = await this.fetch(
+    const raw = await this.rpc.fetch(
       `storage:${address}:${slot}:${blockHash}`,
       "eth_getStorageAt",
       [address, slot, { blockHash }],
@@ -442,60 +365,9 @@ export class L1Client {
     }
   }
 
-  /**
-   * One network call per key at a time: concurrent callers share the promise. The shared work is not tied to any
-   * caller's signal (one caller giving up must not fail the others); each caller stops waiting on its own signal.
-   */
-  private coalesce<T>(key: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    let p = this.inflight.get(key) as Promise<T> | undefined;
-    if (p !== undefined) {
-      const prefix = key.slice(0, key.indexOf(":"));
-      this.deps.metrics?.cache.inc({ kind: CACHE_KIND[prefix] ?? prefix, result: "coalesced" });
-    } else {
-      p = fn().finally(() => this.inflight.delete(key));
-      this.inflight.set(key, p);
-    }
-    return signal === undefined ? p : abortable(p, signal);
-  }
-
-  /** A coalesced, limited, retried call whose null result is a typed NOT_FOUND. */
-  private fetch(key: string, method: string, params: readonly unknown[], signal?: AbortSignal): Promise<unknown> {
-    return this.coalesce(key, () => this.fetchShared(method, params), signal);
-  }
-
-  private async fetchShared(method: string, params: readonly unknown[]): Promise<unknown> {
-    {
-      const value = await retry(
-        async () => {
-          const r = await this.limited(() => this.rpc.call(method, params));
-          return r === null || r === undefined ? NOT_FOUND : r;
-        },
-        { clock: this.deps.clock },
-        this.backoff,
-      );
-      if (value === NOT_FOUND) {
-        this.deps.metrics?.errors.inc({ kind: "not_found" });
-        throw new TemporaryError("NOT_FOUND", `L1 ${method} found nothing`, { params: params.map(String) });
-      }
-      return value;
-    }
-  }
-
-  private limited<T>(fn: () => Promise<T>): Promise<T> {
-    return this.limiter.run(fn);
-  }
-
-  private onRequest(e: RpcRequestEvent): void {
-    const m = this.deps.metrics;
-    if (m === undefined) return;
-    m.requests.inc({ method: e.method });
-    if (e.outcome !== "ok") m.errors.inc({ kind: e.outcome });
-    if (e.outcome === "too_large") m.tooLarge.inc();
-  }
-
   /** Counters for tests and the benchmark (not a replacement for metrics). */
   get stats(): { inflight: number; cachedHeaders: number } {
-    return { inflight: this.inflight.size, cachedHeaders: this.headers.size };
+    return { inflight: this.rpc.inflightCount, cachedHeaders: this.headers.size };
   }
 }
 
