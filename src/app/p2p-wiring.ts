@@ -11,6 +11,7 @@ import type { Clock } from "../core/time/clock.js";
 import type { Address, Hash } from "../core/types/primitives.js";
 import type { ChainNode } from "../node/chain-node.js";
 import type { EngineApi, ExecutionPayloadEnvelope, L1Source, UnsafeBlockSink, UnsafeGapFiller } from "../node/ports.js";
+import { RemoteBlockSigner } from "../io/signer/remote-signer.js";
 import { ChainP2PControl } from "../p2p/control.js";
 import { ChainP2P } from "../p2p/host.js";
 import { createP2PMetrics } from "../p2p/metrics.js";
@@ -20,6 +21,8 @@ import { createStackP2PMethods } from "../rpc/namespaces/stackp2p.js";
 
 /** How often the unsafe-block signer is re-read from L1. */
 const SIGNER_REFRESH_MS = 12_000;
+/** Bound on one remote-signer request (op-node has none; a later signature is of little use to gossip). */
+const REMOTE_SIGN_TIMEOUT_MS = 5_000;
 
 export interface ChainP2PRuntime {
   readonly p2p: ChainP2P;
@@ -55,6 +58,27 @@ export async function startChainP2P(
   );
   let node: ChainNode | undefined;
   let engine: EngineApi | undefined;
+  const remote = chain.p2p.remoteSigner;
+  const blockSigner =
+    remote === undefined
+      ? undefined
+      : new RemoteBlockSigner({ ...remote, timeoutMs: REMOTE_SIGN_TIMEOUT_MS, clock: ctx.clock });
+  if (blockSigner !== undefined) {
+    // op-service refuses to start when `health_status` fails; one chain's signer must not stop the supernode, so a
+    // signer that is down only means no gossip until it answers (logged by the publisher).
+    void blockSigner.health(AbortSignal.timeout(REMOTE_SIGN_TIMEOUT_MS)).then(
+      (version) =>
+        logger.info(
+          { endpoint: blockSigner.endpoint, address: blockSigner.address, version },
+          "remote signer reachable",
+        ),
+      (err: unknown) =>
+        logger.warn(
+          { endpoint: blockSigner.endpoint, err: err instanceof Error ? err.message : String(err) },
+          "remote signer not reachable at startup: sequenced blocks are not gossiped until it answers",
+        ),
+    );
+  }
   const p2p = await ChainP2P.create(
     { chainId: chain.chainId, rollup: chain.rollup, p2p: chain.p2p, dir: `${chain.dataDir}/p2p` },
     {
@@ -62,6 +86,7 @@ export async function startChainP2P(
       logger,
       metrics: createP2PMetrics(ctx.registry, chain.chainId),
       signer: () => signer.get(),
+      blockSigner,
       onPayload: (env: ExecutionPayloadEnvelope) => {
         node?.addUnsafePayload(env);
       },
@@ -73,7 +98,12 @@ export async function startChainP2P(
   return {
     p2p,
     methods: createStackP2PMethods(new ChainP2PControl(p2p)),
-    sink: { publish: (env) => p2p.publish(env) },
+    // Not awaited: signing (possibly remote) and publishing never hold up the sequencer (op-node gossips async too).
+    sink: {
+      publish: (env) => {
+        void p2p.publish(env);
+      },
+    },
     gapFiller: { requestRange: (from, to) => p2p.requestRange(from, to) },
     attach: (n, e) => {
       node = n;
@@ -82,6 +112,7 @@ export async function startChainP2P(
     stop: async () => {
       signer.stop();
       await p2p.stop();
+      blockSigner?.close();
     },
   };
 }

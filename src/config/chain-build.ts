@@ -13,6 +13,7 @@ import { ENV_PREFIX } from "./global-options.js";
 import type { ConfigIssue, ConfigWarning } from "./issues.js";
 import { readJwtSecret } from "./jwt.js";
 import { listNetworks, loadNetwork, resolveNetworkName } from "./networks.js";
+import { buildRemoteSigner } from "./signer-build.js";
 import type { ExplicitValue, ResolvedOptions, ScopeValues } from "./resolve-options.js";
 import type { ChainConfig, EngineKind, P2pConfig, SyncMode } from "./types.js";
 import type { OptionValue } from "./values.js";
@@ -285,11 +286,13 @@ export function buildChain(
     issues.push({ option: flag("p2p.sequencer.key"), chain: key, message: "must be a 32-byte hex private key" });
   if (seqKey !== "" && str(opts["signer.endpoint"]) !== "")
     issues.push({ option: flag("p2p.sequencer.key"), chain: key, message: "cannot be combined with signer.endpoint" });
+  const p2pDisabled = top.disableP2p || bool(opts["p2p.disable"]);
+  const remoteSigner = buildRemoteSigner({ key, opts, flag, issues, warnings, p2pDisabled });
   const privRaw = str(opts["p2p.priv.raw"]);
   const advertiseIp = str(opts["p2p.advertise.ip"]);
   const store = (n: string, file: string): string => (str(opts[n]) === "memory" ? "memory" : join(p2pDir, file));
   const p2p: P2pConfig = {
-    disabled: top.disableP2p || bool(opts["p2p.disable"]),
+    disabled: p2pDisabled,
     noDiscovery: bool(opts["p2p.no-discovery"]),
     scoring: str(opts["p2p.scoring"], "light") === "none" ? "none" : "light",
     banPeers: bool(opts["p2p.ban.peers"]),
@@ -315,6 +318,7 @@ export function buildChain(
     peerstorePath: store("p2p.peerstore.path", "peerstore.json"),
     discoveryPath: store("p2p.discovery.path", "discovery.json"),
     ...(seqKey !== "" ? { sequencerKey: seqKey.trim() } : {}),
+    ...(remoteSigner !== undefined ? { remoteSigner } : {}),
     gossip: {
       meshD: num(opts["p2p.gossip.mesh.d"]),
       meshDlo: num(opts["p2p.gossip.mesh.lo"]),

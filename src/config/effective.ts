@@ -20,6 +20,11 @@ function redactOptions(options: Readonly<Record<string, unknown>>): Record<strin
     if (v === undefined) continue;
     const secretValue = (isSecretKey(k) && k !== "l2.jwt-secret") || k === "p2p.sequencer.key" || k === "p2p.priv.raw";
     const secretLike = typeof v === "string" && looksLikeSecret(v);
+    if (k === "signer.header" && Array.isArray(v)) {
+      // Header values often carry credentials (`Authorization=Bearer …`): only the names are shown.
+      out[k] = v.map((h) => `${String(h).split("=")[0]}=${REDACTED}`);
+      continue;
+    }
     out[k] = (secretValue && v !== "") || secretLike ? REDACTED : typeof v === "string" ? redactUrl(v) : v;
   }
   return out;
@@ -49,6 +54,15 @@ function chainJson(c: ChainConfig): Record<string, unknown> {
       ...p2p,
       ...(p2p.privRaw !== undefined ? { privRaw: REDACTED } : {}),
       ...(p2p.sequencerKey !== undefined ? { sequencerKey: REDACTED } : {}),
+      ...(p2p.remoteSigner !== undefined
+        ? {
+            remoteSigner: {
+              ...p2p.remoteSigner,
+              endpoint: redactUrl(p2p.remoteSigner.endpoint),
+              headers: Object.fromEntries(Object.keys(p2p.remoteSigner.headers).map((h) => [h, REDACTED])),
+            },
+          }
+        : {}),
     },
     metrics: c.metrics,
     ...(c.interopDependencySetPath !== undefined ? { interopDependencySetPath: c.interopDependencySetPath } : {}),

@@ -101,6 +101,18 @@ export interface P2pGossipConfig {
   readonly timestampThresholdMs: number;
 }
 
+/** A remote signer (op-service's `signer.*` flags) signing the blocks a sequencing chain gossips. */
+export interface RemoteSignerConfig {
+  /** `signer.endpoint`: an http(s) URL (may carry credentials: never logged as is). */
+  readonly endpoint: string;
+  /** `signer.address`: the address the signer signs with (lowercase 0x hex); signatures must recover to it. */
+  readonly address: string;
+  /** `signer.header` (k=v): extra HTTP headers sent with every request (may carry secrets: never logged). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** With `signer.tls.enabled`: the CA, client certificate and key files (resolved, readable at startup). */
+  readonly tls?: { readonly ca: string; readonly cert: string; readonly key: string };
+}
+
 /** Per-chain P2P configuration. Paths are already resolved under the chain's data directory. */
 export interface P2pConfig {
   /** True when `--disable-p2p` or the chain's `p2p.disable` is set. */
@@ -137,6 +149,8 @@ export interface P2pConfig {
   readonly discoveryPath: string;
   /** Hex secp256k1 block-signing key (`p2p.sequencer.key`); secret. */
   readonly sequencerKey?: string;
+  /** The remote block signer (`signer.*`), when `signer.endpoint` is set; never together with `sequencerKey`. */
+  readonly remoteSigner?: RemoteSignerConfig;
   readonly gossip: P2pGossipConfig;
   readonly syncReqResp: boolean;
   readonly syncOnlyReqToStatic: boolean;

@@ -21,13 +21,7 @@ import type { P2pConfig } from "../config/types.js";
 import type { Logger } from "../core/logger.js";
 import { type Clock, nowSec } from "../core/time/clock.js";
 import type { ExecutionPayloadEnvelope } from "../protocol/engine-api-types.js";
-import {
-  blocksTopic,
-  blocksTopics,
-  encodeBlockMessage,
-  payloadVersionAt,
-  topicVersion,
-} from "../protocol/p2p/gossip.js";
+import { blocksTopics, topicVersion } from "../protocol/p2p/gossip.js";
 import { bootnodeList } from "../protocol/p2p/bootnodes.js";
 import { parseSecretKeyHex } from "../protocol/p2p/signing.js";
 import type { PayloadVersion } from "../protocol/p2p/ssz-payload.js";
@@ -44,6 +38,7 @@ import { loadOrCreateNodeKey } from "./key-file.js";
 import type { P2PMetrics } from "./metrics.js";
 import { PeerManager, type PeerTiming } from "./peer-manager.js";
 import { PersistedDatastore } from "./peerstore-file.js";
+import { type BlockSigner, BlockPublisher, LocalBlockSigner } from "./publisher.js";
 import { PayloadByNumber, type PayloadSource } from "./req-resp.js";
 import { gossipOptions } from "./router-params.js";
 import type { Host, PubSub } from "./types.js";
@@ -79,6 +74,8 @@ export interface ChainP2PDeps {
   readonly signer: () => SignerView;
   /** An accepted gossip payload (never our own). */
   readonly onPayload?: (env: ExecutionPayloadEnvelope, from: string) => void;
+  /** Signs published blocks (a remote signer); default: `p2p.sequencer.key`, and without it nothing is published. */
+  readonly blockSigner?: BlockSigner | undefined;
 }
 
 const VERDICT = {
@@ -89,7 +86,7 @@ const VERDICT = {
 
 export class ChainP2P {
   private readonly seen = new SeenBlocks();
-  private readonly seqKey: Uint8Array | undefined;
+  private readonly publisher: BlockPublisher | undefined;
   onPayload: ((env: ExecutionPayloadEnvelope, from: string) => void) | undefined;
   readonly peers: PeerManager;
   readonly reqResp: PayloadByNumber;
@@ -108,7 +105,22 @@ export class ChainP2P {
   ) {
     this.onPayload = d.onPayload;
     const k = opts.p2p.sequencerKey;
-    this.seqKey = k === undefined || k === "" ? undefined : parseSecretKeyHex(k);
+    const signer =
+      d.blockSigner ?? (k === undefined || k === "" ? undefined : new LocalBlockSigner(parseSecretKeyHex(k)));
+    this.publisher =
+      signer === undefined
+        ? undefined
+        : new BlockPublisher({
+            chainId: opts.chainId,
+            rollup: opts.rollup,
+            signer,
+            pubsub: () => this.pubsub,
+            seen: this.seen,
+            l1Signer: d.signer,
+            clock: d.clock,
+            logger: d.logger,
+            metrics: d.metrics,
+          });
     this.peers = new PeerManager(host, gater, opts.p2p, d.clock, d.logger, d.metrics, opts.timing);
     this.reqResp = new PayloadByNumber({
       host,
@@ -279,20 +291,12 @@ export class ChainP2P {
     return r.verdict;
   }
 
-  /** Publishes a block this chain built (the sequencer's `UnsafeBlockSink`); a no-op without a sequencer key. */
-  async publish(env: ExecutionPayloadEnvelope): Promise<void> {
-    if (this.seqKey === undefined) return;
-    const v = payloadVersionAt(this.opts.rollup, env.executionPayload.timestamp);
-    const data = encodeBlockMessage(this.opts.chainId, env, v, this.seqKey);
-    // go-libp2p-pubsub validates self-published messages; js does not, so note the block as seen ourselves.
-    this.seen.note(env.executionPayload.blockNumber, env.executionPayload.blockHash);
-    try {
-      await this.pubsub.publish(blocksTopic(this.opts.chainId, v), data);
-      this.d.metrics?.published.inc({ result: "ok" });
-    } catch (err) {
-      this.d.metrics?.published.inc({ result: "error" });
-      this.d.logger.warn({ err, number: env.executionPayload.blockNumber }, "publishing a block failed");
-    }
+  /**
+   * Publishes a block this chain built (the sequencer's `UnsafeBlockSink`), signed by the block signer; a no-op
+   * without one. Resolves once the block is out or given up (src/p2p/publisher.ts); never rejects.
+   */
+  publish(env: ExecutionPayloadEnvelope): Promise<void> {
+    return this.publisher?.publish(env) ?? Promise.resolve();
   }
 
   /** Dials a multiaddr with `/p2p/<id>` (RPC connectPeer, static peers). */

@@ -5,6 +5,7 @@ export interface P2PMetrics {
   readonly peers: { set(value: number): void };
   readonly gossip: { inc(labels: { topic: string; result: string }): void };
   readonly published: { inc(labels: { result: string }): void };
+  readonly signingFailures: { inc(labels: { reason: string }): void };
   readonly reqResp: { inc(labels: { role: string; result: string }): void };
   readonly bans: { inc(): void };
   readonly discoveryTable: { set(value: number): void };
@@ -49,6 +50,17 @@ export function createP2PMetrics(register: Registry, chainId: bigint): P2PMetric
         registers: [register],
       }),
   );
+  const signingFailures = reuseOr(
+    register,
+    "supernode_p2p_block_signing_failures_total",
+    () =>
+      new Counter({
+        name: "supernode_p2p_block_signing_failures_total",
+        help: "Sequenced blocks not gossiped because signing failed, by reason (unavailable: the remote signer is down or timed out; rejected: it refused; bad_response: no 65-byte signature; wrong_signer: the signature does not recover to signer.address; backlog: too many blocks waiting)",
+        labelNames: ["chain_id", "reason"],
+        registers: [register],
+      }),
+  );
   const reqResp = reuseOr(
     register,
     "supernode_p2p_reqresp_requests_total",
@@ -87,6 +99,7 @@ export function createP2PMetrics(register: Registry, chainId: bigint): P2PMetric
     peers: { set: (v) => peers.set({ chain_id }, v) },
     gossip: { inc: (l) => gossip.inc({ chain_id, ...l }) },
     published: { inc: (l) => published.inc({ chain_id, ...l }) },
+    signingFailures: { inc: (l) => signingFailures.inc({ chain_id, ...l }) },
     reqResp: { inc: (l) => reqResp.inc({ chain_id, ...l }) },
     bans: { inc: () => bans.inc({ chain_id }) },
     discoveryTable: { set: (v) => table.set({ chain_id }, v) },

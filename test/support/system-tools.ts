@@ -11,6 +11,7 @@ export const TOOL_INSTALL: Readonly<Record<string, string>> = {
   prometheus: "apt-get install -y prometheus",
   chromium: "apt-get install -y chromium",
   kubectl: "install kubectl (it provides `kubectl kustomize`)",
+  openssl: "apt-get install -y openssl",
 };
 
 /** Absolute path of `name` on the PATH, or undefined. */

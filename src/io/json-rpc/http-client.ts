@@ -4,6 +4,7 @@ import { AbortedError, SupernodeError, TemporaryError } from "../../core/errors/
 import { ResponseTooLargeError } from "../common/response-limit.js";
 import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 import { postHttp1 } from "./http1-post.js";
+import type { Agent as HttpAgent } from "node:http";
 import type { Turns } from "../../core/async/turns.js";
 
 /** A JSON-RPC error object returned by the server (`{code, message, data}`). */
@@ -70,6 +71,8 @@ export interface HttpRpcClientOptions {
   readonly transport?: "node-http" | "http1";
   /** Fair event-loop turns shared by every chain: a response is handled only when this process gives a turn. */
   readonly turns?: Turns;
+  /** A connection agent of its own (e.g. an https agent presenting a client certificate); node:http(s) transport. */
+  readonly agent?: HttpAgent;
 }
 
 export interface RpcCall {
@@ -113,7 +116,14 @@ export class HttpRpcClient {
     this.headers = opts.headers;
     this.onRequest = opts.onRequest;
     this.clock = opts.clock ?? systemClock;
-    this.send = opts.transport === "http1" && opts.url.startsWith("http:") ? postHttp1 : postText;
+    const agent = opts.agent;
+    this.send =
+      agent !== undefined
+        ? (url, body, headers, signal, timeoutMs, maxBytes) =>
+            postText(url, body, headers, signal, timeoutMs, maxBytes, agent)
+        : opts.transport === "http1" && opts.url.startsWith("http:")
+          ? postHttp1
+          : postText;
     this.turns = opts.turns;
   }
 

@@ -13,7 +13,8 @@ import { ResponseTooLargeError } from "../common/response-limit.js";
  * resolves with the status and body text; rejects with the underlying network error, with the signal's reason
  * when `signal` aborts (callers check `signal.aborted` first, as with fetch), with a {@link PostTimeoutError}
  * after `timeoutMs`, or with a `ResponseTooLargeError` as soon as the body (announced or received) exceeds
- * `maxBytes`: the connection is destroyed then, so no more of it is read or kept.
+ * `maxBytes`: the connection is destroyed then, so no more of it is read or kept. `agent` replaces the shared
+ * keep-alive agent (e.g. an https agent with a client certificate for mutual TLS).
  */
 export interface PostResult {
   readonly status: number;
@@ -68,6 +69,7 @@ export function postText(
   signal?: AbortSignal,
   timeoutMs?: number,
   maxBytes = Number.POSITIVE_INFINITY,
+  agent?: HttpAgent,
 ): Promise<PostResult> {
   return new Promise<PostResult>((resolve, reject) => {
     if (signal?.aborted) {
@@ -77,7 +79,8 @@ export function postText(
     const t = targetOf(url);
     let timer: NodeJS.Timeout | undefined;
     let failure: Error | undefined;
-    const req = t.send({ ...t.options, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) =>
+    const options = agent === undefined ? t.options : { ...t.options, agent };
+    const req = t.send({ ...options, headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) =>
       onResponse(res),
     );
     function onResponse(res: IncomingMessage) {

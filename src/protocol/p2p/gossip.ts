@@ -82,6 +82,15 @@ export function encodeBlockMessage(
   return snappyCompress(signedBlockBytes(chainId, encodeEnvelopeSsz(env, version), sk));
 }
 
+/** The gossip message data of a block signed elsewhere (a remote signer): snappy(signature ‖ payloadBytes). */
+export function encodeSignedBlockMessage(signature: Uint8Array, payloadBytes: Uint8Array): Uint8Array {
+  if (signature.length !== SIGNATURE_SIZE) throw new DecodeError("gossip: a block signature has 65 bytes");
+  const out = new Uint8Array(SIGNATURE_SIZE + payloadBytes.length);
+  out.set(signature, 0);
+  out.set(payloadBytes, SIGNATURE_SIZE);
+  return snappyCompress(out);
+}
+
 /** Splits a decompressed message into signature and payload bytes. */
 export function splitSignedBlock(data: Uint8Array): { signature: Uint8Array; payload: Uint8Array } {
   if (data.length < SIGNATURE_SIZE + 1) throw new DecodeError("gossip: message too short");

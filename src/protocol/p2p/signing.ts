@@ -20,6 +20,11 @@ export const BLOCK_SIGNING_DOMAIN = new Uint8Array(32);
 
 /** The hash the sequencer signs for `payloadBytes` (the SSZ payload, with the beacon-root prefix on V3/V4). */
 export function blockSigningHash(chainId: bigint, payloadBytes: Uint8Array): Uint8Array {
+  return signingHashOfPayloadHash(chainId, keccak(payloadBytes));
+}
+
+/** The signing hash from the payload hash `keccak256(payloadBytes)` (what a remote signer is sent). */
+export function signingHashOfPayloadHash(chainId: bigint, payloadHash: Uint8Array): Uint8Array {
   const msg = new Uint8Array(96);
   msg.set(BLOCK_SIGNING_DOMAIN, 0);
   let id = chainId;
@@ -27,7 +32,7 @@ export function blockSigningHash(chainId: bigint, payloadBytes: Uint8Array): Uin
     msg[i] = Number(id & 0xffn);
     id >>= 8n;
   }
-  msg.set(keccak(payloadBytes), 64);
+  msg.set(payloadHash, 64);
   return keccak(msg);
 }
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { P2pConfig } from "../../../src/config/types.js";
-import { silentLogger } from "../../../src/core/logger.js";
+import { type Logger, silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { Address } from "../../../src/core/types/primitives.js";
 import type { ExecutionPayloadEnvelope } from "../../../src/protocol/engine-api-types.js";
@@ -10,6 +10,7 @@ import type { DiscoveryTiming } from "../../../src/p2p/discovery.js";
 import { ChainP2P } from "../../../src/p2p/host.js";
 import type { P2PMetrics } from "../../../src/p2p/metrics.js";
 import type { PeerTiming } from "../../../src/p2p/peer-manager.js";
+import type { BlockSigner } from "../../../src/p2p/publisher.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { p2pRollup } from "../../unit/protocol/p2p/fixtures.js";
 
@@ -81,9 +82,23 @@ export class P2PRig {
       discoveryTiming?: Partial<DiscoveryTiming>;
       metrics?: P2PMetrics;
       timing?: Partial<PeerTiming>;
+      blockSigner?: BlockSigner;
+      logger?: Logger;
     } & Omit<Partial<P2pConfig>, "bootnodes">,
   ): Promise<RigHost> {
-    const { dir: d0, signer, sequencerKey, rollup, bootnodes, discoveryTiming, metrics, timing, ...over } = opts;
+    const {
+      dir: d0,
+      signer,
+      sequencerKey,
+      rollup,
+      bootnodes,
+      discoveryTiming,
+      metrics,
+      timing,
+      blockSigner,
+      logger,
+      ...over
+    } = opts;
     const dir = d0 ?? (await this.dir());
     const received: RigHost["received"] = [];
     const p2p = await ChainP2P.create(
@@ -98,8 +113,9 @@ export class P2PRig {
       },
       {
         clock: systemClock,
-        logger: silentLogger,
+        logger: logger ?? silentLogger,
         metrics,
+        blockSigner,
         signer: () => ({ current: signer() }),
         onPayload: (env, from) => received.push({ env, from }),
       },
