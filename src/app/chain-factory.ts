@@ -168,7 +168,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
     );
     // Nothing on the way to serving the chain's RPC waits for its EL or disk (docs/adr/0082): the identification
     // (once per chain; it only logs the engine-kind mismatch and variant B end-of-support warnings and never throws)
-    // runs beside the node, and the SafeDB opens in the background (the node's first reset waits for it).
+    // runs beside the node, and the SafeDB and the deny list open in the background (the node waits for them).
     if (!identified) {
       identified = true;
       void engine.identify();
@@ -177,8 +177,9 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
     const superAuthority = ctx.superAuthorityFor?.(chain.chainId);
     let denyList: DenyList | undefined;
     try {
-      // Interop: the chain's deny list (`chain-<id>/denylist/`).
-      if (superAuthority !== undefined) denyList = await DenyList.open(join(chain.dataDir, "denylist"));
+      // Interop: the chain's deny list (`chain-<id>/denylist/`), opening in the background as the SafeDB does (the
+      // node loads it before it inserts or builds anything).
+      if (superAuthority !== undefined) denyList = DenyList.openInBackground(join(chain.dataDir, "denylist"));
       const node = await createChainNode(
         {
           rollup: chain.rollup,
@@ -363,6 +364,7 @@ export function interopAccess(
         decisionTimestamp,
         stateRoot: head.stateRoot,
         messagePasserStorageRoot: head.messagePasserStorageRoot,
+        ...(head.txIndices === undefined ? {} : { txIndices: head.txIndices }),
       });
     },
     rewindEngine(target) {

@@ -199,25 +199,48 @@ export class InteropTraffic {
     }
   }
 
-  /** Signs and sends a call from the traffic account; returns the transaction hash. */
-  async #send(c: Chain, to: Address, data: Hex): Promise<Hash> {
+  /**
+   * Signs and sends a call from the traffic account; returns the transaction hash. `replace` sends at that nonce
+   * with doubled fees instead (a replacement of a transaction still in the pool).
+   */
+  async #send(c: Chain, to: Address, data: Hex, replace?: { nonce: number }): Promise<Hash> {
     const sender = devAccount(this.#opts.senderIndex ?? 9);
     const [nonce, gasPrice] = await Promise.all([
-      c.rpc.call<Hex>("eth_getTransactionCount", [sender.address, "pending"]),
+      replace === undefined
+        ? c.rpc.call<Hex>("eth_getTransactionCount", [sender.address, "pending"]).then(Number)
+        : Promise.resolve(replace.nonce),
       c.rpc.call<Hex>("eth_gasPrice", []),
     ]);
+    const bump = replace === undefined ? 1n : 2n;
     const raw = await sender.account.signTransaction({
       type: "eip1559",
       chainId: Number(c.spec.chainId),
-      nonce: Number(nonce),
+      nonce,
       to,
       data,
       value: 0n,
       gas: GAS,
-      maxFeePerGas: BigInt(gasPrice) * 2n + TIP,
-      maxPriorityFeePerGas: TIP,
+      maxFeePerGas: (BigInt(gasPrice) * 2n + TIP) * bump,
+      maxPriorityFeePerGas: TIP * bump,
     });
     return c.rpc.call<Hash>("eth_sendRawTransaction", [raw]);
+  }
+
+  /**
+   * Cancels a transaction whose block was replaced: the execution client put it back in its pool (as geth does on a
+   * reorg) and the sequencer never includes it again, so it would hold back every later transaction of the traffic
+   * account; a replacement at its nonce (an empty transfer to itself) takes its place.
+   */
+  async #cancel(c: Chain, tx: Hash): Promise<void> {
+    const t = await c.rpc.call<{ nonce: Hex; blockHash: Hash | null } | null>("eth_getTransactionByHash", [tx]);
+    if (t === null || t.blockHash !== null) return; // not in the pool (or included again): nothing to cancel
+    const self = devAccount(this.#opts.senderIndex ?? 9).address;
+    const cancel = await this.#send(c, self, "0x", { nonce: Number(t.nonce) });
+    await this.#included(c, cancel);
+    this.#log.info(
+      { chain: c.spec.chainId.toString(10), tx, cancel },
+      "interop traffic: replaced transaction cancelled",
+    );
   }
 
   /** Waits for the receipt of `tx` (throws after `blocks` blocks without it). */
@@ -329,6 +352,7 @@ export class InteropTraffic {
           { kind, chain: dst.spec.chainId.toString(10), block: blockNumber },
           "interop traffic: invalid block replaced",
         );
+        await this.#cancel(dst, tx);
         return;
       }
       if ((await dst.head()).number >= blockNumber + quiet) return;

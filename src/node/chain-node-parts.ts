@@ -68,7 +68,6 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     restartFrom: async (safe) => {
       finalizer.reset();
       derivation.reset();
-      interop.clearHold();
       await pipeline.reset(safe);
     },
     notReady: () => hooks.busy() ?? (elSync.syncing ? "EL sync" : undefined),

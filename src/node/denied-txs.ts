@@ -1,7 +1,7 @@
 /**
- * Transactions of denied blocks (interop): their hashes, and a sealed payload's transactions without them, so the
- * sequencer never includes a denied transaction again (the EL may have put it back in its pool when the chain was
- * rewound).
+ * Transactions of denied blocks (interop): the hashes of the offending ones, and a sealed payload's transactions
+ * without them, so the sequencer never includes an offending transaction again (the EL puts a rewound block's
+ * transactions back in its pool, as geth does; the block's other transactions are included again).
  */
 import { hexToBytes } from "../core/codec/hex.js";
 import { SupernodeError } from "../core/errors/supernode-error.js";
@@ -26,6 +26,20 @@ export function txHash(tx: Hex): Hash {
 /** Hashes of the non-deposit transactions (the block's batch / pool transactions). */
 export function nonDepositTxHashes(txs: readonly Hex[]): Hash[] {
   return txs.filter((t) => !isDeposit(t)).map(txHash);
+}
+
+/**
+ * Hashes of a denied block's offending transactions: those at `txIndices` (deposits never: they are forced by L1 and
+ * cannot execute messages), or every non-deposit transaction when the positions are unknown.
+ */
+export function offendingTxHashes(txs: readonly Hex[], txIndices: readonly number[] | undefined): Hash[] {
+  if (txIndices === undefined) return nonDepositTxHashes(txs);
+  const out: Hash[] = [];
+  for (const i of txIndices) {
+    const tx = txs[i];
+    if (tx !== undefined && !isDeposit(tx)) out.push(txHash(tx));
+  }
+  return out;
 }
 
 /** The same attributes with only their deposits (the replacement of a denied or invalid block). */

@@ -11,7 +11,7 @@ import type { Logger } from "../core/logger.js";
 import type { BlockId, L2BlockRef } from "../core/types/block-ref.js";
 import type { Hash, Hex } from "../core/types/primitives.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
-import { nonDepositTxHashes } from "./denied-txs.js";
+import { offendingTxHashes } from "./denied-txs.js";
 import type { EngineController } from "./engine/engine-controller.js";
 import { resetSafeDb } from "./engine/find-heads.js";
 import type { DenyListPort, EngineApi, L1Source, SafeDbPort } from "./ports.js";
@@ -23,6 +23,11 @@ export interface InvalidateRequest {
   readonly decisionTimestamp: number;
   readonly stateRoot: Hash;
   readonly messagePasserStorageRoot: Hash;
+  /**
+   * Positions in the block of the offending transactions (their executing messages failed): only those are denied
+   * for good. Absent: every non-deposit transaction of the block is.
+   */
+  readonly txIndices?: readonly number[];
 }
 
 export interface InvalidateOutcome {
@@ -54,8 +59,6 @@ interface Request {
 
 export class InteropControl {
   private readonly requests: Request[] = [];
-  /** Height of a block denied and rewound whose replacement derivation has not produced yet. */
-  private replacementAt: number | undefined;
   private excluded: ReadonlySet<Hash> | undefined;
 
   constructor(private readonly d: InteropControlDeps) {}
@@ -105,7 +108,7 @@ export class InteropControl {
     return this.d.denyList?.isDenied(height, hash) ?? false;
   }
 
-  /** Non-deposit transactions of every denied block: the sequencer never includes them again. */
+  /** The offending transactions of every denied block: the sequencer never includes them again. */
   excludedTxs(): ReadonlySet<Hash> {
     if (this.excluded === undefined) this.excluded = new Set((this.d.denyList?.all() ?? []).flatMap((b) => b.txHashes));
     return this.excluded;
@@ -114,15 +117,22 @@ export class InteropControl {
   /**
    * The height the sequencer must not build while derivation still has to produce the replacement of a block
    * denied there (building its own block first would only be reorged out by the replacement); undefined otherwise.
+   * The wait is persisted with the deny list, so a restart inside it does not build that extra block either.
    */
   sequencerHoldAt(localSafe: number): number | undefined {
-    if (this.replacementAt !== undefined && localSafe >= this.replacementAt) this.replacementAt = undefined;
-    return this.replacementAt;
+    const hold = this.d.denyList?.replacementHold();
+    if (hold === undefined || localSafe < hold) return hold;
+    this.clearHold();
+    return undefined;
   }
 
-  /** Forgets the sequencer hold (the node reset: derivation may not reach that height from L1 any more). */
-  clearHold(): void {
-    this.replacementAt = undefined;
+  private clearHold(): void {
+    const list = this.d.denyList;
+    if (list === undefined || list.replacementHold() === undefined) return;
+    // Not awaited: the clear only saves work after a restart (a stale hold at or below local-safe is dropped then).
+    list.setReplacementHold(undefined).catch((err: unknown) => {
+      this.d.logger.warn({ err: String(err) }, "clearing the sequencer's replacement hold failed");
+    });
   }
 
   /**
@@ -137,7 +147,8 @@ export class InteropControl {
     const e = this.d.engine;
     const payload = await e.payloadByHash(r.payloadHash);
     const txs: readonly Hex[] = payload?.executionPayload.transactions ?? [];
-    const denied = await list.add({ ...r, txHashes: nonDepositTxHashes(txs) });
+    const { txIndices, ...record } = r;
+    const denied = await list.add({ ...record, txHashes: offendingTxHashes(txs, txIndices) });
     this.excluded = undefined;
     const canonical = await e.l2BlockRefByNumber(r.height);
     if (canonical === undefined || canonical.hash.toLowerCase() !== r.payloadHash.toLowerCase()) {
@@ -147,8 +158,7 @@ export class InteropControl {
     const parent = await e.l2BlockRefByHash(canonical.parentHash);
     if (parent === undefined)
       throw new TemporaryError("REWIND_PARENT_UNKNOWN", `parent of denied block ${r.height} not found`);
-    await this.rewindHeads(parent);
-    this.replacementAt = r.height;
+    await this.rewindHeads(parent, r.height);
     this.d.logger.warn(
       { block: r.height, hash: r.payloadHash, parent: parent.number, decisionTimestamp: r.decisionTimestamp },
       "block denied; chain rewound to its parent, its replacement will be derived",
@@ -163,7 +173,7 @@ export class InteropControl {
   async rewindTo(target: BlockId): Promise<boolean> {
     const ref = await this.d.engine.l2BlockRefByNumber(target.number);
     if (ref === undefined || this.d.controller.heads.unsafe.number <= ref.number) return false;
-    await this.rewindHeads(ref);
+    await this.rewindHeads(ref, undefined);
     this.d.logger.warn({ to: ref.number, hash: ref.hash }, "chain rewound after an L1 reorg of verified results");
     return true;
   }
@@ -180,9 +190,11 @@ export class InteropControl {
 
   /**
    * Every head to `target` (never moving safe or finalized forward, never below finalized), the SafeDB entries
-   * after it dropped as a reset drops them, and derivation restarted on it.
+   * after it dropped as a reset drops them, and derivation restarted on it. `hold` is the sequencer's new wait for
+   * a replacement (undefined: none; an earlier one is dropped, derivation may not reach its height any more); it is
+   * written before the heads move, so a crash in between at worst leaves a hold at or below local-safe (dropped).
    */
-  private async rewindHeads(target: L2BlockRef): Promise<void> {
+  private async rewindHeads(target: L2BlockRef, hold: number | undefined): Promise<void> {
     const c = this.d.controller;
     const h = c.heads;
     if (target.number < h.finalized.number)
@@ -190,6 +202,7 @@ export class InteropControl {
         target: target.number,
         finalized: h.finalized.number,
       });
+    await this.d.denyList?.setReplacementHold(hold);
     const safe = h.safe.number <= target.number ? h.safe : target;
     const finalized = h.finalized;
     await c.forceReset(target, safe, finalized, target);

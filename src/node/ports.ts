@@ -191,9 +191,12 @@ import type { DeniedBlock } from "../protocol/interop/types.js";
 
 /**
  * The chain's persisted deny list (`chain-<id>/denylist/`). Every write is one synchronous LevelDB write, so a
- * killed process leaves the old or the new list; reads are answered from memory (the list is small).
+ * killed process leaves the old or the new list; reads are answered from memory (the list is small) and are only
+ * meaningful once `opened()` resolved (the node waits for it before it inserts or builds anything).
  */
 export interface DenyListPort {
+  /** Resolves once the list is open and loaded; rejects with the classified open error (a retry opens again). */
+  opened(): Promise<void>;
   /** Records `b`; false when that (height, hash) was already denied (the first record wins). Height 0 is refused. */
   add(b: DeniedBlock): Promise<boolean>;
   isDenied(height: number, hash: Hash): boolean;
@@ -202,4 +205,8 @@ export interface DenyListPort {
   all(): readonly DeniedBlock[];
   /** Removes records decided at or after `timestamp`; returns them. */
   pruneAtOrAfter(timestamp: number): Promise<DeniedBlock[]>;
+  /** The height whose deposits-only replacement the sequencer waits for (persisted); undefined when none. */
+  replacementHold(): number | undefined;
+  /** Records (a height) or clears (undefined) that wait. */
+  setReplacementHold(height: number | undefined): Promise<void>;
 }

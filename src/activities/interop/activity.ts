@@ -4,7 +4,7 @@ import type { Clock } from "../../core/time/clock.js";
 import type { BlockId } from "../../core/types/block-ref.js";
 import type { Hash } from "../../core/types/primitives.js";
 import type { DependencySet } from "../../protocol/interop/dependency-set.js";
-import { blockLogs, type StoredLog } from "../../protocol/interop/messages.js";
+import { blockLogs, type StoredLog, txIndexOfLog } from "../../protocol/interop/messages.js";
 import type { MessageRuleParams } from "../../protocol/interop/rules.js";
 import type {
   PendingTransition,
@@ -26,6 +26,13 @@ import type {
   VerifiedStorePort,
 } from "./ports.js";
 import { type FrontierBlock, verifyTimestamp } from "./verify.js";
+
+/** A frontier block's logs (and which transaction emitted each), read from its chain's execution client. */
+interface Frontier {
+  readonly block: SealedBlock;
+  readonly logs: StoredLog[];
+  readonly txIndexOfLog?: (logIndex: number) => number | undefined;
+}
 
 export interface InteropActivityConfig {
   readonly activationTimestamp: number;
@@ -72,7 +79,7 @@ export class InteropActivity {
   private lastError: string | null = null;
   private nextTs: number | undefined;
   /** Logs fetched while verifying this round (reused when the advance is applied). */
-  private frontierLogs = new Map<Hash, { block: SealedBlock; logs: StoredLog[] }>();
+  private frontierLogs = new Map<Hash, Frontier>();
   /** Start when nothing is verified yet (activation, or later after a backfill). */
   private runtimeStart: number;
   private readonly cold: ColdStart;
@@ -263,12 +270,13 @@ export class InteropActivity {
     return lo;
   }
 
-  private async frontierOf(id: string, b: ChainBlockAt): Promise<{ block: SealedBlock; logs: StoredLog[] }> {
+  private async frontierOf(id: string, b: ChainBlockAt): Promise<Frontier> {
     const cached = this.frontierLogs.get(b.l2.hash);
     if (cached !== undefined) return cached;
     const src = await (this.byId.get(id) as InteropChain).blockLogs(b.l2.hash);
     if (src === undefined) throw new Error(`chain ${id}: block ${b.l2.hash} is unknown to its execution client`);
-    const f = { block: src.block, logs: blockLogs(src.receipts) };
+    const receipts = src.receipts;
+    const f = { block: src.block, logs: blockLogs(receipts), txIndexOfLog: (i: number) => txIndexOfLog(receipts, i) };
     this.frontierLogs.set(b.l2.hash, f);
     return f;
   }
@@ -299,6 +307,7 @@ export class InteropActivity {
           output: b.output,
           requiredL1: b.requiredL1,
           alreadyVerified,
+          ...(f.txIndexOfLog === undefined ? {} : { txIndexOfLog: f.txIndexOfLog }),
         };
       }),
     );
@@ -307,7 +316,15 @@ export class InteropActivity {
     );
     for (const r of rejections)
       this.d.logger.warn(
-        { chain: r.chainId, block: r.block.number, hash: r.block.hash, logIndex: r.logIndex, reason: r.reason, ts },
+        {
+          chain: r.chainId,
+          block: r.block.number,
+          hash: r.block.hash,
+          logIndex: r.logIndex,
+          txIndex: r.txIndex,
+          reason: r.reason,
+          ts,
+        },
         "invalid executing message",
       );
     return result;
@@ -367,7 +384,14 @@ export class InteropActivity {
         this.d.metrics?.invalidation(id);
         if (out.denied) this.d.metrics?.denied(id);
         this.d.logger.warn(
-          { chain: id, block: head.number, hash: head.hash, ts: r.timestamp, rewound: out.rewound },
+          {
+            chain: id,
+            block: head.number,
+            hash: head.hash,
+            ts: r.timestamp,
+            txIndices: head.txIndices ?? "all",
+            rewound: out.rewound,
+          },
           "block invalidated",
         );
       } catch (err) {

@@ -2,8 +2,8 @@ import type { BlockId } from "../../core/types/block-ref.js";
 import type { ChainId } from "../../core/types/primitives.js";
 import type { StoredLog } from "../../protocol/interop/messages.js";
 import {
-  chainsInCycles,
   checkExecutingMessage,
+  messagesInCycles,
   type InitiatingLog,
   type MessageRejection,
   type MessageRuleParams,
@@ -21,12 +21,16 @@ export interface FrontierBlock {
   readonly requiredL1: BlockId;
   /** Already verified at an earlier timestamp (block time > 1 s): its messages are not checked again. */
   readonly alreadyVerified: boolean;
+  /** The position in the block of the transaction that emitted log `logIndex` (undefined: unknown). */
+  readonly txIndexOfLog?: (logIndex: number) => number | undefined;
 }
 
 export interface Rejection {
   readonly chainId: string;
   readonly block: BlockId;
   readonly logIndex: number;
+  /** The transaction that emitted the log, when known. */
+  readonly txIndex: number | undefined;
   readonly reason: MessageRejection;
 }
 
@@ -34,7 +38,8 @@ export interface Rejection {
  * Verifies every chain's block at `ts` together (read-only). Each executing message of a new block is checked
  * against the rules; its initiating log is looked up in the frontier when the source block is the frontier block
  * of its chain, else in the source chain's sealed logs (`lookupSealed`). Same-timestamp messages are then checked
- * for cycles. The L1 inclusion is the highest L1 block any chain's block was derived from.
+ * for cycles. The L1 inclusion is the highest L1 block any chain's block was derived from. Every failing message of
+ * a block is found (not only the first), so that the invalid head names all its offending transactions.
  */
 export async function verifyTimestamp(
   ts: number,
@@ -49,13 +54,15 @@ export async function verifyTimestamp(
   const rejections: Rejection[] = [];
   let l1Inclusion: BlockId | undefined;
   const nodes: SameTimestampMessage[] = [];
-  const invalidate = (f: FrontierBlock) => {
-    invalidHeads[f.chainId.toString(10)] = {
-      hash: f.block.hash,
-      number: f.block.number,
-      stateRoot: f.output.stateRoot,
-      messagePasserStorageRoot: f.output.messagePasserStorageRoot,
-    };
+  /** Chain → offending transaction positions (undefined inside: one of them is unknown). */
+  const offending = new Map<string, Set<number | undefined>>();
+  const reject = (f: FrontierBlock, logIndex: number, reason: MessageRejection) => {
+    const id = f.chainId.toString(10);
+    const txIndex = f.txIndexOfLog?.(logIndex);
+    rejections.push({ chainId: id, block: l2Heads[id] as BlockId, logIndex, txIndex, reason });
+    const set = offending.get(id) ?? new Set<number | undefined>();
+    set.add(txIndex);
+    offending.set(id, set);
   };
   for (const f of frontier) {
     const id = f.chainId.toString(10);
@@ -77,8 +84,11 @@ export async function verifyTimestamp(
           found = await lookupSealed(m.id.chainId, m.id.blockNumber, m.id.logIndex);
         }
         reason = checkExecutingMessage(params, f.chainId, f.block.timestamp, m, () => found);
+        // Once the block is invalid its later messages take no part in the cycle check (as when the check stopped
+        // at the first failure); they are still checked so that every offending transaction is named.
         if (
           reason === undefined &&
+          !offending.has(id) &&
           m.id.timestamp === f.block.timestamp &&
           src !== undefined &&
           !src.alreadyVerified &&
@@ -91,19 +101,20 @@ export async function verifyTimestamp(
             sourceLogIndex: m.id.logIndex,
           });
       }
-      if (reason !== undefined) {
-        rejections.push({ chainId: id, block: l2Heads[id] as BlockId, logIndex: i, reason });
-        invalidate(f);
-        break;
-      }
+      if (reason !== undefined) reject(f, i, reason);
     }
   }
-  for (const id of chainsInCycles(nodes)) {
+  for (const n of messagesInCycles(nodes)) reject(byChain.get(n.chainId) as FrontierBlock, n.logIndex, "cycle");
+  for (const [id, txs] of offending) {
     const f = byChain.get(id) as FrontierBlock;
-    if (invalidHeads[id] === undefined) {
-      rejections.push({ chainId: id, block: l2Heads[id] as BlockId, logIndex: -1, reason: "cycle" });
-      invalidate(f);
-    }
+    const known = [...txs].every((t) => t !== undefined);
+    invalidHeads[id] = {
+      hash: f.block.hash,
+      number: f.block.number,
+      stateRoot: f.output.stateRoot,
+      messagePasserStorageRoot: f.output.messagePasserStorageRoot,
+      ...(known ? { txIndices: [...(txs as Set<number>)].sort((a, b) => a - b) } : {}),
+    };
   }
   return {
     result: { timestamp: ts, ...(l1Inclusion !== undefined ? { l1Inclusion } : {}), l2Heads, invalidHeads },

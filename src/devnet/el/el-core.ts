@@ -3,12 +3,14 @@ import type { Logger } from "../../core/logger.js";
 import type { Clock } from "../../core/time/clock.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
 import type { ChainParams } from "./block-builder.js";
-import { SimChain } from "./chain.js";
+import { type HeadChange, SimChain } from "./chain.js";
 import { decodeAnyTx } from "./tx-decode.js";
 import { TxPool } from "./tx-pool.js";
 import type { SimBlock, SimTx, Variant } from "./types.js";
 
 const DECODE_CACHE_MAX = 20_000;
+/** geth's pool does not re-inject the transactions of a reorg deeper than this. */
+const REINJECT_MAX_DEPTH = 64;
 
 /** The state shared by the Engine API, the JSON-RPC namespaces and the subscriptions of one simulated client. */
 export class ElCore {
@@ -31,7 +33,31 @@ export class ElCore {
     readonly sequencerHttp: string | undefined,
   ) {
     this.chain = new SimChain(genesis);
-    this.chain.onHeadChange(() => this.pool.prune(this.chain.head.state));
+    this.chain.onHeadChange((c) => {
+      this.reinject(c);
+      this.pool.prune(this.chain.head.state);
+    });
+  }
+
+  /**
+   * As geth's transaction pool on a new head: the transactions of blocks that left the canonical chain and are not
+   * on the new one go back to the pool, unless the reorg is deeper than 64 blocks (geth skips those).
+   */
+  private reinject(c: HeadChange): void {
+    const oldHead = c.removed[c.removed.length - 1];
+    if (oldHead === undefined) return;
+    const head = this.chain.head;
+    const depth = Math.abs(oldHead.header.number - head.header.number);
+    if (depth > REINJECT_MAX_DEPTH) {
+      this.log.debug({ depth }, "skipping deep transaction reorg");
+      return;
+    }
+    const lost = c.removed.flatMap((b) =>
+      b.txs.filter((tx) => tx.nonce !== undefined && this.chain.tx(tx.hash) === undefined),
+    );
+    if (lost.length === 0) return;
+    const n = this.pool.reinject(lost, head.state);
+    if (n > 0) this.log.debug({ reinjected: n, removed: c.removed.length }, "reorged transactions back in the pool");
   }
 
   /** Decodes a transaction given as hex, with a cache keyed by the hex (payloads are often seen twice). */

@@ -47,6 +47,22 @@ export class TxPool {
     for (const fn of this.#listeners) fn(tx);
   }
 
+  /**
+   * Puts transactions of blocks that left the canonical chain back (as geth's pool does on a reorg): each one whose
+   * nonce the state has not passed and whose (sender, nonce) slot is free. Returns how many went back.
+   */
+  reinject(txs: readonly SimTx[], state: LedgerState): number {
+    let n = 0;
+    for (const tx of txs) {
+      if (tx.nonce === undefined || this.#byHash.has(tx.hash)) continue;
+      if (tx.nonce < state.account(tx.from).nonce) continue;
+      if (this.#bySender.get(tx.from.toLowerCase())?.has(tx.nonce) === true) continue;
+      this.add(tx, state);
+      n++;
+    }
+    return n;
+  }
+
   /** Drops transactions whose nonces the state has passed (after a new head). */
   prune(state: LedgerState): void {
     for (const [sender, m] of this.#bySender) {

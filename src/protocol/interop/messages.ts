@@ -172,6 +172,22 @@ export interface StoredLog {
   readonly malformed?: string;
 }
 
+/**
+ * The position in the block of the transaction that emitted log `logIndex` (receipts are in transaction order and
+ * log indices count across them from 0); undefined past the block's logs.
+ */
+export function txIndexOfLog(
+  receipts: ReadonlyArray<{ readonly logs: readonly unknown[] }>,
+  logIndex: number,
+): number | undefined {
+  let end = 0;
+  for (let i = 0; i < receipts.length; i++) {
+    end += (receipts[i] as { readonly logs: readonly unknown[] }).logs.length;
+    if (logIndex < end) return i;
+  }
+  return undefined;
+}
+
 /** Every log of a block in order (indices across all receipts, from 0), hashed and classified. */
 export function blockLogs(receipts: ReadonlyArray<{ readonly logs: readonly Log[] }>): StoredLog[] {
   const out: StoredLog[] = [];

@@ -83,6 +83,12 @@ export interface SameTimestampMessage {
  * those — chains that merely depend on a cycle are left to later rounds (their initiating block is replaced).
  */
 export function chainsInCycles(nodes: readonly SameTimestampMessage[]): string[] {
+  const bad = new Set(messagesInCycles(nodes).map((n) => n.chainId));
+  return [...bad].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+}
+
+/** The messages of `nodes` that are part of a cycle (see {@link chainsInCycles}), in input order. */
+export function messagesInCycles(nodes: readonly SameTimestampMessage[]): SameTimestampMessage[] {
   const byChain = new Map<string, number[]>();
   nodes.forEach((n, i) => {
     const list = byChain.get(n.chainId) ?? [];
@@ -104,12 +110,12 @@ export function chainsInCycles(nodes: readonly SameTimestampMessage[]): string[]
     }
     if (dep !== undefined) edges[i]!.push(dep);
   });
-  const bad = new Set<string>();
+  const member = new Array<boolean>(nodes.length).fill(false);
   for (const scc of stronglyConnected(edges)) {
     const first = scc[0]!;
-    if (scc.length > 1 || edges[first]!.includes(first)) for (const i of scc) bad.add(nodes[i]!.chainId);
+    if (scc.length > 1 || edges[first]!.includes(first)) for (const i of scc) member[i] = true;
   }
-  return [...bad].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  return nodes.filter((_, i) => member[i]);
 }
 
 /** Tarjan's strongly connected components, iterative (no recursion depth limit). */

@@ -5,6 +5,12 @@ import type { Hash } from "../../core/types/primitives.js";
 export interface InvalidHead extends BlockId {
   readonly stateRoot: Hash;
   readonly messagePasserStorageRoot: Hash;
+  /**
+   * Positions in the block of the transactions whose executing messages failed (sorted, no duplicates): only these
+   * are denied for good, the block's other transactions may be included again. Absent in transitions written by
+   * earlier versions: then every non-deposit transaction of the block is denied.
+   */
+  readonly txIndices?: readonly number[];
 }
 
 /** Outcome of verifying every chain's block at one timestamp (read-only). */
@@ -60,6 +66,9 @@ export interface DeniedBlock {
   /** The denied block's output (super roots of the original block, op-supernode §2.7). */
   readonly stateRoot: Hash;
   readonly messagePasserStorageRoot: Hash;
-  /** Hashes of its non-deposit transactions: the sequencer never includes them again. */
+  /**
+   * Hashes of its offending transactions (those whose executing messages failed): the sequencer never includes
+   * them again. Records written by earlier versions hold every non-deposit transaction of the block.
+   */
   readonly txHashes: readonly Hash[];
 }

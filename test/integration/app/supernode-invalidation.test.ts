@@ -2,7 +2,10 @@
  * Invalidation through the real composition: a `Supernode` with interop over two virtual nodes (real `ChainNode`s on
  * the port fakes, real LevelDB deny lists, the real chain access of app/chain-factory.ts). Chain 902 executes a
  * message whose initiating log does not exist: the activity invalidates the block, the chain denies it, rewinds,
- * derives the deposits-only replacement, and both chains go on being verified; the activity is never halted.
+ * derives the deposits-only replacement, and both chains go on being verified; the activity is never halted. Only
+ * the offending transaction is denied, not the other transaction of that block. Chain 902's deny list is held by
+ * another handle when the supernode starts: it opens in the background, so the chain's RPC answers meanwhile, and
+ * the chain inserts nothing until the list is open.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,8 +17,12 @@ import type { ChainBuildContext } from "../../../src/app/supernode.js";
 import { Supernode } from "../../../src/app/supernode.js";
 import type { ChainConfig } from "../../../src/config/types.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
+import { Level } from "level";
+import { chainMethodTable } from "../../../src/app/chain-factory.js";
 import { DenyList } from "../../../src/io/db/deny-list.js";
 import { ChainNode } from "../../../src/node/chain-node.js";
+import { txHash } from "../../../src/node/denied-txs.js";
+import { createChainRpcMethods } from "../../../src/rpc/namespaces/stack.js";
 import type { Log, Receipt } from "../../../src/protocol/block/receipt.js";
 import { encodeExecutingMessageLog } from "../../../src/protocol/interop/messages.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
@@ -33,9 +40,11 @@ import { fakeConfig, fakeHashing, fastSupervisor, rpc, testLogger, waitFor } fro
 
 let node: Supernode | undefined;
 const dirs: string[] = [];
+const holders: Level<Uint8Array, Uint8Array>[] = [];
 afterEach(async () => {
   await node?.stop();
   node = undefined;
+  for (const h of holders.splice(0)) await h.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -60,6 +69,7 @@ class ReceiptEngine extends FakeEngine {
 }
 
 const BAD_TX: Hex = "0x02bad0";
+const OTHER_TX: Hex = "0x02600d";
 
 describe("Supernode with interop: an invalid executing message", () => {
   it("invalidates the block, replaces it, and both chains go on", async () => {
@@ -94,13 +104,22 @@ describe("Supernode with interop: an invalid executing message", () => {
     );
     const config = { ...base, dataDir: dir, interopActivationTimestamp: GENESIS_TIME, chainConfigs };
 
+    // Another handle holds chain 902's deny list until the test lets go of it.
+    const holder = new Level<Uint8Array, Uint8Array>(join(dir, "chain-902", "denylist"), {
+      keyEncoding: "view",
+      valueEncoding: "view",
+    });
+    await holder.open();
+    holders.push(holder);
+    const lists = new Map<bigint, DenyList>();
     const factory = (chain: ChainConfig, ctx: ChainBuildContext) => async (): Promise<ChainService> => {
       const engine = engines.get(chain.chainId)!;
       const safeDb = new MemorySafeDb();
-      const list = await DenyList.open(join(chain.dataDir, "denylist"));
+      const list = DenyList.openInBackground(join(chain.dataDir, "denylist"));
+      lists.set(chain.chainId, list);
       const builder = fakeAttributesBuilder(chain.rollup, l1);
       const pipeline = new ToyPipeline(chain.rollup, l1, builder);
-      if (chain.chainId === 902n) pipeline.batchTxs.set(3, [BAD_TX]);
+      if (chain.chainId === 902n) pipeline.batchTxs.set(3, [OTHER_TX, BAD_TX]);
       const cn = await ChainNode.create(toyNodeConfig(chain.rollup), {
         l1,
         engine,
@@ -114,7 +133,7 @@ describe("Supernode with interop: an invalid executing message", () => {
         denyList: list,
       });
       return {
-        methods: new Map(),
+        methods: chainMethodTable(createChainRpcMethods(cn, { version: "test" }), undefined, false),
         exited: new Promise<void>(() => {}),
         start: () => cn.start(),
         stop: async () => {
@@ -150,6 +169,18 @@ describe("Supernode with interop: an invalid executing message", () => {
     const sn = node;
     const status = async () =>
       (await rpc(`${sn.rpc.url}/`, "supernode_syncStatus")).result as { interop: Record<string, unknown> };
+    const chainStatus = async (id: bigint) =>
+      (await rpc(`${sn.rpc.url}/${id}/`, "stack_syncStatus")).result as {
+        local_safe_l2: { number: number };
+        unsafe_l2: { number: number };
+      };
+
+    // 902's RPC answers while its deny list cannot open; it inserts nothing meanwhile, 901 goes on.
+    await waitFor(async () => (await chainStatus(901n)).local_safe_l2.number >= 4, 30_000);
+    const waiting = await chainStatus(902n);
+    expect(waiting.unsafe_l2.number).toBe(0);
+    expect(engines.get(902n)!.canonical.length).toBe(1);
+    await holder.close();
 
     // L2 blocks 0..10 at 2 s: timestamps 1000..1021 become verifiable on both chains once block 3 is replaced.
     await waitFor(async () => (await status()).interop.verified_timestamp === GENESIS_TIME + 21, 30_000);
@@ -167,6 +198,14 @@ describe("Supernode with interop: an invalid executing message", () => {
     expect(e902.byHash.get(e902.canonical[4]!)!.executionPayload.parentHash).toBe(replacement.blockHash);
     expect((await status()).interop).toMatchObject({ error: null });
     expect((await status()).interop.state).not.toBe("halted");
+
+    // Only the offending transaction is denied; the block's other transaction is not.
+    expect(
+      lists
+        .get(902n)!
+        .atHeight(3)
+        .map((r) => r.txHashes),
+    ).toEqual([[txHash(BAD_TX)]]);
 
     const metrics = await (await fetch(`${sn.metricsServer!.url}/metrics`)).text();
     expect(metrics).toMatch(/^supernode_interop_invalidations_total\{chain_id="902"\} 1$/m);

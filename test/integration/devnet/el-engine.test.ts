@@ -19,13 +19,14 @@ import {
   l1InfoJovian,
   newPayloadParams,
   rpc,
+  signTransfer,
   startEl,
   userDeposit,
 } from "./el-support.js";
 
 const now = () => Math.floor(Date.now() / 1000);
 
-function attrsFor(n: number, extra: Hex[] = [], o: { randao?: Hash } = {}) {
+function attrsFor(n: number, extra: Hex[] = [], o: { randao?: Hash; noTxPool?: boolean } = {}) {
   const ts = GENESIS_TIME + 2 * n;
   return jovianAttrs(ts, [l1InfoDeposit(l1InfoJovian({ number: 100 + n, time: ts - 1, seq: 0 }), n), ...extra], o);
 }
@@ -248,6 +249,39 @@ describe("simulated execution client: Engine API", () => {
         null,
       ]);
       expect(await call(c.httpUrl, "eth_getBalance", [BOB, "latest"])).toBe("0x1");
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it("puts the transactions of a block rewound away back in its pool, as geth does", async () => {
+    const c = await startEl({ variant: "a", api: ["eth", "txpool"] });
+    try {
+      const sent: Hash[] = [];
+      for (const nonce of [0, 1])
+        sent.push(await call<Hash>(c.httpUrl, "eth_sendRawTransaction", [await signTransfer({ nonce })]));
+      const x = await buildAndSeal(c, attrsFor(1, [], { noTxPool: false }));
+      expect((x.transactions as Hex[]).length).toBe(3); // the L1 info deposit and both transfers
+      expect(await call(c.httpUrl, "txpool_status")).toEqual({ pending: "0x0", queued: "0x0" });
+      // Rewind to the parent (a forkchoice update to genesis): both transfers are pending again.
+      await engine(c, "engine_forkchoiceUpdatedV3", [
+        { headBlockHash: c.genesisHash, safeBlockHash: c.genesisHash, finalizedBlockHash: c.genesisHash },
+        null,
+      ]);
+      expect(await call(c.httpUrl, "txpool_status")).toEqual({ pending: "0x2", queued: "0x0" });
+      const pending = await call<{ blockHash: unknown }>(c.httpUrl, "eth_getTransactionByHash", [sent[0]]);
+      expect(pending.blockHash).toBeNull();
+      // A sibling that includes only the first (forced, no pool) leaves the second pending.
+      const first = (x.transactions as Hex[])[1] as Hex;
+      const y = await buildAndSeal(c, attrsFor(1, [first], { randao: `0x${"02".repeat(32)}` }));
+      expect(y.blockHash).not.toBe(x.blockHash);
+      expect(await call(c.httpUrl, "txpool_status")).toEqual({ pending: "0x1", queued: "0x0" });
+      // Back to the first branch: nothing is lost or doubled (the sibling's transfer is on it too).
+      await engine(c, "engine_forkchoiceUpdatedV3", [
+        { headBlockHash: x.blockHash, safeBlockHash: c.genesisHash, finalizedBlockHash: c.genesisHash },
+        null,
+      ]);
+      expect(await call(c.httpUrl, "txpool_status")).toEqual({ pending: "0x0", queued: "0x0" });
     } finally {
       await c.stop();
     }

@@ -139,6 +139,7 @@ describe("interop activity", () => {
     expect(await s.drain()).toBe(3); // 1000..1002, then the invalidation at 1003
     expect(s.activity.status().last_decision).toBe("invalidate");
     expect(b.invalidated.map((x) => [x.head.number, x.head.hash, x.ts])).toEqual([[3, badHash, GENESIS + 3]]);
+    expect(b.invalidated[0]?.head.txIndices).toEqual([0]);
     expect(await s.verified.pending()).toBeUndefined();
     expect(s.counts.invalidations).toBe(1);
     // The replacement is derived (the world rebuilt block 3 without logs): verification goes on.
@@ -163,6 +164,34 @@ describe("interop activity", () => {
     expect(s.activity.status().last_decision).toBe("invalidate");
     expect(a.invalidated).toHaveLength(1);
     expect(b.invalidated).toHaveLength(1);
+    // One log per transaction: the cycle's executing message is transaction 0 of each block.
+    expect(a.invalidated[0]?.head.txIndices).toEqual([0]);
+    expect(b.invalidated[0]?.head.txIndices).toEqual([0]);
+  });
+
+  it("names every offending transaction of an invalid block, and only those", async () => {
+    const { world, open } = await setup();
+    const { a, b } = world;
+    a.push([WorldChain.initiating("a1")]);
+    b.push([]);
+    a.push([WorldChain.initiating("a2")]);
+    b.push([]);
+    a.push([]);
+    // Block 3 of 902: tx 0 executes a valid message and emits a log, tx 1 an invalid one, tx 2 only a plain
+    // log, tx 3 an invalid one again (after the first failure, every message is still checked).
+    const b3 = b.push([
+      a.executing(2, 0),
+      WorldChain.initiating("b-plain-0"),
+      a.executing(2, 0, {}, `0x${"00".repeat(32)}`),
+      WorldChain.initiating("b-plain-2"),
+      a.executing(1, 0, { logIndex: 4 }),
+    ]);
+    b3.receiptSizes = [2, 1, 1, 1];
+    a.localSafe = b.localSafe = 3;
+    const s = await open();
+    expect(await s.drain()).toBe(3);
+    expect(b.invalidated.map((x) => x.head.txIndices)).toEqual([[1, 3]]);
+    expect(a.invalidated).toEqual([]);
   });
 
   it("with a 2 s chain, verifies each block once and commits every second", async () => {

@@ -26,6 +26,8 @@ export interface WorldBlock extends SealedBlock {
   /** Its output roots (made once, so lookups cost the activity's time, not the fixture's). */
   readonly stateRoot: Hash;
   readonly messagePasserStorageRoot: Hash;
+  /** How many logs each transaction's receipt holds, in order (default: one receipt with every log). */
+  receiptSizes?: number[];
 }
 
 export class WorldL1 implements L1Canonical {
@@ -150,7 +152,13 @@ export class WorldChain implements InteropChain {
     if (b === undefined) return undefined;
     return {
       block: { hash: b.hash, number: b.number, parentHash: b.parentHash, timestamp: b.timestamp },
-      receipts: [{ logs: b.logs }],
+      receipts:
+        b.receiptSizes === undefined
+          ? [{ logs: b.logs }]
+          : b.receiptSizes.map((n, i, all) => {
+              const from = all.slice(0, i).reduce((x, y) => x + y, 0);
+              return { logs: b.logs.slice(from, from + n) };
+            }),
     };
   }
 

@@ -1,8 +1,9 @@
 /**
  * Interop invalidation in one virtual node (op-supernode §2.6, §2.9): a denied block is replaced by a deposits-only
  * block derived from the same attributes and the chain goes on from it; the denial is idempotent on replay; a denied
- * payload from outside is dropped; the sequencer never includes a denied transaction again; an L1-reorg rewind
- * takes the engine back and derivation on. Real LevelDB deny lists in temp dirs, the node over the port fakes.
+ * payload from outside is dropped; the sequencer never includes the offending transaction again but includes the
+ * block's other transactions, and waits for the replacement also across a restart; an L1-reorg rewind takes the
+ * engine back and derivation on. Real LevelDB deny lists in temp dirs, the node over the port fakes.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -95,6 +96,8 @@ interface NodeOptions {
   readonly safeDb?: MemorySafeDb;
   /** Batch transactions of the toy pipeline per L2 block; `null` = a pipeline that derives nothing. */
   readonly batchTxs?: Map<number, Hex[]> | null;
+  /** The toy pipeline derives no block above `upTo` (read at every step). */
+  readonly gate?: { upTo: number };
   readonly sequencer?: boolean;
   readonly clock?: Clock;
 }
@@ -112,7 +115,18 @@ async function startNode(o: NodeOptions): Promise<ChainNode> {
   } else {
     const toy = new ToyPipeline(cfg, o.l1, builder);
     toy.batchTxs = o.batchTxs ?? new Map();
-    pipeline = toy;
+    const gate = o.gate;
+    pipeline =
+      gate === undefined
+        ? toy
+        : {
+            get origin() {
+              return toy.origin;
+            },
+            step: async (safe) => (safe.number >= gate.upTo ? { kind: "eof" } : toy.step(safe)),
+            reset: (safe) => toy.reset(safe),
+            invalidated: (last) => toy.invalidated(last),
+          };
   }
   const node = await ChainNode.create(
     toyNodeConfig(cfg, { sequencer: { enabled: o.sequencer === true, stopped: false } }),
@@ -139,16 +153,18 @@ describe("interop invalidation in a virtual node", () => {
     const engine = new RecordingEngine(cfg);
     const safeDb = new MemorySafeDb();
     const { list } = await denyList();
-    const node = await startNode({ l1, engine, list, safeDb, batchTxs: new Map([[5, [BAD_TX]]]) });
+    const node = await startNode({ l1, engine, list, safeDb, batchTxs: new Map([[5, [OTHER_TX, BAD_TX]]]) });
     await waitFor(() => node.syncStatus().local_safe_l2.number === 12);
     const bad = (await engine.payloadByNumber(5))!.executionPayload;
     expect(bad.transactions).toContain(BAD_TX);
 
+    // The activity names the offending transaction by its position: only it is denied for good.
     const out = await node.invalidateBlock({
       height: 5,
       payloadHash: bad.blockHash,
       decisionTimestamp: 1010,
       ...roots,
+      txIndices: [bad.transactions.indexOf(BAD_TX)],
     });
     expect(out).toEqual({ denied: true, rewound: true });
     // Forkchoice went to the parent; the SafeDB was reset to it.
@@ -185,7 +201,12 @@ describe("interop invalidation in a virtual node", () => {
     const { list: list2 } = await denyList();
     await list2.add({ height: 5, payloadHash: bad.blockHash, decisionTimestamp: 1010, ...roots, txHashes: [] });
     const engine2 = new FakeEngine(cfg);
-    const verifier = await startNode({ l1, engine: engine2, list: list2, batchTxs: new Map([[5, [BAD_TX]]]) });
+    const verifier = await startNode({
+      l1,
+      engine: engine2,
+      list: list2,
+      batchTxs: new Map([[5, [OTHER_TX, BAD_TX]]]),
+    });
     await waitFor(() => verifier.syncStatus().local_safe_l2.number === 14);
     expect(engine2.canonical).toEqual(engine.canonical);
   });
@@ -223,22 +244,31 @@ describe("interop invalidation in a virtual node", () => {
     expect(node.syncStatus().unsafe_l2.number).toBe(6);
   });
 
-  it("the sequencer never includes a denied transaction again, also after a restart", async () => {
+  it("the sequencer leaves out only the offending transaction and waits for the replacement, also across a restart", async () => {
     const l1 = new FakeL1(20);
     const engine = new PoolEngine(cfg);
     engine.pool = [BAD_TX, OTHER_TX];
     const { list, dir } = await denyList();
     const clock = new ManualClock(GENESIS_TIME * 1000);
-    const seq = await startNode({ l1, engine, list, batchTxs: null, sequencer: true, clock });
+    const gate = { upTo: 0 }; // derivation produces nothing until the test lets it
+    const seq = await startNode({ l1, engine, list, gate, sequencer: true, clock });
     clock.now = (GENESIS_TIME + 6) * 1000;
     await waitFor(() => seq.syncStatus().unsafe_l2.number === 3);
     const bad = (await engine.payloadByNumber(1))!.executionPayload;
     expect(bad.transactions).toEqual(expect.arrayContaining([BAD_TX, OTHER_TX]));
 
     expect(
-      await seq.invalidateBlock({ height: 1, payloadHash: bad.blockHash, decisionTimestamp: 1001, ...roots }),
+      await seq.invalidateBlock({
+        height: 1,
+        payloadHash: bad.blockHash,
+        decisionTimestamp: 1001,
+        ...roots,
+        txIndices: [bad.transactions.indexOf(BAD_TX)],
+      }),
     ).toEqual({ denied: true, rewound: true });
-    // Rewound to genesis; the sequencer waits for derivation to replace block 1 (this pipeline never does).
+    expect(list.atHeight(1).map((r) => r.txHashes)).toEqual([[txHash(BAD_TX)]]);
+    expect(list.replacementHold()).toBe(1);
+    // Rewound to genesis; the sequencer waits for derivation to replace block 1.
     await loopTurns(clock, 5);
     expect(seq.syncStatus().unsafe_l2.number).toBe(0);
     await seq.stop();
@@ -246,17 +276,25 @@ describe("interop invalidation in a virtual node", () => {
     await list.close();
     lists.splice(0);
 
-    // After a restart (the deny list reopened from disk) the sequencer builds again. The EL still offers the denied
-    // block's transactions from its pool; the sequencer leaves them out, and takes a transaction sent since.
-    engine.pool.push(LATE_TX);
+    // A restart inside that window: the wait was persisted with the deny list, so no block 1 of its own is built
+    // (derivation would only reorg it out).
     const { list: reopened } = await denyList(dir);
-    const again = await startNode({ l1, engine, list: reopened, batchTxs: null, sequencer: true, clock });
+    expect(reopened.replacementHold()).toBe(1);
+    const again = await startNode({ l1, engine, list: reopened, gate, sequencer: true, clock });
+    await loopTurns(clock, 5);
+    expect(again.syncStatus().unsafe_l2.number).toBe(0);
+
+    // Derivation produces block 1; the wait ends. The EL offers the denied block's transactions again (its pool
+    // took them back on the rewind): the sequencer leaves out the offending one only, and takes a new one too.
+    engine.pool.push(LATE_TX);
+    gate.upTo = 1;
     await waitFor(() => again.syncStatus().unsafe_l2.number === 3);
-    const txs = [1, 2, 3].flatMap((n) => engine.byHash.get(engine.canonical[n]!)!.executionPayload.transactions);
-    expect(txs).not.toContain(BAD_TX);
-    expect(txs).not.toContain(OTHER_TX);
-    expect(txs).toContain(LATE_TX);
+    await waitFor(() => reopened.replacementHold() === undefined);
     expect(engine.canonical[1]).not.toBe(bad.blockHash);
+    const txs = [2, 3].flatMap((n) => engine.byHash.get(engine.canonical[n]!)!.executionPayload.transactions);
+    expect(txs).not.toContain(BAD_TX);
+    expect(txs).toContain(OTHER_TX);
+    expect(txs).toContain(LATE_TX);
   });
 
   it("an L1-reorg rewind takes the engine back to the verified block, and derivation goes on from there", async () => {

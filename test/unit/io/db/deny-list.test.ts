@@ -1,9 +1,14 @@
-/** The per-chain deny list on a real LevelDB: records by height, idempotent adds, pruning by decision time, reopen. */
+/**
+ * The per-chain deny list on a real LevelDB: records by height, idempotent adds, pruning by decision time, the
+ * sequencer's replacement hold, reopen, and the open in the background (a store held by another handle).
+ */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Hash } from "../../../../src/core/types/primitives.js";
+import { Level } from "level";
+import { severityOf } from "../../../../src/core/errors/supernode-error.js";
 import { DenyList } from "../../../../src/io/db/deny-list.js";
 import type { DeniedBlock } from "../../../../src/protocol/interop/types.js";
 
@@ -109,5 +114,47 @@ describe("DenyList", () => {
     const l = await openList(tempDir());
     await l.close();
     await expect(l.add(rec(1, "a", 1))).rejects.toThrow("closed");
+  });
+
+  it("keeps the sequencer's replacement hold across a reopen, beside the records", async () => {
+    const dir = tempDir();
+    const l = await openList(dir);
+    expect(l.replacementHold()).toBeUndefined();
+    await l.add(rec(7, "a", 1007, [hx("1")]));
+    await l.setReplacementHold(7);
+    await l.close();
+    open.splice(0);
+    const again = await openList(dir);
+    expect(again.replacementHold()).toBe(7);
+    expect(again.all()).toEqual([rec(7, "a", 1007, [hx("1")])]);
+    await again.setReplacementHold(undefined);
+    await again.close();
+    open.splice(0);
+    const third = await openList(dir);
+    expect(third.replacementHold()).toBeUndefined();
+    expect(third.all().map((r) => r.height)).toEqual([7]);
+  });
+
+  it("opens in the background: a store held elsewhere is a temporary error, and a later wait opens it", async () => {
+    const dir = tempDir();
+    const first = await openList(dir);
+    await first.add(rec(3, "a", 1003));
+    await first.close();
+    open.splice(0);
+    // Another handle holds the LevelDB lock (as another process would).
+    const holder = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
+    await holder.open();
+    const l = DenyList.openInBackground(dir);
+    open.push(l);
+    const err = await l.opened().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as { code?: string }).code).toBe("DENYLIST_LOCKED");
+    expect(severityOf(err)).toBe("temporary");
+    await holder.close();
+    await l.opened();
+    expect(l.isDenied(3, hx("a"))).toBe(true);
+    expect(await l.add(rec(4, "b", 1004))).toBe(true);
   });
 });
