@@ -67,6 +67,8 @@ export interface InteropTrafficStats {
   readonly invalid: Readonly<Record<InvalidKind, number>>;
   /** Invalid messages whose block was later replaced (the receipt disappeared). */
   readonly invalidReplaced: number;
+  /** Replaced invalid messages found back in the execution client's pool and cancelled. */
+  readonly cancelled: number;
   readonly replacedByKind: Readonly<Record<InvalidKind, number>>;
   readonly lastInvalid?: {
     readonly kind: InvalidKind;
@@ -134,6 +136,7 @@ export class InteropTraffic {
   #initiated = 0;
   #executed = 0;
   #replaced = 0;
+  #cancelled = 0;
   #errors = 0;
   #kindIndex = 0;
   #invalidSent = 0;
@@ -154,6 +157,7 @@ export class InteropTraffic {
       executed: this.#executed,
       invalid: { ...this.#invalid },
       invalidReplaced: this.#replaced,
+      cancelled: this.#cancelled,
       replacedByKind: { ...this.#replacedByKind },
       ...(this.#lastInvalid === undefined ? {} : { lastInvalid: this.#lastInvalid }),
       errors: this.#errors,
@@ -237,6 +241,7 @@ export class InteropTraffic {
     const self = devAccount(this.#opts.senderIndex ?? 9).address;
     const cancel = await this.#send(c, self, "0x", { nonce: Number(t.nonce) });
     await this.#included(c, cancel);
+    this.#cancelled++;
     this.#log.info(
       { chain: c.spec.chainId.toString(10), tx, cancel },
       "interop traffic: replaced transaction cancelled",

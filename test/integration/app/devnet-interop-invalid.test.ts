@@ -102,6 +102,9 @@ describe("supernode devnet --interop --invalid-messages", () => {
       });
     }
     expect(traffic.stats().executed).toBeGreaterThan(stats.executed);
+    // The sequencer's EL took each invalid transaction back into its pool on the rewind (as geth does); the
+    // sequencer never included it again, and the traffic cancelled it (same nonce) before it went on.
+    expect(traffic.stats().cancelled).toBeGreaterThanOrEqual(2);
     // the follower derived the same replacement (its own interop activity denied the same block)
     const f = followers!.list[0]!;
     const fEl = f.chains.find((c) => c.chainId === last.chainId)!.el.httpUrl;
