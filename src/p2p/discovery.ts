@@ -9,7 +9,7 @@
  * (ADR 0071). Dials go through the host, so the gater applies; nothing is
  * dialled at or above `p2p.peers.hi`. The routing table is persisted in `chain-<id>/p2p/discovery.json`.
  */
-import { Discv5, UDPTransportService } from "@chainsafe/discv5";
+import { Discv5 } from "@chainsafe/discv5";
 import type { ENR, SignableENR } from "@chainsafe/enr";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
@@ -22,7 +22,8 @@ import type { P2pConfig } from "../config/types.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
 import { bootnodeEnr, type DialTarget, dialTarget, enrOnChain, localEnr, recordDigest, setAddress } from "./enr.js";
-import { boundPort, installVerifiedRecordCache, unrefLookupTimeouts } from "./discv5-patches.js";
+import { INBOUND_LIMITS, InboundLimiter, type InboundLimits } from "./discv5-limits.js";
+import { boundPort, installVerifiedRecordCache, transportOf, unrefLookupTimeouts } from "./discv5-patches.js";
 import type { GaterState } from "./gater.js";
 import { JsonFile } from "./json-file.js";
 import type { P2PMetrics } from "./metrics.js";
@@ -78,6 +79,8 @@ export interface ChainDiscoveryOptions {
   readonly timing?: Partial<DiscoveryTiming>;
   /** Host name → IP for `p2p.advertise.ip` and enode bootnodes (default: the first IPv4 from DNS). */
   readonly resolve?: (host: string) => Promise<string>;
+  /** Inbound packet limits (default `INBOUND_LIMITS`; tests shorten the ban). */
+  readonly inboundLimits?: Partial<InboundLimits>;
 }
 
 export interface ChainDiscoveryDeps {
@@ -109,6 +112,9 @@ export class ChainDiscovery {
   private lastSaved = "";
   /** The local record's content as last signed (see `recordDigest`). */
   private digest = "";
+  /** The inbound packet limiter of the discv5 socket (bans expire, idle entries pruned every `limitSweepMs`). */
+  limiter: InboundLimiter | undefined;
+  private limitSweepMs = INBOUND_LIMITS.sweepMs;
 
   private constructor(
     private readonly opts: ChainDiscoveryOptions,
@@ -136,18 +142,25 @@ export class ChainDiscovery {
     if (tcp === 0) throw new Error("no TCP port to put in discovery record");
     // The UDP port is known once the socket is bound (listen.udp 0 = ephemeral); the record is re-addressed then.
     const enr = localEnr(opts.secretKey, opts.chainId, { ip, tcp, udp: p2p.advertiseUdp || p2p.listenUdp, seq: 1n });
-    const transport = new UDPTransportService({
-      bindAddrs: family === "ip6" ? { ip6: bind } : { ip4: bind },
-      nodeId: enr.nodeId,
-    });
+    const limits = { ...INBOUND_LIMITS, ...opts.inboundLimits };
     const dv5 = Discv5.create({
       enr,
       privateKey: opts.privateKey as Parameters<typeof Discv5.create>[0]["privateKey"],
       bindAddrs: family === "ip6" ? { ip6: bind } : { ip4: bind },
-      transport,
       config: { enrUpdate: p2p.advertiseIp === undefined },
+      rateLimiterOpts: {
+        byIPQuota: { replenishAllEvery: limits.windowMs, maxTokens: limits.perIp },
+        globalQuota: { replenishAllEvery: limits.windowMs, maxTokens: limits.total },
+      },
     });
+    const transport = transportOf(dv5);
     const self = new ChainDiscovery(opts, deps, dv5, store, { ...OP_NODE_TIMING, ...opts.timing });
+    self.limiter = new InboundLimiter(transport, limits.banMs, {
+      dropped: () => deps.metrics?.discoveryDropped.inc(),
+      banned: (ip) =>
+        deps.logger.debug({ ip }, "discovery: inbound packets over the rate limit; source dropped for a while"),
+    });
+    self.limitSweepMs = limits.sweepMs;
     await dv5.start();
     const udp = p2p.advertiseUdp || p2p.listenUdp || boundPort(transport);
     setAddress(enr, { ip, tcp, udp });
@@ -226,6 +239,10 @@ export class ChainDiscovery {
     this.loop(
       () => this.timing.saveMs,
       () => this.save(),
+    );
+    this.loop(
+      () => this.limitSweepMs,
+      async () => this.limiter?.sweep(),
     );
     this.d.logger.info({ enr: this.enrText(), table: this.dv5.kadValues().length }, "discovery started");
   }
@@ -325,14 +342,19 @@ export class ChainDiscovery {
           return s !== self && !connected.has(s) && !this.d.gater.peerDenied(s);
         });
       shuffle(candidates);
+      // Dials in flight count towards the goal, so 4 workers starting at once do not overshoot it.
+      let inFlight = 0;
       const worker = async (): Promise<void> => {
         for (let id = candidates.shift(); id !== undefined; id = candidates.shift()) {
-          const now = this.connectedPeers().size;
+          const now = this.connectedPeers().size + inFlight;
           if (this.stopped || now >= cfg.peersLo || now >= cfg.peersHi) return;
+          inFlight++;
           try {
             await this.d.host.dial(id, { signal: AbortSignal.timeout(this.timing.dialTimeoutMs) });
           } catch (err) {
             this.d.logger.debug({ peer: id.toString(), err: String(err) }, "discovered peer dial failed");
+          } finally {
+            inFlight--;
           }
         }
       };

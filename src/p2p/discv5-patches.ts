@@ -1,8 +1,9 @@
 /**
  * Workarounds for `@chainsafe/discv5` 11.0.0 (ADR 0071), each installed once per process: finished lookups' timers
- * unref'd, already-verified records not verified again, and the bound port of the UDP socket read back.
+ * unref'd, already-verified records not verified again, and the bound port of the UDP socket read back (from the
+ * transport the service made, see `transportOf`). The inbound rate limiter's fixes are in discv5-limits.ts.
  */
-import { Lookup, type UDPTransportService } from "@chainsafe/discv5";
+import { type Discv5, Lookup, type UDPTransportService } from "@chainsafe/discv5";
 import { ENR } from "@chainsafe/enr";
 import type { Socket } from "node:dgram";
 
@@ -55,4 +56,9 @@ export function boundPort(transport: UDPTransportService): number {
   const socket = t.ip4?.socket ?? t.ip6?.socket;
   if (socket === undefined) throw new Error("discovery UDP socket is not bound");
   return socket.address().port;
+}
+
+/** The UDP transport the service made for itself (made by the library so that it carries the rate limiter). */
+export function transportOf(dv5: Discv5): UDPTransportService {
+  return dv5.sessionService.transport as UDPTransportService;
 }

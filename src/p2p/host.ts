@@ -33,6 +33,7 @@ import {
 } from "../protocol/p2p/validate.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import { ChainDiscovery, type DiscoveryTiming } from "./discovery.js";
+import type { InboundLimits } from "./discv5-limits.js";
 import { GaterState } from "./gater.js";
 import { loadOrCreateNodeKey } from "./key-file.js";
 import type { P2PMetrics } from "./metrics.js";
@@ -56,6 +57,8 @@ export interface ChainP2POptions {
   readonly bootnodes?: readonly string[];
   /** Discovery pacing (op-node's by default; tests shorten it). */
   readonly discoveryTiming?: Partial<DiscoveryTiming>;
+  /** discv5 inbound packet limits (`INBOUND_LIMITS` by default; tests shorten the ban). */
+  readonly discoveryLimits?: Partial<InboundLimits>;
   /** Peer-management intervals (default op-node's; tests shorten them). */
   readonly timing?: Partial<PeerTiming>;
 }
@@ -246,6 +249,7 @@ export class ChainP2P {
         bootnodes: this.opts.bootnodes ?? bootnodeList(p2p.bootnodes),
         storePath: p2p.discoveryPath === "memory" ? undefined : p2p.discoveryPath,
         ...(this.opts.discoveryTiming === undefined ? {} : { timing: this.opts.discoveryTiming }),
+        ...(this.opts.discoveryLimits === undefined ? {} : { inboundLimits: this.opts.discoveryLimits }),
       },
       { host: this.host, gater: this.gater, clock: this.d.clock, logger: this.d.logger, metrics: this.d.metrics },
     );

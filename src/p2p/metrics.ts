@@ -9,6 +9,7 @@ export interface P2PMetrics {
   readonly reqResp: { inc(labels: { role: string; result: string }): void };
   readonly bans: { inc(): void };
   readonly discoveryTable: { set(value: number): void };
+  readonly discoveryDropped: { inc(): void };
 }
 
 function reuseOr<T>(register: Registry, name: string, make: () => T): T {
@@ -94,6 +95,17 @@ export function createP2PMetrics(register: Registry, chainId: bigint): P2PMetric
         registers: [register],
       }),
   );
+  const dropped = reuseOr(
+    register,
+    "supernode_p2p_discovery_dropped_packets_total",
+    () =>
+      new Counter({
+        name: "supernode_p2p_discovery_dropped_packets_total",
+        help: "Inbound discv5 packets dropped by the rate limit (per source IP and overall) before decoding",
+        labelNames: ["chain_id"],
+        registers: [register],
+      }),
+  );
   bans.inc({ chain_id }, 0);
   return {
     peers: { set: (v) => peers.set({ chain_id }, v) },
@@ -103,5 +115,6 @@ export function createP2PMetrics(register: Registry, chainId: bigint): P2PMetric
     reqResp: { inc: (l) => reqResp.inc({ chain_id, ...l }) },
     bans: { inc: () => bans.inc({ chain_id }) },
     discoveryTable: { set: (v) => table.set({ chain_id }, v) },
+    discoveryDropped: { inc: () => dropped.inc({ chain_id }) },
   };
 }

@@ -112,6 +112,8 @@ describe("discv5 discovery", () => {
       expect(await h.p2p.host.peerStore.has(d.p2p.host.peerId)).toBe(false);
     }
     expect(d.p2p.host.getConnections()).toHaveLength(0);
+    // Ordinary discovery traffic between hosts on one address stays under the inbound rate limit.
+    for (const h of [a, b, c, d, e]) expect(h.p2p.discovery?.limiter?.dropped).toBe(0);
 
     // Restart A with B gone and no bootnodes: the stored table and peer store bring C back.
     const seqBefore = a.p2p.discovery?.enr.seq as bigint;

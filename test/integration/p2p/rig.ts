@@ -7,6 +7,7 @@ import { systemClock } from "../../../src/core/time/clock.js";
 import type { Address } from "../../../src/core/types/primitives.js";
 import type { ExecutionPayloadEnvelope } from "../../../src/protocol/engine-api-types.js";
 import type { DiscoveryTiming } from "../../../src/p2p/discovery.js";
+import type { InboundLimits } from "../../../src/p2p/discv5-limits.js";
 import { ChainP2P } from "../../../src/p2p/host.js";
 import type { P2PMetrics } from "../../../src/p2p/metrics.js";
 import type { PeerTiming } from "../../../src/p2p/peer-manager.js";
@@ -80,6 +81,7 @@ export class P2PRig {
       /** Bootnodes replacing `p2p.bootnodes` and the built-in list (`[]` = none). */
       bootnodes?: readonly string[];
       discoveryTiming?: Partial<DiscoveryTiming>;
+      discoveryLimits?: Partial<InboundLimits>;
       metrics?: P2PMetrics;
       timing?: Partial<PeerTiming>;
       blockSigner?: BlockSigner;
@@ -93,6 +95,7 @@ export class P2PRig {
       rollup,
       bootnodes,
       discoveryTiming,
+      discoveryLimits,
       metrics,
       timing,
       blockSigner,
@@ -109,6 +112,7 @@ export class P2PRig {
         dir,
         ...(bootnodes === undefined ? {} : { bootnodes }),
         ...(discoveryTiming === undefined ? {} : { discoveryTiming }),
+        ...(discoveryLimits === undefined ? {} : { discoveryLimits }),
         ...(timing === undefined ? {} : { timing }),
       },
       {
