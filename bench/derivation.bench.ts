@@ -379,6 +379,8 @@ async function startProfile(): Promise<(() => Promise<void>) | undefined> {
   const session = new Session();
   session.connect();
   await session.post("Profiler.enable");
+  // 100 µs between samples (V8's default is 1 ms): a phase of a few hundred ms needs the finer grain.
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
   await session.post("Profiler.start");
   return async () => {
     const { profile } = await session.post("Profiler.stop");

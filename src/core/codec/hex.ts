@@ -40,6 +40,25 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/** Hex digit value of a character code (either case), or -1. */
+function nibble(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const l = c | 0x20;
+  return l >= 97 && l <= 102 ? l - 87 : -1;
+}
+
+/** Whether the 0x-hex string `hex` (either case) encodes exactly `bytes`, without decoding it to a new array. */
+export function hexEqualsBytes(hex: string, bytes: Uint8Array): boolean {
+  const n = bytes.length;
+  if (hex.length !== 2 + 2 * n || hex.charCodeAt(0) !== 48 || hex.charCodeAt(1) !== 120) return false;
+  for (let i = 0; i < n; i++) {
+    const hi = nibble(hex.charCodeAt(2 + 2 * i));
+    const lo = nibble(hex.charCodeAt(3 + 2 * i));
+    if (hi < 0 || lo < 0 || ((hi << 4) | lo) !== bytes[i]) return false;
+  }
+  return true;
+}
+
 /** Left-pads a hex value to `size` bytes. */
 export function padHex(hex: Hex, size: number): Hex {
   const body = hex.slice(2);

@@ -18,6 +18,7 @@ import { systemConfigFromL2Block } from "../../protocol/l2/block-ref.js";
 import { encodeDepositTx } from "../../protocol/l2/deposit-tx.js";
 import { extraDataForAttributes } from "../../protocol/l2/extra-data.js";
 import { type L1OriginInfo, l1InfoFormatAt } from "../../protocol/l2/l1-info.js";
+import { L1InfoDepositEncoder } from "../../protocol/l2/l1-info-deposit-encoder.js";
 import type { PayloadAttributes } from "../../protocol/l2/attributes.js";
 import type { Hash } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
@@ -49,6 +50,8 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
    */
   private readonly sysCache = new Map<string, SystemConfig>();
   private readonly l1cfg: L1ChainConfig;
+  /** The L1-info deposit from a per-epoch template (the SystemConfig and origin objects are reused within it). */
+  private readonly l1InfoDeposits = new L1InfoDepositEncoder();
 
   constructor(
     private readonly cfg: RollupConfig,
@@ -162,6 +165,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       depositTxs: deposits,
       seqNumber: seq,
       dependencySetSize: this.dependencySetSize,
+      l1InfoDeposits: this.l1InfoDeposits.encode,
     });
     // The block built on `parent` will read back as this SystemConfig. Not `sys` itself: fields its fork does not
     // carry yet (EIP-1559 params before Holocene, min base fee before Jovian, operator fee before the Isthmus L1-info

@@ -5,7 +5,7 @@
  * batch queue / Holocene batch stage, and the attributes queue. The pure stages come from `protocol/derive`;
  * this class feeds them L1 data and turns accepted batches into payload attributes.
  */
-import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
+import { hexToBytes } from "../../core/codec/hex.js";
 import { CriticalError, DecodeError, ResetError, severityOf } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
@@ -22,6 +22,7 @@ import { type Frame, parseFrames, pruneFrameQueue } from "../../protocol/derive/
 import { type BatcherDataItem, selectBatcherEntries } from "../../protocol/l1/batcher-tx.js";
 import { decodeBlob } from "../../protocol/l1/blob.js";
 import { applySystemConfigReceipts } from "../../protocol/l1/system-config.js";
+import { attributesFields, attributesWithTransactionBytes, transactionBytesOf } from "../../protocol/l2/attributes.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
 import type { DerivedAttributes } from "../engine/engine-controller.js";
 import type { BlobSource, EngineApi, ExecutionPayloadEnvelope, L1Source } from "../ports.js";
@@ -305,15 +306,13 @@ export class L1DerivationPipeline implements DerivationPipeline {
       if (b.timestamp !== prepared.attributes.timestamp) {
         throw new ResetError("BATCH_TIMESTAMP", "batch timestamp does not follow the pending safe head");
       }
-      const txs = [...prepared.attributes.transactions];
-      const bytes: (Uint8Array | undefined)[] = txs.map(() => undefined);
-      for (const t of b.transactions) {
-        txs.push(typeof t === "string" ? t : bytesToHex(t));
-        bytes.push(typeof t === "string" ? undefined : t);
-      }
+      // The block's transactions as bytes (deposits from the builder, then the batch's own bytes); their hex is
+      // encoded only if the block is built (consolidation hashes the bytes).
+      const pa = prepared.attributes;
+      const bytes = [...(transactionBytesOf(pa) ?? pa.transactions.map((t) => hexToBytes(t)))];
+      for (const t of b.transactions) bytes.push(typeof t === "string" ? hexToBytes(t) : t);
       const attrs: DerivedAttributes = {
-        attributes: { ...prepared.attributes, transactions: txs, noTxPool: true },
-        transactionBytes: { of: txs, bytes },
+        attributes: attributesWithTransactionBytes({ ...attributesFields(pa), noTxPool: true }, bytes),
         parent: pendingSafe,
         l1origin: prepared.l1origin,
         sequenceNumber: prepared.sequenceNumber,

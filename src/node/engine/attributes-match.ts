@@ -2,9 +2,10 @@
  * `AttributesMatchBlock` (op-node §2.12.3): does the block the EL already has at `parent + 1` equal what the
  * derived attributes would build? Returns undefined on a match, or the reason for the mismatch.
  */
-import { hexToBytes } from "../../core/codec/hex.js";
+import { bytesToHex, hexEqualsBytes, hexToBytes } from "../../core/codec/hex.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
-import { keccakHex } from "../../protocol/block/keccak.js";
+import { keccak } from "../../protocol/block/keccak.js";
+import { transactionBytesOf } from "../../protocol/l2/attributes.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block/trie.js";
 import { decodeEip1559Params, type Eip1559Params } from "../../protocol/l1/fee-scalars.js";
@@ -65,14 +66,13 @@ function matchFields(
   b: BlockFields,
   parentBeaconBlockRoot: Hex | undefined,
   txCount: number,
+  attrTxCount: number,
   txDiffers: (i: number) => boolean,
 ): string | undefined {
   if (lc(b.parentHash) !== lc(parentHash)) return `parent hash differs: ${b.parentHash} vs ${parentHash}`;
   if (b.timestamp !== attrs.timestamp) return `timestamp differs: ${b.timestamp} vs ${attrs.timestamp}`;
   if (lc(b.prevRandao) !== lc(attrs.prevRandao)) return "prevRandao differs";
-  if (txCount !== attrs.transactions.length) {
-    return `transaction count differs: ${txCount} vs ${attrs.transactions.length}`;
-  }
+  if (txCount !== attrTxCount) return `transaction count differs: ${txCount} vs ${attrTxCount}`;
   for (let i = 0; i < txCount; i++) {
     if (txDiffers(i)) return `transaction ${i} differs`;
   }
@@ -103,40 +103,54 @@ export function attributesMatchBlock(
 ): string | undefined {
   const b = envelope.executionPayload;
   const txs = b.transactions;
-  return matchFields(cfg, attrs, parentHash, b, envelope.parentBeaconBlockRoot, txs.length, (i) => {
-    return lc(txs[i]) !== lc(attrs.transactions[i]);
-  });
+  return matchFields(
+    cfg,
+    attrs,
+    parentHash,
+    b,
+    envelope.parentBeaconBlockRoot,
+    txs.length,
+    attrs.transactions.length,
+    (i) => {
+      return lc(txs[i]) !== lc(attrs.transactions[i]);
+    },
+  );
 }
 
 /**
  * The keccak256 hashes of the attributes' transactions (their EIP-2718 bytes, as the EL hashes them), computed
- * once per attributes object and only as far as a comparison needs them.
+ * once per attributes object and only as far as a comparison needs them. Attributes made with their transactions'
+ * bytes (derivation: `attributesWithTransactionBytes`) are hashed from those bytes, never from hex.
  */
 export class AttributesTxHashes {
-  private readonly hashes: (Hash | undefined)[] = [];
-  private readonly bytes: readonly (Uint8Array | undefined)[] | undefined;
+  private readonly hashes: (Uint8Array | undefined)[] = [];
+  private readonly bytes: readonly Uint8Array[] | undefined;
+  /** Number of transactions in the attributes. */
+  readonly count: number;
 
-  constructor(
-    readonly attrs: PayloadAttributes,
-    known?: TransactionBytes,
-  ) {
-    this.bytes = known !== undefined && known.of === attrs.transactions ? known.bytes : undefined;
+  constructor(readonly attrs: PayloadAttributes) {
+    this.bytes = transactionBytesOf(attrs);
+    this.count = this.bytes?.length ?? attrs.transactions.length;
   }
 
-  at(i: number): Hash {
+  private digest(i: number): Uint8Array {
     let h = this.hashes[i];
     if (h === undefined) {
-      h = keccakHex(this.bytes?.[i] ?? hexToBytes(this.attrs.transactions[i] ?? "0x"));
+      h = keccak(this.bytes?.[i] ?? hexToBytes(this.attrs.transactions[i] ?? "0x"));
       this.hashes[i] = h;
     }
     return h;
   }
-}
 
-/** Bytes of some of the transactions in `of` (by index; undefined where only the hex is at hand). */
-export interface TransactionBytes {
-  readonly of: readonly Hex[];
-  readonly bytes: readonly (Uint8Array | undefined)[];
+  /** The hash of transaction `i`. */
+  at(i: number): Hash {
+    return bytesToHex(this.digest(i));
+  }
+
+  /** Whether transaction `i` hashes to `hash` (0x-hex, either case). */
+  matches(i: number, hash: string): boolean {
+    return hexEqualsBytes(hash, this.digest(i));
+  }
 }
 
 /**
@@ -151,7 +165,16 @@ export function attributesMatchHeader(
   header: L2BlockHeader,
 ): string | undefined {
   const txs = header.transactionHashes;
-  return matchFields(cfg, hashes.attrs, parentHash, header, header.parentBeaconBlockRoot, txs.length, (i) => {
-    return lc(txs[i]) !== hashes.at(i);
-  });
+  return matchFields(
+    cfg,
+    hashes.attrs,
+    parentHash,
+    header,
+    header.parentBeaconBlockRoot,
+    txs.length,
+    hashes.count,
+    (i) => {
+      return !hashes.matches(i, txs[i]!);
+    },
+  );
 }

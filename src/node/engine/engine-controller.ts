@@ -273,7 +273,7 @@ export class EngineController {
       });
     }
     if (ps.number < this.heads.unsafe.number) {
-      const hashes = new AttributesTxHashes(d.attributes, d.transactionBytes);
+      const hashes = new AttributesTxHashes(d.attributes);
       const matches = (b: ExistingBlock): string | undefined =>
         "header" in b
           ? attributesMatchHeader(this.d.cfg, hashes, ps.hash, b.header)

@@ -45,6 +45,48 @@ export interface BuildAttributesInput {
   readonly dependencySetSize?: number;
   /** Defaults to true (derivation); the sequencer sets false. */
   readonly noTxPool?: boolean;
+  /** Encodes the L1-info deposit (default {@link encodeL1InfoDepositTx}; e.g. a {@link L1InfoDepositEncoder}). */
+  readonly l1InfoDeposits?: typeof encodeL1InfoDepositTx;
+}
+
+/** The attributes without their transactions (what {@link attributesWithTransactionBytes} completes). */
+export type PayloadAttributesFields = Omit<PayloadAttributes, "transactions">;
+
+const TX_BYTES: unique symbol = Symbol("transactionBytes");
+
+/**
+ * Attributes whose transactions are known as EIP-2718 bytes: `transactions` (hex) is computed on its first read
+ * and kept; until then the bytes are all there is, so a derived block that only consolidates (hashes its
+ * transactions) never encodes hex. The bytes stay reachable through {@link transactionBytesOf} on this very object
+ * only: a copy (`{ ...attrs, … }`, e.g. a deposits-only replacement) carries plain hex and no bytes, so bytes never
+ * outlive the transactions they were recorded for.
+ */
+export function attributesWithTransactionBytes<F extends object>(
+  fields: F,
+  bytes: readonly Uint8Array[],
+): F & { readonly transactions: readonly Hex[] } {
+  let hex: readonly Hex[] | undefined;
+  const a = {
+    ...fields,
+    get transactions(): readonly Hex[] {
+      if (hex === undefined) hex = bytes.map(bytesToHex);
+      return hex;
+    },
+  };
+  Object.defineProperty(a, TX_BYTES, { value: bytes, enumerable: false });
+  return a;
+}
+
+/** The transactions of `a` as bytes when `a` was made by {@link attributesWithTransactionBytes}, else undefined. */
+export function transactionBytesOf(a: object): readonly Uint8Array[] | undefined {
+  return (a as { [TX_BYTES]?: readonly Uint8Array[] })[TX_BYTES];
+}
+
+/** Every field of `a` but `transactions` (not read: lazily encoded transactions stay unencoded). */
+export function attributesFields<A extends { readonly transactions: readonly Hex[] }>(a: A): Omit<A, "transactions"> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(a)) if (k !== "transactions") out[k] = a[k as keyof A];
+  return out as Omit<A, "transactions">;
 }
 
 /**
@@ -60,26 +102,27 @@ export function buildPayloadAttributes(input: BuildAttributesInput): PayloadAttr
       l2Time: ts,
       l1Time: l1Origin.time,
     });
-  const txs: Hex[] = [bytesToHex(encodeL1InfoDepositTx(cfg, sysConfig, l1Origin, seqNumber, ts))];
-  for (const d of input.depositTxs) txs.push(bytesToHex(d instanceof Uint8Array ? d : encodeDepositTx(d)));
+  const l1Info = input.l1InfoDeposits ?? encodeL1InfoDepositTx;
+  const txs: Uint8Array[] = [l1Info(cfg, sysConfig, l1Origin, seqNumber, ts)];
+  for (const d of input.depositTxs) txs.push(d instanceof Uint8Array ? d : encodeDepositTx(d));
   const upgradeOpts = input.dependencySetSize === undefined ? {} : { dependencySetSize: input.dependencySetSize };
-  for (const u of upgradeTransactionsAt(cfg, ts, upgradeOpts)) txs.push(bytesToHex(u));
+  for (const u of upgradeTransactionsAt(cfg, ts, upgradeOpts)) txs.push(u);
   const canyon = isForkActive(cfg, "canyon", ts);
   const ecotone = isForkActive(cfg, "ecotone", ts);
   const holocene = isForkActive(cfg, "holocene", ts);
   const jovian = isForkActive(cfg, "jovian", ts);
-  return {
+  const fields: PayloadAttributesFields = {
     timestamp: ts,
     prevRandao: l1Origin.mixHash,
     suggestedFeeRecipient: SEQUENCER_FEE_VAULT,
     ...(canyon ? { withdrawals: [] } : {}),
     ...(ecotone ? { parentBeaconBlockRoot: l1Origin.parentBeaconBlockRoot ?? ZERO_HASH } : {}),
-    transactions: txs,
     noTxPool: input.noTxPool ?? true,
     gasLimit: sysConfig.gasLimit,
     ...(holocene ? { eip1559Params: sysConfig.eip1559Params } : {}),
     ...(jovian ? { minBaseFee: sysConfig.minBaseFee } : {}),
   };
+  return attributesWithTransactionBytes(fields, txs);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bytesToHex, hexToBytes, padHex } from "../../../src/core/codec/hex.js";
+import { bytesToHex, hexEqualsBytes, hexToBytes, padHex } from "../../../src/core/codec/hex.js";
 import { quantityToNumber, toQuantity } from "../../../src/core/codec/quantity.js";
 import { DecodeError, severityOf, TemporaryError } from "../../../src/core/errors/supernode-error.js";
 import { backoffDelayMs, DEFAULT_BACKOFF } from "../../../src/core/async/retry.js";
@@ -32,6 +32,24 @@ describe("hex and quantities", () => {
     expect(bytesToHex(hexToBytes("0x00ff10"))).toBe("0x00ff10");
     expect(() => hexToBytes("0x0")).toThrow(DecodeError);
     expect(padHex("0x1", 2)).toBe("0x0001");
+  });
+  it("compares hex with bytes in either case, and never equals malformed hex", () => {
+    const b = Uint8Array.of(0x00, 0xab, 0x9f, 0xf0);
+    expect(hexEqualsBytes("0x00ab9ff0", b)).toBe(true);
+    expect(hexEqualsBytes("0x00AB9FF0", b)).toBe(true);
+    expect(hexEqualsBytes("0x00ab9ff1", b)).toBe(false);
+    expect(hexEqualsBytes("0x00ab9f", b)).toBe(false);
+    expect(hexEqualsBytes("0x00ab9ff0ff", b)).toBe(false);
+    expect(hexEqualsBytes("0X00ab9ff0", b)).toBe(false);
+    expect(hexEqualsBytes("0x00ag9ff0", b)).toBe(false);
+    // Characters whose low bits look like hex digits (':' after '9', 'G', '`') are not digits.
+    expect(hexEqualsBytes("0x00ab9:f0", Uint8Array.of(0x00, 0xab, 0x9a, 0xf0))).toBe(false);
+    expect(hexEqualsBytes("0x", new Uint8Array(0))).toBe(true);
+    for (let v = 0; v < 256; v++) {
+      const one = Uint8Array.of(v);
+      expect(hexEqualsBytes(bytesToHex(one), one)).toBe(true);
+      expect(hexEqualsBytes(bytesToHex(one).toUpperCase().replace("0X", "0x"), one)).toBe(true);
+    }
   });
   it("encodes quantities without leading zeros", () => {
     expect(toQuantity(0n)).toBe("0x0");

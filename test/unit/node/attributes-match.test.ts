@@ -8,6 +8,7 @@ import {
 import type { ExecutionPayloadEnvelope, L2BlockHeader, PayloadAttributes } from "../../../src/node/ports.js";
 import { keccakHex } from "../../../src/protocol/block/keccak.js";
 import { hexToBytes } from "../../../src/core/codec/hex.js";
+import { attributesWithTransactionBytes, transactionBytesOf } from "../../../src/protocol/l2/attributes.js";
 import { encodeHoloceneExtraData, encodeJovianExtraData } from "../../../src/protocol/l2/extra-data.js";
 import { GENESIS_TIME, h, testRollupConfig } from "./fakes.js";
 
@@ -160,19 +161,24 @@ describe("attributesMatchHeader (transactions compared by hash)", () => {
 });
 
 describe("AttributesTxHashes with the bytes derivation still has", () => {
-  it("hashes the given bytes only while they belong to this very transactions array", () => {
-    const txs: Hex[] = ["0x7e01", "0x02f8aa"];
-    const a = attrs({ transactions: txs });
-    const bytes = [undefined, hexToBytes("0x02f8aa")];
-    const withBytes = new AttributesTxHashes(a, { of: txs, bytes });
-    expect(withBytes.at(0)).toBe(keccakHex(hexToBytes("0x7e01")));
+  it("hashes the attributes' own bytes, and a copy of the attributes from its hex", () => {
+    const { transactions: _, ...fields } = attrs();
+    // Bytes whose hex differs from what a copy would carry: what is hashed tells which one was used.
+    const a = attributesWithTransactionBytes(fields, [hexToBytes("0x7e01"), hexToBytes("0x02f8aa")]);
+    const withBytes = new AttributesTxHashes(a);
+    expect(withBytes.count).toBe(2);
     expect(withBytes.at(1)).toBe(keccakHex(hexToBytes("0x02f8aa")));
-    // A rebuilt transactions array (e.g. a deposits-only replacement) never uses bytes recorded for another one.
-    const replaced = attrs({ transactions: ["0x7e01", "0x02f8aa"] });
-    const stale = new AttributesTxHashes(replaced, { of: txs, bytes: [undefined, hexToBytes("0x02f8ab")] });
-    expect(stale.at(1)).toBe(keccakHex(hexToBytes("0x02f8aa")));
-    // While they belong, they are what is hashed (no hex decoded again).
-    const trusted = new AttributesTxHashes(a, { of: txs, bytes: [undefined, hexToBytes("0x02f8ab")] });
-    expect(trusted.at(1)).toBe(keccakHex(hexToBytes("0x02f8ab")));
+    expect(withBytes.matches(1, keccakHex(hexToBytes("0x02f8aa")).toUpperCase().replace("0X", "0x"))).toBe(true);
+    expect(withBytes.matches(1, keccakHex(hexToBytes("0x02f8ab")))).toBe(false);
+    expect(withBytes.matches(1, "0x12")).toBe(false);
+    // The hex is encoded on first read, from the bytes.
+    expect(a.transactions).toEqual(["0x7e01", "0x02f8aa"]);
+    // A copy (e.g. a deposits-only replacement) carries plain hex and no bytes.
+    const copy = { ...a, transactions: a.transactions.slice(0, 1) };
+    expect(transactionBytesOf(copy)).toBe(undefined);
+    const hashes = new AttributesTxHashes(copy);
+    expect(hashes.count).toBe(1);
+    expect(hashes.at(0)).toBe(keccakHex(hexToBytes("0x7e01")));
+    expect(transactionBytesOf({ ...a })).toBe(undefined);
   });
 });

@@ -6,6 +6,7 @@ import { encodeEcotoneScalars, encodeOperatorFeeParams } from "../../../../src/p
 import { DecodeError } from "../../../../src/core/errors/supernode-error.js";
 import { decodeDepositTx, depositTxData, encodeDepositTx } from "../../../../src/protocol/l2/deposit-tx.js";
 import { encodeL1InfoDepositTx, l1InfoDepositTx } from "../../../../src/protocol/l2/l1-info.js";
+import { L1InfoDepositEncoder } from "../../../../src/protocol/l2/l1-info-deposit-encoder.js";
 import type { RollupConfig, SystemConfig } from "../../../../src/protocol/rollup-config.js";
 
 // The direct L1-info deposit encoder must be byte-for-byte the generic path (DepositTx with hex fields → RLP).
@@ -68,6 +69,50 @@ describe("encodeL1InfoDepositTx", () => {
         },
       ),
       { numRuns: 400 },
+    );
+  });
+});
+
+describe("L1InfoDepositEncoder", () => {
+  it("encodes each block of an epoch as encodeL1InfoDepositTx does, from one template per epoch and config", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...configs),
+        fc.integer({ min: 1000, max: 3000 }),
+        fc.array(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 2 ** 53 - 1 })), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        (cfg, ts, seqs, hash) => {
+          const enc = new L1InfoDepositEncoder();
+          const origin = {
+            number: 12_345_678,
+            hash: bytesToHex(hash) as Hash,
+            time: ts - 10,
+            baseFee: 7n,
+            blobBaseFee: 3n,
+            mixHash: h(0x77),
+          };
+          const other = { ...origin, hash: h(0x99) };
+          const sys2 = { ...sys, scalar: encodeEcotoneScalars({ baseFeeScalar: 1, blobBaseFeeScalar: 2 }) };
+          // Same epoch (cache hits), then another origin, another SystemConfig, and a timestamp across a fork.
+          for (const [s, o, t] of [
+            [sys, origin, ts],
+            [sys, other, ts],
+            [sys2, other, ts],
+            [sys2, other, ts + 600],
+          ] as const) {
+            for (const seq of seqs) {
+              const got = enc.encode(cfg, s, o, seq, t);
+              expect(bytesToHex(got)).toBe(bytesToHex(encodeL1InfoDepositTx(cfg, s, o, seq, t)));
+              // Each result is its own array (a caller may keep it while the next block is encoded).
+              got.fill(0);
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 });
