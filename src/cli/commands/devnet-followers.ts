@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Logger } from "../../core/logger.js";
 import { systemClock } from "../../core/time/clock.js";
 import { writeJwtSecret } from "../../devnet/config.js";
-import type { Devnet } from "../../devnet/devnet.js";
+import type { DevnetChain } from "../../devnet/devnet.js";
 import { SimulatedExecutionClient } from "../../devnet/el/index.js";
 import { freePort, supernodeBin } from "./devnet-child.js";
 import { DEVNET_P2P_ARGS, loopbackAddr, rpcCall, waitForP2PSelf } from "./devnet-p2p.js";
@@ -19,6 +19,21 @@ import { dependencySetPath } from "./devnet-supernode.js";
  * arrive by gossip (and gaps are filled by req-resp) long before their batches land on L1.
  * Follower k serves its RPC on `rpc.port + k` and its metrics on `metrics.port + k` (a free port when the base is 0).
  */
+/**
+ * What a follower needs to know of the devnet it follows: L1's URLs and, per chain, its genesis and rollup config.
+ * A `Devnet` is one; a process that does not host the devnet builds one from the devnet's description (the `p2p`
+ * benchmark runs the followers' execution clients in a process of their own).
+ */
+export interface FollowedDevnet {
+  readonly l1: { readonly rpcUrl: string; readonly beaconUrl: string };
+  readonly chains: ReadonlyArray<
+    Pick<DevnetChain, "chainId" | "variant" | "elGenesis" | "rollupConfigPath"> & {
+      readonly rollupConfig: { readonly interop_time?: number | undefined };
+      readonly client: { readonly genesisHash: string };
+    }
+  >;
+}
+
 export interface FollowersOptions {
   readonly count: number;
   readonly dir: string;
@@ -31,6 +46,8 @@ export interface FollowersOptions {
   readonly readyTimeoutMs?: number;
   /** Stop waiting (and stop what was started) when this aborts, e.g. on Ctrl-C. */
   readonly signal?: AbortSignal;
+  /** Extra Node.js arguments for the follower processes (the benchmark's profiling hooks). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface Follower {
@@ -72,7 +89,11 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(force);
 }
 
-export async function startFollowers(devnet: Devnet, opts: FollowersOptions, logger: Logger): Promise<Followers> {
+export async function startFollowers(
+  devnet: FollowedDevnet,
+  opts: FollowersOptions,
+  logger: Logger,
+): Promise<Followers> {
   const log = logger.child({ component: "followers" });
   const launched: Launched[] = [];
   const killAll = () => {
@@ -122,7 +143,7 @@ export async function startFollowers(devnet: Devnet, opts: FollowersOptions, log
 
 /** Starts follower `k`'s execution clients and its supernode process. */
 async function launch(
-  devnet: Devnet,
+  devnet: FollowedDevnet,
   opts: FollowersOptions,
   k: number,
   seqAddrs: ReadonlyMap<bigint, string>,
@@ -200,7 +221,7 @@ async function launch(
     throw err;
   }
   // Its own process group: a Ctrl-C in the terminal reaches only the devnet command, which stops it by PID.
-  const child = spawn(process.execPath, [supernodeBin(), ...args], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), supernodeBin(), ...args], {
     stdio: ["ignore", "inherit", "inherit"],
     detached: true,
   });
