@@ -17,7 +17,8 @@
  *
  * Controls in the same run: a `stack_syncStatus` round trip to the follower every 100 ms, and the event-loop delay
  * of both EL host processes (a busy host delays the Engine API answers, or the sequencer's head change itself).
- * `P2P_BENCH_CPU_PROF=<prefix>` writes the follower supernode's CPU profile of the window to `<prefix>-<N>.cpuprofile`.
+ * `P2P_BENCH_CPU_PROF=<prefix>` writes the follower supernode's CPU profile of the window to `<prefix>-<N>.cpuprofile`;
+ * `P2P_BENCH_DUMP=<prefix>` writes each measured block (hash, chain, number, both head times) to `<prefix>-<N>.txt`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -137,13 +138,17 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
     await sleep(2_000); // blocks still in flight
     const built = new Map(seqHeads.slice(from, to).map((h) => [h.hash, h.t]));
     const samples: number[] = [];
+    const rows: string[] = [];
     for (const h of folHeads) {
       const t = built.get(h.hash);
       if (t !== undefined) {
         samples.push(h.t - t);
+        rows.push(`${h.hash} ${h.chain} ${h.number} ${t} ${h.t}`);
         built.delete(h.hash);
       }
     }
+    const dump = process.env.P2P_BENCH_DUMP;
+    if (dump !== undefined) writeFileSync(`${dump}-${n}.txt`, `${rows.join("\n")}\n`);
     let followerLoop: LoopFigures | undefined;
     for (let i = 0; i < 50 && !existsSync(hookOut); i++) await sleep(100);
     if (existsSync(hookOut)) followerLoop = JSON.parse(readFileSync(hookOut, "utf8")) as LoopFigures;

@@ -105,7 +105,8 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
           enableAdmin: config.rpc.enableAdmin,
           idlePollMs: opts.idlePollMs,
           dependencySetSize: config.dependencySet?.chainIds.length ?? config.chains.length,
-          turns,
+          // the chain's own lane of the shared turns: urgent while it inserts a gossiped block
+          turns: turns.lane(),
           p2pHosts,
         }),
       );

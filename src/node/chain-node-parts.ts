@@ -117,7 +117,8 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     metrics: deps.metrics,
     maxSteps: cfg.maxStepsPerTick ?? 256,
     turn: hooks.turn,
-    shouldYield: () => seq.due(),
+    // Yield to the sequencer when a block is due, and to an unsafe payload that extends the unsafe head.
+    shouldYield: () => seq.due() || unsafe.insertable(),
     aborted: hooks.aborted,
     onDenied: (a) =>
       deps.logger.warn(

@@ -153,12 +153,22 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
         } else {
           if (this.interop.pending) progressed = (await this.interop.runRequests()) || progressed;
           const u = await this.unsafe.step(signal);
+          this.markUrgent();
           progressed = u.progressed || progressed;
           if (u.elSyncFinished) this.resetRequested = "el-sync-finished"; // resume derivation from the EL's labels
           // A reset requested by the unsafe step (EL sync finished) comes before any derivation.
           if (this.resetRequested === undefined) {
+            // Building a block someone waits for (its publication) is urgent work too.
+            const due = this.seq.due();
+            if (due) this.d.turns?.setUrgent?.(true);
             progressed = (await this.seq.step(this.initialised && !this.elSync.syncing)) || progressed;
+            if (due) this.markUrgent();
             progressed = (!this.elSync.syncing && (await this.derivation.run())) || progressed;
+            // A payload that arrived during derivation goes in before the safety steps' I/O.
+            if (this.unsafe.insertable()) {
+              progressed = (await this.unsafe.step(signal)).progressed || progressed;
+              this.markUrgent();
+            }
             if (!this.elSync.syncing) {
               await this.safety.superSafety();
               if ((await this.safety.finality(this.l1.current.finalized)) === "l1-reorg")
@@ -194,6 +204,14 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       }
       if (!progressed) await this.sleep(this.idleDelay());
     }
+  }
+
+  /**
+   * This chain's turns are urgent while a queued payload extends its unsafe head: inserting a gossiped block goes
+   * ahead of other chains' derivation work (core/async/turns.ts).
+   */
+  private markUrgent(): void {
+    this.d.turns?.setUrgent?.(this.unsafe.insertable());
   }
 
   /** Waits for a fair turn of the event loop when other chains have used this iteration's budget. */
@@ -308,7 +326,10 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
    */
   addUnsafePayload(env: ExecutionPayloadEnvelope): boolean {
     const added = this.unsafe.add(env);
-    if (added) this.poke();
+    if (added) {
+      this.markUrgent();
+      this.poke();
+    }
     return added;
   }
 

@@ -17,7 +17,10 @@ export interface DerivationStepDeps {
   readonly maxSteps: number;
   /** Waits for a fair turn of the event loop (between steps). */
   readonly turn: () => Promise<void> | undefined;
-  /** True when the step should yield (stop requested, or the sequencer is due). */
+  /**
+   * True when the step should yield between derived blocks: the sequencer is due, or a queued unsafe payload
+   * extends the unsafe head (a gossiped block is not kept waiting behind a catch-up).
+   */
   readonly shouldYield: () => boolean;
   readonly aborted: () => boolean;
   /** The attributes of a denied block are being replaced (logging). */
@@ -39,7 +42,10 @@ export class DerivationStep {
     const { pipeline, engine } = this.d;
     let progressed = false;
     for (let i = 0; i < this.d.maxSteps && !this.d.aborted(); i++) {
-      if (i > 0) await this.d.turn();
+      if (i > 0) {
+        await this.d.turn();
+        if (this.d.shouldYield()) return progressed;
+      }
       let attrs = this.pendingAttrs;
       this.pendingAttrs = undefined;
       if (attrs === undefined) {
@@ -75,8 +81,6 @@ export class DerivationStep {
         continue;
       }
       this.d.metrics?.derivedBlocks.inc({ path: res === "consolidated" ? "consolidate" : "build" });
-      // Let the sequencer and unsafe payloads interleave with a long catch-up.
-      if (this.d.shouldYield()) return progressed;
     }
     return progressed;
   }

@@ -5,10 +5,17 @@
  * past the budget, callers queue (first come, first served) and are resumed one by one in later iterations, so
  * timers and incoming requests (the RPC server's sockets) get in between. No chain can hold the loop for more
  * than about one budget plus its own longest synchronous stretch.
+ *
+ * Each chain takes its turns through a lane of its own ({@link FairTurns.lane}). A lane marked urgent (its chain is
+ * inserting a gossiped block, which someone waits for) queues ahead of the other lanes' work (derivation, catch-up),
+ * still one caller at a time and within the budget; urgent lanes are served first come, first served among
+ * themselves.
  */
 export interface Turns {
   /** undefined: go on now; a promise: wait for it before doing more CPU work. */
   take(): Promise<void> | undefined;
+  /** Marks this lane's work urgent (see {@link FairTurns.lane}); a no-op where there are no lanes. */
+  setUrgent?(on: boolean): void;
 }
 
 export interface TurnsOptions {
@@ -28,6 +35,7 @@ export class FairTurns implements Turns {
   private marked = false;
   private draining = false;
   private readonly waiters: Array<() => void> = [];
+  private readonly urgentWaiters: Array<() => void> = [];
   /** Callers that had to wait (tests and metrics). */
   deferred = 0;
 
@@ -38,13 +46,24 @@ export class FairTurns implements Turns {
     this.turnStart = this.now();
   }
 
-  take(): Promise<void> | undefined {
+  /** A lane of these turns: the same budget and queue, with its own urgency. */
+  lane(): Turns {
+    let urgent = false;
+    return {
+      take: () => this.take(urgent),
+      setUrgent: (on) => {
+        urgent = on;
+      },
+    };
+  }
+
+  take(urgent = false): Promise<void> | undefined {
     const t = this.now();
     this.markTurn();
-    if (this.waiters.length === 0 && t - this.turnStart < this.budgetMs) return undefined;
+    if (this.waiting() === 0 && t - this.turnStart < this.budgetMs) return undefined;
     this.deferred++;
     return new Promise<void>((resolve) => {
-      this.waiters.push(resolve);
+      (urgent ? this.urgentWaiters : this.waiters).push(resolve);
       if (!this.draining) {
         this.draining = true;
         this.later(() => this.newTurn());
@@ -68,8 +87,12 @@ export class FairTurns implements Turns {
   }
 
   /** Resumes waiters one at a time (each runs to its next await first) while the turn has budget. */
+  private waiting(): number {
+    return this.waiters.length + this.urgentWaiters.length;
+  }
+
   private releaseNext(): void {
-    if (this.waiters.length === 0) {
+    if (this.waiting() === 0) {
       this.draining = false;
       return;
     }
@@ -77,7 +100,7 @@ export class FairTurns implements Turns {
       this.later(() => this.newTurn());
       return;
     }
-    const w = this.waiters.shift() as () => void;
+    const w = (this.urgentWaiters.shift() ?? this.waiters.shift()) as () => void;
     w();
     queueMicrotask(() => this.releaseNext());
   }

@@ -69,6 +69,16 @@ export class UnsafeInput {
     return res === "added";
   }
 
+  /**
+   * A queued payload extends the unsafe head now (consensus-layer sync; execution-layer sync inserts in its own
+   * order): the driver inserts it before further derivation or safety work, so a gossiped block does not wait for
+   * a long derivation step.
+   */
+  insertable(): boolean {
+    if (this.d.elSync.directInsert(this.d.reqResp)) return false;
+    return this.queue.hasNextFor(this.d.engine.heads.unsafe);
+  }
+
   /** One insertion attempt, if any payload is due. */
   async step(signal: AbortSignal): Promise<UnsafeStepResult> {
     const h = this.d.engine.heads;

@@ -114,6 +114,28 @@ export class UnsafePayloadQueue {
     return first !== undefined && first.executionPayload.blockNumber === unsafe.number + 1 ? first : undefined;
   }
 
+  /**
+   * Whether a payload extending `unsafe` (number + 1, parent = its hash) is queued: what {@link nextFor} would return,
+   * without dropping anything (the driver asks this between derivation steps).
+   */
+  hasNextFor(unsafe: L2BlockRef): boolean {
+    const n = unsafe.number + 1;
+    let lo = 0;
+    let hi = this.items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.items[mid]?.env.executionPayload.blockNumber ?? 0) < n) lo = mid + 1;
+      else hi = mid;
+    }
+    const parent = unsafe.hash.toLowerCase();
+    for (let i = lo; i < this.items.length; i++) {
+      const p = this.items[i]?.env.executionPayload;
+      if (p === undefined || p.blockNumber !== n) return false;
+      if (p.parentHash.toLowerCase() === parent) return true;
+    }
+    return false;
+  }
+
   /** EL sync: drops everything at or below `n` and removes and returns the lowest payload above it. */
   popAbove(n: number): ExecutionPayloadEnvelope | undefined {
     while (this.items[0] !== undefined && this.items[0].env.executionPayload.blockNumber <= n) this.pop();

@@ -57,3 +57,39 @@ describe("FairTurns", () => {
     expect(r.turns.take()).toBeUndefined();
   });
 });
+
+describe("FairTurns lanes", () => {
+  it("serves an urgent lane's callers before the other lanes' queued work, one budget per iteration", async () => {
+    const r = rig(2);
+    const [a, b, u] = [r.turns.lane(), r.turns.lane(), r.turns.lane()];
+    r.spend(5);
+    const order: string[] = [];
+    const work = async (lane: ReturnType<typeof r.turns.lane>, name: string, cost: number) => {
+      const t = lane.take();
+      if (t !== undefined) await t;
+      order.push(name);
+      r.spend(cost);
+    };
+    const queued = [work(a, "a1", 1.5), work(b, "b1", 1.5), work(a, "a2", 1.5)];
+    u.setUrgent?.(true);
+    queued.push(work(u, "u1", 1), work(u, "u2", 1.5));
+    u.setUrgent?.(false);
+    queued.push(work(u, "u3", 0.5)); // no longer urgent: behind the others
+    await r.iterate(); // u1 (1 ms) and u2 start this turn (1 < 2) ahead of a1, b1, a2 queued before them
+    expect(order).toEqual(["u1", "u2"]);
+    await r.iterate();
+    expect(order).toEqual(["u1", "u2", "a1", "b1"]);
+    await r.iterate();
+    expect(order).toEqual(["u1", "u2", "a1", "b1", "a2", "u3"]);
+    await Promise.all(queued);
+  });
+
+  it("lets an urgent caller go on at once while the iteration has budget and nothing waits", () => {
+    const r = rig(2);
+    const u = r.turns.lane();
+    u.setUrgent?.(true);
+    expect(u.take()).toBeUndefined();
+    r.spend(3);
+    expect(u.take()).toBeInstanceOf(Promise);
+  });
+});

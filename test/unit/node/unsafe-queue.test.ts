@@ -82,6 +82,21 @@ describe("UnsafePayloadQueue (op-node PayloadsQueue)", () => {
     expect(q.length).toBe(0);
   });
 
+  it("hasNextFor says whether a payload extends the unsafe head, without dropping anything", () => {
+    const q = new UnsafePayloadQueue();
+    expect(q.hasNextFor(ref(5))).toBe(false);
+    const other = env(6, "-other");
+    q.push({ ...other, executionPayload: { ...other.executionPayload, parentHash: h("elsewhere") } });
+    for (const n of [2, 8]) q.push(env(n));
+    expect(q.hasNextFor(ref(5))).toBe(false); // 6 has another parent; 8 leaves a gap
+    q.push(env(6));
+    expect(q.hasNextFor(ref(5))).toBe(true); // the second 6 extends 5
+    expect(q.hasNextFor(ref(5, "-x"))).toBe(false); // a different block 5
+    expect(q.hasNextFor(ref(7))).toBe(true);
+    expect(q.hasNextFor(ref(8))).toBe(false);
+    expect(q.length).toBe(4);
+  });
+
   it("returns nothing while there is a gap above the unsafe head, and popAbove serves EL sync", () => {
     const q = new UnsafePayloadQueue();
     for (const n of [3, 8, 9]) q.push(env(n));
