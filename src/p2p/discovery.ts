@@ -14,14 +14,14 @@ import type { ENR, SignableENR } from "@chainsafe/enr";
 import { peerIdFromString } from "@libp2p/peer-id";
 import { multiaddr } from "@multiformats/multiaddr";
 import { multiaddr as multiaddr12 } from "multiaddr12";
-import { randomInt } from "node:crypto";
 import type { EventEmitter } from "node:events";
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { type BlockList, isIP } from "node:net";
 import type { P2pConfig } from "../config/types.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
 import { bootnodeEnr, type DialTarget, dialTarget, enrOnChain, localEnr, recordDigest, setAddress } from "./enr.js";
+import { enrIp, netrestrict, shuffle } from "./discovery-util.js";
 import { INBOUND_LIMITS, InboundLimiter, type InboundLimits } from "./discv5-limits.js";
 import { boundPort, installVerifiedRecordCache, transportOf, unrefLookupTimeouts } from "./discv5-patches.js";
 import type { GaterState } from "./gater.js";
@@ -378,30 +378,5 @@ export class ChainDiscovery {
     if (text === this.lastSaved) return;
     await this.store.write(value);
     this.lastSaved = text;
-  }
-}
-
-/** The ENR's IP: `p2p.advertise.ip` (resolved), else a specific listen IP, else 127.0.0.1 (geth's fallback). */
-async function enrIp(p2p: P2pConfig, resolve: (host: string) => Promise<string>): Promise<string> {
-  if (p2p.advertiseIp !== undefined) return isIP(p2p.advertiseIp) === 0 ? resolve(p2p.advertiseIp) : p2p.advertiseIp;
-  if (p2p.listenIp !== "0.0.0.0" && p2p.listenIp !== "::" && isIP(p2p.listenIp) !== 0) return p2p.listenIp;
-  return "127.0.0.1";
-}
-
-function netrestrict(cidrs: readonly string[]): BlockList | undefined {
-  if (cidrs.length === 0) return undefined;
-  const list = new BlockList();
-  for (const c of cidrs) {
-    const [ip, bits] = c.trim().split("/") as [string, string | undefined];
-    const v6 = isIP(ip) === 6;
-    list.addSubnet(ip, Number(bits ?? (v6 ? 128 : 32)), v6 ? "ipv6" : "ipv4");
-  }
-  return list;
-}
-
-function shuffle<T>(a: T[]): void {
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = randomInt(i + 1);
-    [a[i], a[j]] = [a[j] as T, a[i] as T];
   }
 }
