@@ -16,7 +16,7 @@
  *   startup walk to find the heads included.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -122,9 +122,12 @@ class MemSafeDb implements SafeDbPort {
   /** CPU time of this process (s) when the safe head first reached each wanted block: exact window bounds. */
   readonly cpuAt = new Map<number, number>();
   wanted: readonly number[] = [];
+  /** Called on every safe-head entry (the bench waits on it instead of polling). */
+  onUpdate: ((safe: number) => void) | undefined;
   async safeHeadUpdated(safeHead: BlockId, l1Block: BlockId) {
     this.last = { safeHead, l1Block };
     for (const n of this.wanted) if (safeHead.number >= n && !this.cpuAt.has(n)) this.cpuAt.set(n, cpuNow());
+    this.onUpdate?.(safeHead.number);
   }
   async safeHeadAtL1Block() {
     return this.last;
@@ -215,6 +218,33 @@ function procCpuSec(pid: number | undefined): number | undefined {
     return (Number(f[11]) + Number(f[12])) / 100;
   } catch {
     return undefined;
+  }
+}
+
+/** CPU seconds per thread of this process by thread name (Linux /proc; empty elsewhere). */
+function threadCpuSec(): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync("/proc/self/task")) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const key = tid === String(process.pid) ? "main" : name;
+      out.set(key, (out.get(key) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
+/** Voluntary context switches of this process's main thread (each a sleep of the event loop, then a wake-up). */
+function mainThreadSleeps(): number {
+  try {
+    const m = /voluntary_ctxt_switches:\s*(\d+)/.exec(readFileSync(`/proc/self/task/${process.pid}/status`, "utf8"));
+    return m === null ? 0 : Number(m[1]);
+  } catch {
+    return 0;
   }
 }
 
@@ -327,7 +357,7 @@ async function until(cond: () => boolean, timeoutMs: number, pollMs = 5): Promis
  * Seconds until the node's safe head reaches `n`, and the CPU time per block spent meanwhile by this process (the
  * node, plus the EL when it runs in process) and by the EL's process: robust figures on a busy machine.
  * `nodeUsPerBlock` is the steady figure: from the safe head's first reaching block n/3 to its reaching n, both
- * bounds taken in the SafeDB callback (exact blocks, no poll in the window). `wholeUsPerBlock` covers the whole
+ * bounds taken in the SafeDB callback (exact blocks; the end of the phase is that callback too, no poll). `wholeUsPerBlock` covers the whole
  * phase, the restart's walk back from the unsafe head (findL2Heads, a one-off) included.
  */
 async function timeToSafe(
@@ -341,13 +371,29 @@ async function timeToSafe(
   const t0 = performance.now();
   const c0 = cpuNow();
   const u0 = process.cpuUsage();
+  const th0 = threadCpuSec();
+  const s0 = mainThreadSleeps();
   const e0 = el.cpuSec();
-  // Polled every 50 ms: the poll's own CPU stays out of the steady window (bounded by the SafeDB callback).
-  await until(() => node.syncStatus().safe_l2.number >= n, 300_000, 50);
+  // Woken by the SafeDB callback, not by a poll: a timer in this process would wake the node's thread during the
+  // window too, and each wake-up costs CPU (ADR 0084).
+  let sleeps = 0;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("derivation bench: timed out")), 300_000);
+    safeDb.onUpdate = (safe) => {
+      if (safe < n) return;
+      sleeps = (mainThreadSleeps() - s0) / n;
+      safeDb.onUpdate = undefined;
+      clearTimeout(timer);
+      resolve();
+    };
+  });
   const sec = (performance.now() - t0) / 1000;
-  const e1 = el.cpuSec();
   const c1 = cpuNow();
   const u1 = process.cpuUsage(u0);
+  const th1 = threadCpuSec();
+  const e1 = el.cpuSec();
+  // The reported head (the forkchoice state the EL acknowledged) follows once the node has flushed it.
+  await until(() => node.syncStatus().safe_l2.number >= n, 60_000, 20);
   const nodeSec = c1 - c0;
   const from = Math.floor(n / 3);
   const cFirst = safeDb.cpuAt.get(1);
@@ -359,7 +405,12 @@ async function timeToSafe(
   const elCpu = e0 === undefined || e1 === undefined ? "in process" : us(e1 - e0);
   await prof?.();
   note(`engine calls: ${[...calls].map(([m, k]) => `${m} ${k}`).join(", ")}`);
-  const split = `user ${us(u1.user / 1e6)}, system ${us(u1.system / 1e6)}`;
+  const threads = [...th1]
+    .map(([k, v]) => [k, v - (th0.get(k) ?? 0)] as const)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${k} ${us(v)}`)
+    .join(", ");
+  const split = `user ${us(u1.user / 1e6)}, system ${us(u1.system / 1e6)}; threads: ${threads}; main-thread sleeps ${sleeps.toFixed(1)}`;
   const cpu = `CPU per block: node ${us(nodeSec)} whole phase (${split}; ${Math.round(afterFirst * 1e6)} µs from block 1, ${Math.round(steady * 1e6)} µs from block ${from} to ${n}), EL ${elCpu}`;
   return { sec, cpu, nodeUsPerBlock: steady * 1e6, wholeUsPerBlock: (nodeSec / n) * 1e6 };
 }

@@ -112,6 +112,19 @@ export interface EngineApi {
   forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes): Promise<ForkchoiceResult>;
   newPayload(envelope: ExecutionPayloadEnvelope): Promise<PayloadStatus>;
   getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope>;
+  /**
+   * Optional: `newPayload(envelope)` then `forkchoiceUpdated(state, attrs)` in one request (a JSON-RPC batch the EL
+   * runs in order); each element is that call's result or its error. A request that failed as a whole rejects.
+   */
+  newPayloadAndForkchoice?(
+    envelope: ExecutionPayloadEnvelope,
+    state: ForkchoiceState,
+    attrs?: PayloadAttributes,
+  ): Promise<readonly [PayloadStatus | Error, ForkchoiceResult | Error]>;
+  /** False once the EL showed it does not run batched engine calls in order (then none is batched). */
+  readonly batchesEngineCalls?: boolean;
+  /** Stops batching engine calls for this EL (logged once). */
+  stopBatchingEngineCalls?(reason: string): void;
   /** Undefined when the EL has no such label yet (e.g. no finalized block). */
   l2BlockRefByLabel(label: BlockLabel): Promise<L2BlockRef | undefined>;
   /** Undefined when the EL has no canonical block at `n`. */

@@ -14,6 +14,7 @@ import { DeniedPayloadError } from "../denied-txs.js";
 import { AttributesTxHashes, attributesMatchBlock, attributesMatchHeader } from "./attributes-match.js";
 import type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 import { BlockLookahead } from "./block-lookahead.js";
+import { PayloadInserter } from "./payload-inserter.js";
 import { type ExistingBlock, existingBlockSource, existingBlockRef } from "./existing-block.js";
 import { allHeads, genesisL2Ref, type L2Heads } from "./heads.js";
 
@@ -47,26 +48,13 @@ function rpcCodeOf(err: unknown): number | undefined {
   return typeof c === "number" ? c : undefined;
 }
 
-/** A derived block whose `engine_newPayload` is still in flight while derivation already prepares its successor. */
-interface InFlightInsert {
-  readonly envelope: ExecutionPayloadEnvelope;
-  readonly valid: Promise<boolean>;
-  /** The heads before the block was adopted (restored when the insertion fails). */
-  readonly before: L2Heads;
-  readonly parentHash: Hash;
-  /** Work that must wait for the EL's verdict (the safe-head callback). */
-  readonly deferred: (() => Promise<void>)[];
-}
-
 export class EngineController {
   /** The working heads (derivation and sequencing build on these; they may run ahead of the EL). */
   heads: L2Heads;
   /** The heads the EL has acknowledged: the last forkchoice state it accepted (see {@link publishedHeads}). */
   private acked: L2Heads;
-  /** The last derived block, inserted speculatively (its successor is prepared while the EL checks it). */
-  private inflight: InFlightInsert | undefined;
-  /** A parent whose speculative child failed: its next child is inserted synchronously (exact INVALID handling). */
-  private noSpeculationOn: Hash | undefined;
+  /** newPayload, and the last derived block adopted before its verdict (payload-inserter.ts). */
+  private readonly inserter: PayloadInserter;
   /** A forkchoice update is owed to the EL (derived promotions are batched). */
   private fcuDirty = false;
   private readonly d: EngineControllerDeps;
@@ -78,6 +66,15 @@ export class EngineController {
     this.heads = allHeads(genesisL2Ref(deps.cfg));
     this.acked = { ...this.heads };
     this.lookahead = new BlockLookahead(existingBlockSource(deps.engine), (method, fn) => this.timed(method, fn));
+    this.inserter = new PayloadInserter({
+      engine: deps.engine,
+      logger: deps.logger,
+      timed: (method, fn) => this.timed(method, fn),
+      restoreHeads: (before) => {
+        this.heads = before;
+        this.dropPrefetched();
+      },
+    });
   }
 
   /**
@@ -91,48 +88,9 @@ export class EngineController {
     return this.acked;
   }
 
-  /**
-   * Waits for the in-flight insertion of the last derived block, if any. On VALID its deferred work runs (the
-   * safe-head callback); otherwise the heads are put back and a ResetError asks the node to reset (derivation
-   * has already moved past the block), and the block's parent is marked so that the re-derived block is inserted
-   * synchronously this time (then INVALID takes the normal path: deposits-only replacement or batch drop).
-   */
-  private async settle(): Promise<void> {
-    const f = this.inflight;
-    if (f === undefined) return;
-    this.inflight = undefined;
-    let ok = false;
-    let cause: unknown;
-    try {
-      ok = await f.valid;
-    } catch (err) {
-      cause = err;
-    }
-    if (cause !== undefined) {
-      // No verdict (a transport error, or the EL was busy): newPayload is idempotent, ask once more before
-      // giving up on the work derived since.
-      this.d.logger.debug({ err: String(cause), number: f.envelope.executionPayload.blockNumber }, "newPayload retry");
-      try {
-        ok = await this.insertPayload(f.envelope);
-        cause = undefined;
-      } catch (err) {
-        cause = err;
-      }
-    }
-    if (!ok) {
-      this.heads = f.before;
-      this.dropPrefetched();
-      this.noSpeculationOn = f.parentHash;
-      throw new ResetError(
-        "SPECULATIVE_INSERT_FAILED",
-        cause === undefined
-          ? "the EL rejected a derived payload after its successor was prepared"
-          : "inserting a derived payload failed after its successor was prepared",
-        {},
-        cause,
-      );
-    }
-    for (const fn of f.deferred) await fn();
+  /** Waits for the verdict on the last derived block adopted before it (payload-inserter.ts). */
+  private settle(): Promise<void> {
+    return this.inserter.settle();
   }
 
   /** {@link settle}, for paths that replace the heads anyway (a failure is then moot). */
@@ -202,18 +160,21 @@ export class EngineController {
 
   /** Sends `{head: unsafe, safe, finalized}` when owed (or when `force`). */
   async flushForkchoice(force = false): Promise<void> {
-    await this.settle();
-    if (!this.fcuDirty && !force) return;
+    if (!this.fcuDirty && !force) {
+      await this.settle();
+      return;
+    }
     const sent = { ...this.heads };
-    let res: Awaited<ReturnType<EngineApi["forkchoiceUpdated"]>>;
-    try {
-      res = await this.timed("forkchoiceUpdated", () => this.d.engine.forkchoiceUpdated(this.state()));
-    } catch (err) {
+    // The last derived block's held newPayload rides along when there is one (payload-inserter.ts).
+    const out = await this.inserter.forkchoice(this.state());
+    if (!out.ok) {
+      const err = out.error;
       if (rpcCodeOf(err) === RPC_INVALID_FORKCHOICE) {
         throw new ResetError("INVALID_FORKCHOICE", "forkchoice update rejected: invalid forkchoice state", {}, err);
       }
       throw new TemporaryError("ENGINE_FCU", "forkchoice update failed", {}, err);
     }
+    const res = out.result;
     const st = res.payloadStatus.status;
     if (st === "INVALID" || st === "INVALID_BLOCK_HASH") {
       throw new ResetError("FCU_INVALID", `forkchoice update returned ${st}`, {
@@ -231,7 +192,7 @@ export class EngineController {
    * Callers settle the controller first ({@link flushForkchoice}).
    */
   adoptAcknowledged(heads: L2Heads): void {
-    if (this.inflight !== undefined) throw new Error("adoptAcknowledged: a derived block still awaits its verdict");
+    if (this.inserter.pending) throw new Error("adoptAcknowledged: a derived block still awaits its verdict");
     this.heads = { ...heads };
     this.acked = { ...heads };
     this.fcuDirty = false;
@@ -264,15 +225,18 @@ export class EngineController {
    * (the caller decides: Holocene deposits-only replacement, or drop the batch pre-Holocene).
    */
   async applyDerived(d: DerivedAttributes): Promise<ApplyResult> {
-    await this.settle();
+    // The last derived block, adopted before its verdict, is settled by the next engine call: consolidation's
+    // reads, or the build start of its child (which carries its held newPayload, payload-inserter.ts).
     const ps = this.heads.pendingSafe;
     if (d.parent.hash !== ps.hash || d.parent.number !== ps.number) {
+      await this.settle();
       throw new ResetError("STALE_ATTRIBUTES", "derived attributes do not build on the pending-safe head", {
         parent: d.parent.number,
         pendingSafe: ps.number,
       });
     }
     if (ps.number < this.heads.unsafe.number) {
+      await this.settle();
       const hashes = new AttributesTxHashes(d.attributes);
       const matches = (b: ExistingBlock): string | undefined =>
         "header" in b
@@ -331,8 +295,7 @@ export class EngineController {
       const cb = this.d.onSafeHead;
       if (cb !== undefined) {
         // Reported once the EL has accepted the block (the safe DB must not record a block it rejects).
-        if (this.inflight !== undefined) this.inflight.deferred.push(() => cb(ref, d.derivedFrom));
-        else await cb(ref, d.derivedFrom);
+        if (!this.inserter.defer(() => cb(ref, d.derivedFrom))) await cb(ref, d.derivedFrom);
       }
     }
   }
@@ -357,15 +320,17 @@ export class EngineController {
       rebuildWith?: (sealed: ExecutionPayloadEnvelope) => PayloadAttributes | undefined;
     } = {},
   ): Promise<{ envelope: ExecutionPayloadEnvelope; ref: L2BlockRef } | undefined> {
-    await this.settle();
     const fc: ForkchoiceState = {
       headBlockHash: parent.hash,
       safeBlockHash: this.heads.safe.number <= parent.number ? this.heads.safe.hash : parent.hash,
       finalizedBlockHash: this.heads.finalized.number <= parent.number ? this.heads.finalized.hash : parent.hash,
     };
     let payloadId: `0x${string}` | null;
+    // Settles the last derived block first; its held newPayload rides along when it is the parent.
+    const out = await this.inserter.forkchoice(fc, attrs);
     try {
-      const res = await this.timed("forkchoiceUpdated", () => this.d.engine.forkchoiceUpdated(fc, attrs));
+      if (!out.ok) throw out.error;
+      const res = out.result;
       const st = res.payloadStatus.status;
       if (st === "INVALID" || st === "INVALID_BLOCK_HASH") {
         this.d.logger.warn({ status: st, error: res.payloadStatus.validationError }, "build start rejected");
@@ -423,14 +388,12 @@ export class EngineController {
     }
     // A derived block (the EL's own payload, just sealed) may be adopted before newPayload answers: derivation
     // prepares the next block meanwhile, and the next engine call settles this one first (settle()).
-    if (opts.speculative === true && this.noSpeculationOn !== parent.hash) {
-      const valid = this.insertPayload(envelope);
-      valid.catch(() => {});
-      this.inflight = { envelope, valid, before: { ...this.heads }, parentHash: parent.hash, deferred: [] };
+    if (opts.speculative === true && this.inserter.mayAdopt(parent.hash)) {
+      this.inserter.adopt(envelope, { ...this.heads }, parent.hash);
     } else {
-      const ok = await this.insertPayload(envelope);
+      const ok = await this.inserter.insert(envelope);
       if (!ok) return undefined;
-      if (this.noSpeculationOn === parent.hash) this.noSpeculationOn = undefined;
+      this.inserter.insertedOn(parent.hash);
     }
     const p = envelope.executionPayload;
     const ref: L2BlockRef = {
@@ -448,22 +411,6 @@ export class EngineController {
     return { envelope, ref };
   }
 
-  /** `engine_newPayload`; true on VALID, false on INVALID; SYNCING/ACCEPTED → temporary error. */
-  private async insertPayload(envelope: ExecutionPayloadEnvelope): Promise<boolean> {
-    let st: Awaited<ReturnType<EngineApi["newPayload"]>>;
-    try {
-      st = await this.timed("newPayload", () => this.d.engine.newPayload(envelope));
-    } catch (err) {
-      throw new TemporaryError("ENGINE_NEW_PAYLOAD", "newPayload failed", {}, err);
-    }
-    if (st.status === "VALID") return true;
-    if (st.status === "INVALID" || st.status === "INVALID_BLOCK_HASH") {
-      this.d.logger.warn({ status: st.status, error: st.validationError }, "payload rejected");
-      return false;
-    }
-    throw new TemporaryError("ENGINE_SYNCING", `newPayload: engine is ${st.status}`);
-  }
-
   /**
    * Inserts an unsafe payload (gossip / sequencer-restart / EL sync) that extends the unsafe head.
    * Returns "inserted", "ignored" (does not extend the head) or "invalid".
@@ -476,7 +423,7 @@ export class EngineController {
     if (this.d.isDenied?.(p.blockNumber, p.blockHash)) return "denied";
     const u = this.heads.unsafe;
     if (p.blockNumber !== u.number + 1 || p.parentHash.toLowerCase() !== u.hash.toLowerCase()) return "ignored";
-    if (!(await this.insertPayload(envelope))) return "invalid";
+    if (!(await this.inserter.insert(envelope))) return "invalid";
     this.dropPrefetched();
     const ref = this.d.refFromPayload(envelope);
     this.heads.unsafe = ref;

@@ -163,4 +163,43 @@ describe("EngineClient against @ethereumjs/client (real Engine API with JWT)", (
     const plainTx = (await plain.call("eth_getTransactionByHash", [txHash])) as { blockHash: Hash };
     expect(plainTx.blockHash).toBe(head);
   });
+
+  // ethereumjs (jayson) runs the calls of a batch concurrently, which JSON-RPC 2.0 allows: the forkchoice update can
+  // be answered before the newPayload it needs has landed. That answer is SYNCING, never VALID for an unknown head,
+  // and it is how the node's PayloadInserter notices such an EL (it then stops batching and sends the update again
+  // on its own). op-geth and op-reth run a batch's calls one after the other.
+  it("takes newPayload and the forkchoice update that makes it head in one batch; an early update is SYNCING", async () => {
+    // (an L1 client's blocks have no L1-info deposit: read as payloads, not as L2 block refs)
+    const b1 = (await engine.payloadByNumber(1))?.executionPayload;
+    expect(b1).toBeDefined();
+    const state = { headBlockHash: b1!.blockHash, safeBlockHash: genesis.hash, finalizedBlockHash: genesis.hash };
+    const timestamp = b1!.timestamp + 2;
+    const beaconRoot: Hash = `0x${"44".repeat(32)}`;
+    const fcu = await engine.forkchoiceUpdated(state, {
+      timestamp,
+      prevRandao: `0x${"42".repeat(32)}`,
+      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+      withdrawals: [],
+      parentBeaconBlockRoot: beaconRoot,
+      transactions: [],
+      noTxPool: true,
+      gasLimit: 30_000_000n,
+    });
+    expect(fcu.payloadId).toMatch(/^0x[0-9a-f]{16}$/);
+    const env = await engine.getPayload(fcu.payloadId as Hex, timestamp);
+    expect(env.executionPayload.parentHash).toBe(b1!.blockHash);
+    const head = env.executionPayload.blockHash;
+    const [np, fc] = await engine.newPayloadAndForkchoice(
+      { ...env, parentBeaconBlockRoot: beaconRoot },
+      { ...state, headBlockHash: head },
+    );
+    expect(np).toMatchObject({ status: "VALID" });
+    expect(fc).not.toBeInstanceOf(Error);
+    expect(["VALID", "SYNCING"]).toContain((fc as { payloadStatus: { status: string } }).payloadStatus.status);
+    // Sent again on its own (what the inserter does after a SYNCING answer): the head is known now.
+    const again = await engine.forkchoiceUpdated({ ...state, headBlockHash: head });
+    expect(again.payloadStatus.status).toBe("VALID");
+    const plain = new HttpRpcClient({ url: ejs.rpcUrl });
+    expect(((await plain.call("eth_getBlockByNumber", ["latest", false])) as { hash: Hash }).hash).toBe(head);
+  });
 });

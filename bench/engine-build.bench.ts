@@ -1,0 +1,189 @@
+/**
+ * Node CPU of the Engine API build path alone, per built block: derived attributes (the L1-info deposit and 12 user
+ * transactions of every signed type, OP Mainnet density) → `EngineController.buildAndInsert` (forkchoiceUpdated with
+ * attributes, getPayload, newPayload; speculative, as derivation runs it) against a replaying execution client in
+ * its own process (bench/engine-build/replay-el.mjs: no execution, so the EL answers at once and the figure is the
+ * node's transport, codec and controller cost). The derivation pipeline is not involved (bench `derivation` has it).
+ *
+ * Figures: `engine_cpu_us_per_built_block` (this process, process.cpuUsage, all threads) and, as a control measured
+ * in the same run on the same connection, `engine_cpu_us_per_round_trip` (a bare `eth_chainId` call): the ratio
+ * `engine_round_trips_per_built_block` = built-block CPU / round-trip CPU is robust to machine load.
+ */
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { bytesToHex } from "../src/core/codec/hex.js";
+import { silentLogger } from "../src/core/logger.js";
+import { systemClock } from "../src/core/time/clock.js";
+import type { L2BlockRef } from "../src/core/types/block-ref.js";
+import { type Hash, type Hex, ZERO_HASH } from "../src/core/types/primitives.js";
+import { EngineClient } from "../src/io/engine/engine-client.js";
+import { EngineController } from "../src/node/engine/engine-controller.js";
+import type { PayloadAttributes } from "../src/node/ports.js";
+import type { RollupConfig } from "../src/protocol/rollup-config.js";
+import { UserTxSource } from "./derivation/user-txs.js";
+import { type Bench, note } from "./harness.js";
+
+const N = Number(process.env.ENGINE_BUILD_BENCH_N ?? 3000);
+const SECRET = new Uint8Array(32).fill(7);
+const GENESIS_TIME = 1_700_000_000;
+const h = (s: string): Hash => bytesToHex(keccak_256(new TextEncoder().encode(s)));
+
+const cfg = (genesis: Hash): RollupConfig => ({
+  genesis: {
+    l1: { hash: h("l1-0"), number: 0 },
+    l2: { hash: genesis, number: 0 },
+    l2_time: GENESIS_TIME,
+    system_config: {
+      batcherAddr: `0x${"ab".repeat(20)}`,
+      overhead: ZERO_HASH,
+      scalar: `0x01${"00".repeat(23)}0000000000000001`,
+      gasLimit: 30_000_000n,
+      eip1559Params: "0x0000000000000000",
+      operatorFeeParams: ZERO_HASH,
+      minBaseFee: 0n,
+      daFootprintGasScalar: 0,
+    },
+  },
+  block_time: 2,
+  max_sequencer_drift: 600,
+  seq_window_size: 3600,
+  channel_timeout: 300,
+  l1_chain_id: 900n,
+  l2_chain_id: 901n,
+  regolith_time: 0,
+  canyon_time: 0,
+  delta_time: 0,
+  ecotone_time: 0,
+  fjord_time: 0,
+  granite_time: 0,
+  holocene_time: 0,
+  isthmus_time: 0,
+  batch_inbox_address: "0xff00000000000000000000000000000000000901",
+  deposit_contract_address: "0x00000000000000000000000000000000000000d0",
+  l1_system_config_address: "0x00000000000000000000000000000000000000c0",
+  protocol_versions_address: "0x0000000000000000000000000000000000000000",
+  chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
+});
+
+async function startReplayEl(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const child = spawn(process.execPath, [join(here, "engine-build", "replay-el.mjs")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`replay EL exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${line.split(" ")[1]}`,
+    async stop() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** A realistic L1-info deposit (Isthmus format, 0x7e envelope) that differs per block. */
+function l1InfoDeposit(n: number): Hex {
+  const body = h(`deposit-${n}`)
+    .slice(2)
+    .repeat(8)
+    .slice(0, 2 * 250);
+  return `0x7ef8f8${body}`;
+}
+
+const cpuUs = (): number => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+const bench: Bench = {
+  name: "engine-build",
+  async run(report) {
+    const el = await startReplayEl();
+    try {
+      const rollup = cfg(h("genesis"));
+      const engine = EngineClient.create(
+        { url: el.url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: rollup },
+        { clock: systemClock, logger: silentLogger },
+      );
+      let refs = 0;
+      const controller = new EngineController({
+        engine,
+        cfg: rollup,
+        logger: silentLogger,
+        refFromPayload: () => {
+          refs++;
+          throw new Error("engine-build bench: refFromPayload is not on the build path");
+        },
+      });
+      // 64 distinct blocks of user transactions, reused round robin (signing is not what is measured).
+      const src = new UserTxSource();
+      const userBlocks: Hex[][] = [];
+      for (let i = 0; i < 64; i++) userBlocks.push(await src.nextBlock());
+      let parent: L2BlockRef = controller.heads.unsafe;
+      const attrsFor = (n: number): PayloadAttributes => ({
+        timestamp: GENESIS_TIME + 2 * n,
+        prevRandao: h(`randao-${Math.floor(n / 6)}`),
+        suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+        withdrawals: [],
+        parentBeaconBlockRoot: h(`beacon-${Math.floor(n / 6)}`),
+        transactions: [l1InfoDeposit(n), ...userBlocks[n % userBlocks.length]!],
+        noTxPool: true,
+        gasLimit: 30_000_000n,
+        eip1559Params: "0x000000fa00000006",
+      });
+      const meta = { l1origin: { hash: h("l1-1"), number: 1 }, sequenceNumber: 0 };
+      const attrs = Array.from({ length: N + 1 }, (_, i) => attrsFor(i + 1));
+      const buildOne = async (n: number) => {
+        const built = await controller.buildAndInsert(attrs[n - 1]!, parent, meta, { speculative: true });
+        if (built === undefined) throw new Error(`engine-build bench: block ${n} was not built`);
+        if (built.ref.number !== n) throw new Error(`engine-build bench: built ${built.ref.number}, expected ${n}`);
+        parent = built.ref;
+      };
+      const roundTrip = async () => {
+        if ((await engine.chainId()) !== 901n) throw new Error("engine-build bench: wrong chain id");
+      };
+      // Warm-up (JIT), then alternate timed slices of both so that load changes hit both alike.
+      for (let n = 1; n <= 200; n++) await buildOne(n);
+      for (let i = 0; i < 600; i++) await roundTrip();
+      let next = 201;
+      let buildUs = 0;
+      let tripUs = 0;
+      let trips = 0;
+      const SLICE = 100;
+      while (next <= N) {
+        let t = cpuUs();
+        for (let k = 0; k < SLICE && next <= N; k++) await buildOne(next++);
+        buildUs += cpuUs() - t;
+        t = cpuUs();
+        for (let k = 0; k < 3 * SLICE; k++) await roundTrip();
+        tripUs += cpuUs() - t;
+        trips += 3 * SLICE;
+      }
+      await controller.flushForkchoice();
+      if (refs !== 0) throw new Error("engine-build bench: the build path decoded a payload's L1-info deposit");
+      const built = N - 200;
+      const perBlock = buildUs / built;
+      const perTrip = tripUs / trips;
+      note(
+        `engine-build: ${built} blocks, ${Math.round(perBlock)} µs node CPU per built block, ${Math.round(perTrip)} µs per bare round trip`,
+      );
+      report({ figure: "engine_cpu_us_per_built_block", value: Math.round(perBlock), unit: "µs" });
+      report({ figure: "engine_cpu_us_per_round_trip", value: Math.round(perTrip), unit: "µs" });
+      report({
+        figure: "engine_round_trips_per_built_block",
+        value: Number((perBlock / perTrip).toFixed(2)),
+        unit: "ratio",
+      });
+    } finally {
+      await el.stop();
+    }
+  },
+};
+
+export default bench;

@@ -1,0 +1,198 @@
+import { describe, expect, it } from "vitest";
+import { silentLogger } from "../../../src/core/logger.js";
+import type { L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
+import type { Hex } from "../../../src/core/types/primitives.js";
+import { type DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
+import { genesisL2Ref } from "../../../src/node/engine/heads.js";
+import type {
+  ExecutionPayloadEnvelope,
+  ForkchoiceResult,
+  ForkchoiceState,
+  PayloadAttributes,
+  PayloadStatus,
+} from "../../../src/node/ports.js";
+import { FakeEngine, fakeL1InfoTx, fakeRefFromPayload, testRollupConfig } from "./fakes.js";
+
+const cfg = testRollupConfig();
+const origin: L1BlockRef = { ...cfg.genesis.l1, parentHash: cfg.genesis.l1.hash, timestamp: 0 };
+
+function derived(parent: L2BlockRef, txs: Hex[] = []): DerivedAttributes {
+  const seq = parent.sequenceNumber + 1;
+  return {
+    attributes: {
+      timestamp: parent.timestamp + cfg.block_time,
+      prevRandao: origin.hash,
+      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+      transactions: [fakeL1InfoTx(origin, seq), ...txs],
+      noTxPool: true,
+      gasLimit: 30_000_000n,
+    },
+    parent,
+    l1origin: origin,
+    sequenceNumber: seq,
+    concluding: true,
+    derivedFrom: origin,
+  };
+}
+
+type Mode = "in-order" | "forkchoice-first" | "refused";
+
+/** A fake EL that also takes newPayload + forkchoiceUpdated as one request, run in order or not, or refused. */
+class BatchEngine extends FakeEngine {
+  requests: string[] = [];
+  batchesEngineCalls = true;
+  stopReasons: string[] = [];
+
+  constructor(readonly mode: Mode) {
+    super(cfg);
+  }
+
+  override async forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes) {
+    this.requests.push(attrs === undefined ? "fcu" : "fcu+attrs");
+    return super.forkchoiceUpdated(state, attrs);
+  }
+  override async newPayload(env: ExecutionPayloadEnvelope) {
+    this.requests.push("newPayload");
+    return super.newPayload(env);
+  }
+  override async getPayload(id: Hex) {
+    this.requests.push("getPayload");
+    return super.getPayload(id);
+  }
+
+  async newPayloadAndForkchoice(
+    env: ExecutionPayloadEnvelope,
+    state: ForkchoiceState,
+    attrs?: PayloadAttributes,
+  ): Promise<[PayloadStatus | Error, ForkchoiceResult | Error]> {
+    this.requests.push(attrs === undefined ? "batch(newPayload,fcu)" : "batch(newPayload,fcu+attrs)");
+    if (this.mode === "refused") {
+      const err = Object.assign(new Error("batch requests are not supported"), { code: "RPC_ERROR", rpcCode: -32600 });
+      return [err, err];
+    }
+    if (this.mode === "forkchoice-first") {
+      const fc = await super.forkchoiceUpdated(state, attrs);
+      return [await super.newPayload(env), fc];
+    }
+    const np = await super.newPayload(env);
+    return [np, await super.forkchoiceUpdated(state, attrs)];
+  }
+
+  stopBatchingEngineCalls(reason: string) {
+    this.batchesEngineCalls = false;
+    this.stopReasons.push(reason);
+  }
+}
+
+function rig(engine: BatchEngine) {
+  const safeReports: number[] = [];
+  const ctl = new EngineController({
+    engine,
+    cfg,
+    logger: silentLogger,
+    refFromPayload: fakeRefFromPayload(cfg),
+    onSafeHead: async (safe) => {
+      safeReports.push(safe.number);
+    },
+  });
+  return { ctl, safeReports };
+}
+
+async function deriveChain(ctl: EngineController, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) expect(await ctl.applyDerived(derived(ctl.heads.pendingSafe))).toBe("built");
+  await ctl.flushForkchoice();
+}
+
+describe("EngineController: an adopted block's newPayload rides with the next forkchoice update", () => {
+  it("sends newPayload and the child's build start as one request (two requests per built block)", async () => {
+    const engine = new BatchEngine("in-order");
+    const { ctl, safeReports } = rig(engine);
+    await deriveChain(ctl, 3);
+    expect(engine.requests).toEqual([
+      "fcu+attrs",
+      "getPayload",
+      "batch(newPayload,fcu+attrs)",
+      "getPayload",
+      "batch(newPayload,fcu+attrs)",
+      "getPayload",
+      "batch(newPayload,fcu)",
+    ]);
+    expect(safeReports).toEqual([1, 2, 3]);
+    expect(engine.canonical).toHaveLength(4);
+    expect(engine.safe).toBe(ctl.heads.safe.hash);
+    expect(ctl.publishedHeads.safe).toEqual(ctl.heads.safe);
+    expect(engine.stopReasons).toEqual([]);
+  });
+
+  it("an EL that ran the forkchoice update first (SYNCING) is detected: batching stops, the update is sent again", async () => {
+    const engine = new BatchEngine("forkchoice-first");
+    const { ctl, safeReports } = rig(engine);
+    await deriveChain(ctl, 3);
+    expect(engine.stopReasons).toHaveLength(1);
+    expect(engine.requests).toEqual([
+      "fcu+attrs",
+      "getPayload",
+      "batch(newPayload,fcu+attrs)",
+      "fcu+attrs",
+      "getPayload",
+      "newPayload",
+      "fcu+attrs",
+      "getPayload",
+      "newPayload",
+      "fcu",
+    ]);
+    expect(safeReports).toEqual([1, 2, 3]);
+    expect(engine.canonical).toHaveLength(4);
+    expect(engine.safe).toBe(ctl.heads.safe.hash);
+  });
+
+  it("an EL that refuses batches gets every call on its own", async () => {
+    const engine = new BatchEngine("refused");
+    const { ctl, safeReports } = rig(engine);
+    await deriveChain(ctl, 2);
+    expect(engine.stopReasons).toHaveLength(1);
+    expect(engine.requests).toEqual([
+      "fcu+attrs",
+      "getPayload",
+      "batch(newPayload,fcu+attrs)",
+      "newPayload",
+      "fcu+attrs",
+      "getPayload",
+      "newPayload",
+      "fcu",
+    ]);
+    expect(safeReports).toEqual([1, 2]);
+    expect(engine.canonical).toHaveLength(3);
+  });
+
+  it("an INVALID verdict in the batch restores the heads and asks for a reset; the child is not started", async () => {
+    const engine = new BatchEngine("in-order");
+    const { ctl, safeReports } = rig(engine);
+    const genesis = genesisL2Ref(cfg);
+    engine.poison.add("0x02bad0");
+    expect(await ctl.applyDerived(derived(genesis, ["0x02bad0"]))).toBe("built");
+    const b1 = ctl.heads.pendingSafe;
+    await expect(ctl.applyDerived(derived(b1))).rejects.toMatchObject({ code: "SPECULATIVE_INSERT_FAILED" });
+    expect(ctl.heads.safe.hash).toBe(genesis.hash);
+    expect(ctl.heads.unsafe.hash).toBe(genesis.hash);
+    expect(safeReports).toEqual([]);
+    // The batch's forkchoice update named an unknown head: no block was built on it.
+    expect(engine.requests.filter((r) => r === "getPayload")).toHaveLength(1);
+    // Re-derived after the reset: inserted synchronously, "invalid" decided there.
+    await ctl.forceReset(genesis, genesis, genesis);
+    expect(await ctl.applyDerived(derived(genesis, ["0x02bad0"]))).toBe("invalid");
+    expect(await ctl.applyDerived(derived(genesis))).toBe("built");
+    await ctl.flushForkchoice();
+    expect(safeReports).toEqual([1]);
+  });
+
+  it("any other engine operation sends the held newPayload on its own first", async () => {
+    const engine = new BatchEngine("in-order");
+    const { ctl, safeReports } = rig(engine);
+    const genesis = genesisL2Ref(cfg);
+    expect(await ctl.applyDerived(derived(genesis))).toBe("built");
+    await ctl.loadHeadsFromEngine();
+    expect(engine.requests).toEqual(["fcu+attrs", "getPayload", "newPayload"]);
+    expect(safeReports).toEqual([1]);
+  });
+});
