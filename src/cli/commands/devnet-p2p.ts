@@ -17,12 +17,16 @@ export interface SequencerP2P {
   readonly signer: Address;
 }
 
-/** Makes the devnet's block-signing key and sets its address as the unsafe-block signer of every chain on L1. */
-export async function prepareSequencerP2P(devnet: Devnet): Promise<SequencerP2P> {
-  const key = `0x${randomBytes(32).toString("hex")}` as Hex;
-  const signer = privateKeyToAddress(key);
+/**
+ * Makes the devnet's block-signing key and sets its address as the unsafe-block signer of every chain on L1. With
+ * `remoteSigner` (the address a remote signer signs with, `signer.*` given by the caller) no key is made: that
+ * address becomes the unsafe-block signer.
+ */
+export async function prepareSequencerP2P(devnet: Devnet, remoteSigner?: Address): Promise<SequencerP2P> {
+  const key = remoteSigner === undefined ? (`0x${randomBytes(32).toString("hex")}` as Hex) : undefined;
+  const signer = key === undefined ? (remoteSigner as Address) : privateKeyToAddress(key);
   await Promise.all(devnet.chains.map((c) => c.contracts.setUnsafeBlockSigner(signer)));
-  return { env: { SUPERNODE_VN_ALL_P2P_SEQUENCER_KEY: key.slice(2) }, signer };
+  return { env: key === undefined ? {} : { SUPERNODE_VN_ALL_P2P_SEQUENCER_KEY: key.slice(2) }, signer };
 }
 
 /** One JSON-RPC call over loopback HTTP; throws on transport errors and JSON-RPC errors. */

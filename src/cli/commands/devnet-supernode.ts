@@ -43,6 +43,11 @@ export interface DevnetSupernodeOptions {
    * followers can peer with the sequencer; default off (`--disable-p2p`).
    */
   readonly p2p?: boolean;
+  /**
+   * With `p2p`: blocks are signed by a remote signer signing for this address (its `--vn.all.signer.*` options go in
+   * `extraArgs`); the address is set as every chain's unsafe-block signer and no key is made.
+   */
+  readonly remoteSigner?: Address;
   /** Interop on every chain (one dependency set, Interop at genesis unless `forkOffsets` says) and its traffic. */
   readonly interop?: DevnetInteropOptions;
   /** Extra supernode arguments appended to the generated ones (e.g. `--pprof.enabled`). */
@@ -156,7 +161,7 @@ export async function startDevnetSupernode(
     rmSync(join(opts.dir, "supernode"), { recursive: true, force: true });
     await writeDevnetDependencySet(devnet, opts);
     const args = supernodeArgsFor(devnet, opts);
-    const seqP2P = opts.p2p === true ? await prepareSequencerP2P(devnet) : undefined;
+    const seqP2P = opts.p2p === true ? await prepareSequencerP2P(devnet, opts.remoteSigner) : undefined;
     const res = loadConfig(args, seqP2P?.env ?? {});
     if (!res.ok) throw new Error(`devnet supernode configuration: ${formatIssues(res.issues)}`);
     const supernode = await Supernode.start(res.config, {

@@ -6,6 +6,8 @@
  * `supernode_p2p_block_signing_failures_total` and the log has one line per change of state.
  */
 import { rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Registry } from "prom-client";
 import type { Hex } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
@@ -141,6 +143,64 @@ describe("remote block signer", () => {
     ]);
     // Nothing of the wrong signer's blocks ever reached the follower.
     expect(follower.received.map((r) => r.env.executionPayload.blockNumber).sort()).toEqual([30, 35]);
+  });
+});
+
+describe("remote block signer and the L1 unsafe-block signer", () => {
+  it("warns once when L1 names another signer, and still publishes", async () => {
+    const s = await signerServer({ key: SEQ });
+    const registry = new Registry();
+    const log = recordingLogger();
+    const otherAddr = privateKeyToAddress(OTHER).toLowerCase() as `0x${string}`;
+    let l1 = otherAddr;
+    const a = await rig.host(901n, {
+      signer: () => l1,
+      metrics: createP2PMetrics(registry, 901n),
+      logger: log,
+      blockSigner: remote({ endpoint: s.url, address: seqAddr }),
+    });
+    await a.p2p.publish(block(60));
+    await a.p2p.publish(block(61));
+    l1 = seqAddr;
+    await a.p2p.publish(block(62));
+    const lines = log.lines
+      .filter((l) => /unsafe-block signer/.test(l.msg))
+      .map((l) => [l.level, l.obj.l1UnsafeBlockSigner]);
+    expect(lines).toEqual([
+      ["warn", otherAddr],
+      ["info", undefined],
+    ]);
+    expect(await counter(registry, "supernode_p2p_published_blocks_total", { result: "ok" })).toBe(3);
+  });
+});
+
+describe("remote block signer that does not answer", () => {
+  it("blocks wait one after another, at most 8; each times out, the 9th is dropped at once as backlog", async () => {
+    const hung = createServer(() => {
+      // never answers
+    });
+    await new Promise<void>((resolve) => hung.listen(0, "127.0.0.1", resolve));
+    try {
+      const registry = new Registry();
+      const a = await rig.host(901n, {
+        signer: () => seqAddr,
+        metrics: createP2PMetrics(registry, 901n),
+        blockSigner: remote({
+          endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+          address: seqAddr,
+          timeoutMs: 200,
+        }),
+      });
+      const pending = Array.from({ length: 8 }, (_, i) => a.p2p.publish(block(50 + i)));
+      await a.p2p.publish(block(58));
+      const reason = (r: string) => counter(registry, "supernode_p2p_block_signing_failures_total", { reason: r });
+      expect(await reason("backlog")).toBe(1);
+      await Promise.all(pending);
+      expect(await reason("unavailable")).toBe(8);
+    } finally {
+      hung.closeAllConnections();
+      await new Promise((r) => hung.close(r));
+    }
   });
 });
 
