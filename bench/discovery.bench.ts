@@ -7,6 +7,8 @@
  *   `idle_cpu_pct_16_disc`: the same 16 chains with discovery, every chain's table seeded from the others (16
  *   different chain IDs, so lookups keep running and nothing is dialled). `idle_cpu_ratio` = disc / nodisc.
  *   Measured after a warm-up whose CPU is `warmup_cpu_pct_16_*` (240 discv5 sessions forming, tables filling).
+ * - `discovery_dropped_packets`: inbound packets the rate limit dropped over all 16 chains (ADR 0076); the 15 peers
+ *   of each chain share 127.0.0.1, so this shows the limit leaves ordinary traffic alone (expected 0).
  * - `load_avg_1m`: the machine's load at the end (other sessions share it).
  * Environment: `DISCOVERY_BENCH_WARMUP_S` (default 30), `DISCOVERY_BENCH_WINDOW_S` (default 20).
  */
@@ -67,6 +69,7 @@ const bench: Bench = {
     note(`16 hosts with discovery started in ${b.wallMs.toFixed(0)} ms`);
     const withDisc = await cpuPct();
     const table = b.hosts.map((h) => h.p2p.discovery?.table().length ?? 0);
+    const dropped = b.hosts.reduce((sum, h) => sum + (h.p2p.discovery?.limiter?.dropped ?? 0), 0);
     note(`table sizes: ${table.join(",")}`);
     await disc.closeAll();
 
@@ -79,6 +82,7 @@ const bench: Bench = {
     report({ figure: "idle_cpu_pct_16_disc", value: round(withDisc.idle), unit: "%" });
     report({ figure: "idle_cpu_ratio", value: round(withDisc.idle / nodisc.idle), unit: "x" });
     report({ figure: "discovery_table_min", value: Math.min(...table), unit: "records" });
+    report({ figure: "discovery_dropped_packets", value: dropped, unit: "packets" });
     report({ figure: "load_avg_1m", value: round(loadavg()[0] ?? 0), unit: "" });
   },
 };
