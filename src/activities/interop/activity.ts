@@ -2,19 +2,14 @@ import { severityOf } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { Clock } from "../../core/time/clock.js";
 import type { BlockId } from "../../core/types/block-ref.js";
-import type { Hash } from "../../core/types/primitives.js";
 import type { DependencySet } from "../../protocol/interop/dependency-set.js";
-import { blockLogs, type StoredLog, txIndexOfLog } from "../../protocol/interop/messages.js";
+import type { StoredLog } from "../../protocol/interop/messages.js";
 import type { MessageRuleParams } from "../../protocol/interop/rules.js";
-import type {
-  PendingTransition,
-  SealedBlock,
-  VerificationResult,
-  VerifiedResult,
-} from "../../protocol/interop/types.js";
+import type { PendingTransition, VerificationResult, VerifiedResult } from "../../protocol/interop/types.js";
 import type { ChainBlockAt } from "../ports.js";
 import { ColdStart, checkSafeHistory } from "./cold-start.js";
 import { decideRound, type RoundDecision } from "./decide.js";
+import { FrontierCache } from "./frontier.js";
 import { InitiatingLookup } from "./initiating-lookup.js";
 import type {
   InteropChain,
@@ -22,17 +17,10 @@ import type {
   InteropState,
   L1Canonical,
   LogsStorePort,
-  StagedSeal,
   VerifiedStorePort,
 } from "./ports.js";
+import { TransitionApplier } from "./transitions.js";
 import { type FrontierBlock, verifyTimestamp } from "./verify.js";
-
-/** A frontier block's logs (and which transaction emitted each), read from its chain's execution client. */
-interface Frontier {
-  readonly block: SealedBlock;
-  readonly logs: StoredLog[];
-  readonly txIndexOfLog?: (logIndex: number) => number | undefined;
-}
 
 export interface InteropActivityConfig {
   readonly activationTimestamp: number;
@@ -79,7 +67,8 @@ export class InteropActivity {
   private lastError: string | null = null;
   private nextTs: number | undefined;
   /** Logs fetched while verifying this round (reused when the advance is applied). */
-  private frontierLogs = new Map<Hash, Frontier>();
+  private readonly frontier: FrontierCache;
+  private readonly transitions: TransitionApplier;
   /** Start when nothing is verified yet (activation, or later after a backfill). */
   private runtimeStart: number;
   private readonly cold: ColdStart;
@@ -110,6 +99,14 @@ export class InteropActivity {
       setState: (st) => this.setState(st),
     });
     this.initiating = new InitiatingLookup(this.byId, d.logs);
+    this.frontier = new FrontierCache(this.byId);
+    this.transitions = new TransitionApplier({
+      ...d,
+      byId: this.byId,
+      frontier: this.frontier,
+      chainIds: () => this.chainIds(),
+      runtimeStart: () => this.runtimeStart,
+    });
     d.metrics?.state(this.st);
   }
 
@@ -270,25 +267,13 @@ export class InteropActivity {
     return lo;
   }
 
-  private async frontierOf(id: string, b: ChainBlockAt): Promise<Frontier> {
-    const cached = this.frontierLogs.get(b.l2.hash);
-    if (cached !== undefined) return cached;
-    const src = await (this.byId.get(id) as InteropChain).blockLogs(b.l2.hash);
-    if (src === undefined) throw new Error(`chain ${id}: block ${b.l2.hash} is unknown to its execution client`);
-    const receipts = src.receipts;
-    const f = { block: src.block, logs: blockLogs(receipts), txIndexOfLog: (i: number) => txIndexOfLog(receipts, i) };
-    this.frontierLogs.set(b.l2.hash, f);
-    return f;
-  }
-
   private async verify(
     ts: number,
     ids: readonly string[],
     blocks: readonly ChainBlockAt[],
     last: VerifiedResult | undefined,
   ): Promise<VerificationResult> {
-    const keep = new Set(blocks.map((b) => b.l2.hash));
-    for (const h of [...this.frontierLogs.keys()]) if (!keep.has(h)) this.frontierLogs.delete(h);
+    this.frontier.retain(new Set(blocks.map((b) => b.l2.hash)));
     // Every chain's new block is read from its execution client at once.
     const frontier: FrontierBlock[] = await Promise.all(
       ids.map(async (id, i) => {
@@ -299,7 +284,7 @@ export class InteropActivity {
         const f =
           alreadyVerified && sealed?.hash === b.l2.hash
             ? { block: sealed, logs: [] as StoredLog[] }
-            : await this.frontierOf(id, b);
+            : await this.frontier.get(id, b.l2.hash);
         return {
           chainId: chain.chainId,
           block: f.block,
@@ -331,106 +316,8 @@ export class InteropActivity {
   }
 
   /** Applies a written-ahead transition; every step is idempotent. True when a timestamp was committed. */
-  async apply(t: PendingTransition): Promise<boolean> {
-    switch (t.kind) {
-      case "advance":
-        return this.applyAdvance(t.result);
-      case "invalidate":
-        await this.applyInvalidate(t.result);
-        return false;
-      case "rewind":
-        await this.applyRewind(t.rewindAtOrAfter);
-        return false;
-    }
-  }
-
-  private async applyAdvance(r: VerificationResult): Promise<boolean> {
-    const prev = this.d.verified.last();
-    if (r.l1Inclusion === undefined) throw new Error("advance without an L1 inclusion");
-    // Every chain's seal is staged at once and written with the result in one batch (stores sharing the
-    // verified store's LevelDB); a seal is idempotent, so a replay stages nothing new.
-    const stage = async (id: string): Promise<StagedSeal | undefined> => {
-      const head = r.l2Heads[id] as BlockId;
-      const store = this.d.logs.get(id);
-      if (store === undefined || store.latest()?.hash === head.hash) return undefined;
-      const f = await this.frontierOf(id, { l2: head } as ChainBlockAt);
-      try {
-        return await store.stage([f]);
-      } catch (err) {
-        // A stale store (an L2 reorg not repaired yet): roll it back to the previous verified head and retry once.
-        const back = prev?.l2Heads[id];
-        if (severityOf(err) !== "reset" || back === undefined) throw err;
-        this.d.logger.warn({ chain: id, to: back.number, err: String(err) }, "repairing the interop logs store");
-        await store.rewindTo(back.number);
-        return store.stage([f]);
-      }
-    };
-    const staged = await Promise.allSettled(Object.keys(r.l2Heads).sort().map(stage));
-    for (const s of staged) if (s.status === "rejected") throw s.reason;
-    const seals = staged.flatMap((s) => (s.status === "fulfilled" && s.value !== undefined ? [s.value] : []));
-    await this.d.verified.commit({ timestamp: r.timestamp, l1Inclusion: r.l1Inclusion, l2Heads: r.l2Heads }, seals);
-    this.d.metrics?.verified(r.timestamp);
-    return true;
-  }
-
-  private async applyInvalidate(r: VerificationResult): Promise<void> {
-    const failures: string[] = [];
-    for (const id of Object.keys(r.invalidHeads).sort()) {
-      const head = r.invalidHeads[id];
-      const chain = this.byId.get(id);
-      if (head === undefined || chain === undefined) continue;
-      try {
-        const out = await chain.invalidate(head, r.timestamp);
-        this.d.metrics?.invalidation(id);
-        if (out.denied) this.d.metrics?.denied(id);
-        this.d.logger.warn(
-          {
-            chain: id,
-            block: head.number,
-            hash: head.hash,
-            ts: r.timestamp,
-            txIndices: head.txIndices ?? "all",
-            rewound: out.rewound,
-          },
-          "block invalidated",
-        );
-      } catch (err) {
-        failures.push(`chain ${id}: ${String(err)}`);
-      }
-    }
-    if (failures.length > 0)
-      throw new Error(`one or more invalidations failed, transition preserved: ${failures.join("; ")}`);
-    await this.d.verified.clearPending();
-  }
-
-  /**
-   * Drops verified results from `at` on: each chain's logs go back to its kept head, its denials decided since are
-   * forgotten and its engine is rewound to the kept head (it derives on from there). Every chain is attempted; any
-   * failure keeps the transition for the next round.
-   */
-  private async applyRewind(at: number): Promise<void> {
-    const keep = await this.d.verified.get(at - 1);
-    const failures: string[] = [];
-    for (const id of this.chainIds()) {
-      const store = this.d.logs.get(id);
-      const head = keep?.l2Heads[id];
-      try {
-        const chain = this.byId.get(id) as InteropChain;
-        if (store !== undefined) {
-          // Nothing verified is kept: keep the backfilled logs (the blocks before the runtime start) only.
-          await store.rewindTo(head?.number ?? chain.numberAt(Math.max(this.runtimeStart, chain.genesisTime)) - 1);
-        }
-        await chain.pruneDenied(at);
-        if (head !== undefined && (await chain.rewindEngine(head)))
-          this.d.logger.warn({ chain: id, to: head.number }, "chain engine rewound to the last verified block");
-      } catch (err) {
-        failures.push(`chain ${id}: ${String(err)}`);
-      }
-    }
-    if (failures.length > 0) throw new Error(`apply rewind plan: ${failures.join("; ")}`);
-    await this.d.verified.rewind(at);
-    this.frontierLogs.clear();
-    this.d.metrics?.rewind();
+  apply(t: PendingTransition): Promise<boolean> {
+    return this.transitions.apply(t);
   }
 
   /** The verified block of `chainId` at `ts` (undefined when `ts` is not verified). */
