@@ -18,6 +18,7 @@ import { startDevnetSupernode } from "../src/cli/commands/devnet-supernode.js";
 import { silentLogger } from "../src/core/logger.js";
 import { INVALID_KINDS } from "../src/devnet/interop-messages.js";
 import { type Bench, note } from "./harness.js";
+import { interopDevnetOptions } from "../test/support/interop-devnet.js";
 
 const SECONDS = Number(process.env.INTEROP_DEVNET_BENCH_SECONDS ?? 120);
 
@@ -35,19 +36,9 @@ const bench: Bench = {
   async run(report) {
     const dir = mkdtempSync(join(tmpdir(), "bench-interop-devnet-"));
     const dn = await startDevnetSupernode(
-      {
-        dir,
-        chains: [
-          { chainId: 901n, variant: "a" },
-          { chainId: 902n, variant: "b" },
-        ],
-        rpcPort: 0,
-        metricsPort: 0,
-        l1BlockTimeSec: 1,
-        l2BlockTimeSec: 1,
+      interopDevnetOptions(dir, {
         interop: { everyBlocks: 2, invalidMessages: true, invalidEveryBlocks: 10, messageExpiryWindowSec: 20 },
-        extraArgs: ["--l1.http-poll-interval", "250ms"],
-      },
+      }),
       { logger: silentLogger },
     );
     try {

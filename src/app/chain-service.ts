@@ -1,20 +1,14 @@
 import type { ChainBlockAt } from "../activities/ports.js";
 import type { SyncStatus } from "../core/types/block-ref.js";
 import type { NodeHealth } from "../node/health.js";
-import type { BlockLogsSource, InvalidationOutcome } from "../activities/interop/ports.js";
-import type { BlockId } from "../core/types/block-ref.js";
-import type { InvalidHead } from "../protocol/interop/types.js";
-import type { Hash } from "../core/types/primitives.js";
+import type { InteropChain } from "../activities/interop/ports.js";
 import type { MethodTable } from "../rpc/method-table.js";
 
-export interface ChainInteropAccess {
-  blockLogs(hash: Hash): Promise<BlockLogsSource | undefined>;
-  /** The same by block number (log backfill); undefined when the EL does not have it. */
-  blockLogsAt(number: number): Promise<BlockLogsSource | undefined>;
-  invalidate(head: InvalidHead, decisionTimestamp: number): Promise<InvalidationOutcome>;
-  rewindEngine(target: BlockId): Promise<boolean>;
-  pruneDenied(timestamp: number): Promise<void>;
-}
+/** What the interop activity reaches through a running chain instance (see `InteropChain`). */
+export type ChainInteropAccess = Pick<
+  InteropChain,
+  "blockLogs" | "blockLogsAt" | "invalidate" | "rewindEngine" | "pruneDenied"
+>;
 
 /**
  * One running instance of a chain's virtual node, as the supervisor sees it. A fresh instance is made for every

@@ -122,6 +122,11 @@ function notRunning(id: bigint): TemporaryError {
 /** The interop view of one supervised chain (undefined / temporary errors while it is between instances). */
 function interopChain(sup: ChainSupervisor, chain: ChainConfig): InteropChain {
   const g = chain.rollup.genesis;
+  const access = () => {
+    const a = sup.current?.interop;
+    if (a === undefined) throw notRunning(sup.chainId);
+    return a;
+  };
   return {
     chainId: sup.chainId,
     blockTime: chain.rollup.block_time,
@@ -129,30 +134,10 @@ function interopChain(sup: ChainSupervisor, chain: ChainConfig): InteropChain {
     numberAt: (ts) => g.l2.number + Math.floor((ts - g.l2_time) / chain.rollup.block_time),
     optimisticAt: async (ts) => sup.current?.blockAtTimestamp(ts),
     firstSafeTimestamp: async () => sup.current?.firstSafeTimestamp(),
-    blockLogs: async (hash) => {
-      const access = sup.current?.interop;
-      if (access === undefined) throw notRunning(sup.chainId);
-      return access.blockLogs(hash);
-    },
-    blockLogsAt: async (n) => {
-      const access = sup.current?.interop;
-      if (access === undefined) throw notRunning(sup.chainId);
-      return access.blockLogsAt(n);
-    },
-    invalidate: async (head, ts) => {
-      const access = sup.current?.interop;
-      if (access === undefined) throw notRunning(sup.chainId);
-      return access.invalidate(head, ts);
-    },
-    rewindEngine: async (target) => {
-      const access = sup.current?.interop;
-      if (access === undefined) throw notRunning(sup.chainId);
-      return access.rewindEngine(target);
-    },
-    pruneDenied: async (ts) => {
-      const access = sup.current?.interop;
-      if (access === undefined) throw notRunning(sup.chainId);
-      return access.pruneDenied(ts);
-    },
+    blockLogs: async (hash) => access().blockLogs(hash),
+    blockLogsAt: async (n) => access().blockLogsAt(n),
+    invalidate: async (head, ts) => access().invalidate(head, ts),
+    rewindEngine: async (target) => access().rewindEngine(target),
+    pruneDenied: async (ts) => access().pruneDenied(ts),
   };
 }

@@ -14,21 +14,14 @@ import type { RollupConfig } from "../protocol/rollup-config.js";
 import { offendingTxHashes } from "./denied-txs.js";
 import type { EngineController } from "./engine/engine-controller.js";
 import { resetSafeDb } from "./engine/find-heads.js";
-import type { DenyListPort, EngineApi, L1Source, SafeDbPort } from "./ports.js";
+import type { DeniedBlock, DenyListPort, EngineApi, L1Source, SafeDbPort } from "./ports.js";
 
-/** A block the interop activity found invalid, with its output (kept for the super roots of the original). */
-export interface InvalidateRequest {
-  readonly height: number;
-  readonly payloadHash: Hash;
-  readonly decisionTimestamp: number;
-  readonly stateRoot: Hash;
-  readonly messagePasserStorageRoot: Hash;
-  /**
-   * Positions in the block of the offending transactions (their executing messages failed): only those are denied
-   * for good. Absent: every non-deposit transaction of the block is.
-   */
-  readonly txIndices?: readonly number[];
-}
+/**
+ * A block the interop activity found invalid, with its output (kept for the super roots of the original), and the
+ * positions in it of the offending transactions (their executing messages failed): only those are denied for good.
+ * Without positions every non-deposit transaction of the block is.
+ */
+export type InvalidateRequest = Omit<DeniedBlock, "txHashes"> & { readonly txIndices?: readonly number[] };
 
 export interface InvalidateOutcome {
   /** A new deny-list record was written (false on a replay). */

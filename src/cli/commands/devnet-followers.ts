@@ -9,7 +9,7 @@ import type { DevnetChain } from "../../devnet/devnet.js";
 import { SimulatedExecutionClient } from "../../devnet/el/index.js";
 import { freePort, supernodeBin } from "./devnet-child.js";
 import { DEVNET_P2P_ARGS, loopbackAddr, rpcCall, waitForP2PSelf } from "./devnet-p2p.js";
-import { dependencySetPath } from "./devnet-supernode.js";
+import { devnetChainArgs, devnetProcessArgs } from "./devnet-supernode.js";
 
 /**
  * `supernode devnet --followers N`: N more supernodes, each a verifier of every devnet chain in a process of its
@@ -155,33 +155,16 @@ async function launch(
   const metricsPort = opts.metricsPort === 0 ? await freePort() : opts.metricsPort + k;
   const els = new Map<bigint, SimulatedExecutionClient>();
   const args = [
-    "--chains",
-    devnet.chains.map((c) => c.chainId.toString(10)).join(","),
-    "--l1",
-    devnet.l1.rpcUrl,
-    "--l1.beacon",
-    devnet.l1.beaconUrl,
-    "--l1.http-poll-interval",
-    "1s",
-    "--data-dir",
-    join(dir, "supernode"),
-    "--rpc.addr",
-    "127.0.0.1",
-    "--rpc.port",
-    String(rpcPort),
-    "--metrics.enabled",
-    "--metrics.addr",
-    "127.0.0.1",
-    "--metrics.port",
-    String(metricsPort),
-    "--log.level",
-    opts.logLevel,
+    ...devnetProcessArgs(devnet, {
+      dir: opts.dir,
+      dataDir: join(dir, "supernode"),
+      rpcPort,
+      metricsPort,
+      logLevel: opts.logLevel,
+    }),
     ...DEVNET_P2P_ARGS,
     "--vn.all.syncmode.req-resp",
   ];
-  // --interop: the same dependency set as the sequencing supernode
-  if (devnet.chains[0]?.rollupConfig.interop_time !== undefined)
-    args.push("--dependency-set", dependencySetPath(opts.dir));
   try {
     for (const c of devnet.chains) {
       const chainDir = join(dir, `chain-${c.chainId}`);
@@ -202,17 +185,9 @@ async function launch(
       if (el.genesisHash !== c.client.genesisHash) {
         throw new Error(`follower ${k}: chain ${c.chainId} genesis ${el.genesisHash} ≠ ${c.client.genesisHash}`);
       }
-      const id = c.chainId.toString(10);
       args.push(
-        `--vn.${id}.l2`,
-        el.authUrl,
-        `--vn.${id}.l2.jwt-secret`,
-        jwtPath,
-        `--vn.${id}.rollup.config`,
-        c.rollupConfigPath,
-        `--vn.${id}.l2.enginekind`,
-        c.variant === "a" ? "variant_a" : "variant_b",
-        `--vn.${id}.p2p.static`,
+        ...devnetChainArgs(c, el.authUrl, jwtPath),
+        `--vn.${c.chainId}.p2p.static`,
         seqAddrs.get(c.chainId) ?? "",
       );
     }

@@ -69,6 +69,31 @@ export const DEMO_DEPOSIT_RECIPIENT: Address = "0x000000000000000000000000000000
 
 export function supernodeArgsFor(devnet: Devnet, opts: DevnetSupernodeOptions): string[] {
   const args = [
+    ...devnetProcessArgs(devnet, {
+      dir: opts.dir,
+      dataDir: join(opts.dir, "supernode"),
+      rpcPort: opts.rpcPort,
+      metricsPort: opts.metricsPort,
+      logLevel: opts.logLevel ?? "warn",
+    }),
+    ...(opts.p2p === true ? DEVNET_P2P_ARGS : ["--disable-p2p"]),
+    "--rpc.enable-admin",
+    "--vn.all.sequencer.enabled",
+  ];
+  for (const c of devnet.chains) args.push(...devnetChainArgs(c, c.el.authUrl, c.jwtSecretPath));
+  return [...args, ...(opts.extraArgs ?? [])];
+}
+
+/**
+ * What every supernode process of a devnet is given (the sequencing one and each follower): the chains, the L1
+ * and its beacon, the data directory, RPC and metrics on loopback, the log level, and the dependency set when
+ * Interop is scheduled.
+ */
+export function devnetProcessArgs(
+  devnet: Devnet,
+  o: { dir: string; dataDir: string; rpcPort: number; metricsPort: number; logLevel: string },
+): string[] {
+  const args = [
     "--chains",
     devnet.chains.map((c) => c.chainId.toString(10)).join(","),
     "--l1",
@@ -78,38 +103,37 @@ export function supernodeArgsFor(devnet: Devnet, opts: DevnetSupernodeOptions): 
     "--l1.http-poll-interval",
     "1s",
     "--data-dir",
-    join(opts.dir, "supernode"),
-    ...(opts.p2p === true ? DEVNET_P2P_ARGS : ["--disable-p2p"]),
+    o.dataDir,
     "--rpc.addr",
     "127.0.0.1",
     "--rpc.port",
-    String(opts.rpcPort),
-    "--rpc.enable-admin",
+    String(o.rpcPort),
     "--metrics.enabled",
     "--metrics.addr",
     "127.0.0.1",
     "--metrics.port",
-    String(opts.metricsPort),
+    String(o.metricsPort),
     "--log.level",
-    opts.logLevel ?? "warn",
-    "--vn.all.sequencer.enabled",
+    o.logLevel,
   ];
   if (devnet.chains[0]?.rollupConfig.interop_time !== undefined)
-    args.push("--dependency-set", dependencySetPath(opts.dir));
-  for (const c of devnet.chains) {
-    const id = c.chainId.toString(10);
-    args.push(
-      `--vn.${id}.l2`,
-      c.el.authUrl,
-      `--vn.${id}.l2.jwt-secret`,
-      c.jwtSecretPath,
-      `--vn.${id}.rollup.config`,
-      c.rollupConfigPath,
-      `--vn.${id}.l2.enginekind`,
-      c.variant === "a" ? "variant_a" : "variant_b",
-    );
-  }
-  return [...args, ...(opts.extraArgs ?? [])];
+    args.push("--dependency-set", dependencySetPath(o.dir));
+  return args;
+}
+
+/** One devnet chain's execution client (Engine API URL and JWT file), rollup config and engine kind. */
+export function devnetChainArgs(c: Devnet["chains"][number], authUrl: string, jwtPath: string): string[] {
+  const id = c.chainId.toString(10);
+  return [
+    `--vn.${id}.l2`,
+    authUrl,
+    `--vn.${id}.l2.jwt-secret`,
+    jwtPath,
+    `--vn.${id}.rollup.config`,
+    c.rollupConfigPath,
+    `--vn.${id}.l2.enginekind`,
+    c.variant === "a" ? "variant_a" : "variant_b",
+  ];
 }
 
 /** Where the devnet writes its dependency set when Interop is scheduled. */

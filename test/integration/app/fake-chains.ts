@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { ChainBlockAt } from "../../../src/activities/ports.js";
 import { ZERO_SYNC_STATUS } from "../../../src/activities/sync-status.js";
 import type { ChainService, ChainServiceFactory } from "../../../src/app/chain-service.js";
@@ -129,6 +130,28 @@ export function fakeConfig(
         ({ chainId, metrics: listen(over.chainMetrics?.includes(chainId) ?? false) }) as unknown as ChainConfig,
     ),
     options: {},
+  };
+}
+
+/**
+ * `fakeConfig` with interop: the data directory `dir` (each chain under `chain-<id>/`), activation at `activation`,
+ * each chain's rollup config from `rollupOf`, and the log backfill depth.
+ */
+export function fakeInteropConfig(
+  chains: readonly bigint[],
+  dir: string,
+  o: { activation: number; rollupOf: (id: bigint) => unknown; backfillDepthMs?: number },
+): SupernodeConfig {
+  const base = fakeConfig(chains, { metrics: true });
+  return {
+    ...base,
+    dataDir: dir,
+    interopActivationTimestamp: o.activation,
+    interopLogBackfillDepthMs: o.backfillDepthMs ?? 0,
+    chainConfigs: base.chainConfigs.map(
+      (c) =>
+        ({ ...c, dataDir: join(dir, `chain-${c.chainId}`), rollup: o.rollupOf(c.chainId) }) as unknown as ChainConfig,
+    ),
   };
 }
 

@@ -9,11 +9,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Supernode } from "../../../src/app/supernode.js";
 import type { ChainService } from "../../../src/app/chain-service.js";
-import type { ChainConfig } from "../../../src/config/types.js";
 import type { L1Source } from "../../../src/node/ports.js";
 import {
   FakeChainControl,
-  fakeConfig,
+  fakeInteropConfig,
   fakeHashing,
   fastSupervisor,
   hash,
@@ -59,24 +58,15 @@ function withInterop(ctl: FakeChainControl) {
 }
 
 async function startInterop(dir: string, ctls: FakeChainControl[], backfillDepthMs = 0) {
-  const base = fakeConfig(
+  const config = fakeInteropConfig(
     ctls.map((c) => c.chainId),
-    { metrics: true },
+    dir,
+    {
+      activation: 1000,
+      backfillDepthMs,
+      rollupOf: () => ({ block_time: 2, genesis: { l2_time: 1000, l2: { number: 0 } } }),
+    },
   );
-  const config = {
-    ...base,
-    dataDir: dir,
-    interopActivationTimestamp: 1000,
-    interopLogBackfillDepthMs: backfillDepthMs,
-    chainConfigs: base.chainConfigs.map(
-      (c) =>
-        ({
-          ...c,
-          dataDir: join(dir, `chain-${c.chainId}`),
-          rollup: { block_time: 2, genesis: { l2_time: 1000, l2: { number: 0 } } },
-        }) as unknown as ChainConfig,
-    ),
-  };
   const l1 = {
     l1BlockRefByNumber: async (n: number) => ({ hash: hash(n), number: n, parentHash: hash(n - 1), timestamp: n }),
   } as unknown as L1Source;

@@ -36,7 +36,7 @@ import {
   testRollupConfig,
 } from "../../unit/node/fakes.js";
 import { toyNodeConfig } from "../../unit/node/toy-node.js";
-import { fakeConfig, fakeHashing, fastSupervisor, rpc, testLogger, waitFor } from "./fake-chains.js";
+import { fakeHashing, fakeInteropConfig, fastSupervisor, rpc, testLogger, waitFor } from "./fake-chains.js";
 
 let node: Supernode | undefined;
 const dirs: string[] = [];
@@ -98,11 +98,8 @@ describe("Supernode with interop: an invalid executing message", () => {
     ]);
     const engines = new Map(ids.map((id) => [id, new ReceiptEngine(rollups.get(id)!, logsOf)]));
 
-    const base = fakeConfig(ids, { metrics: true });
-    const chainConfigs = base.chainConfigs.map(
-      (c) => ({ ...c, dataDir: join(dir, `chain-${c.chainId}`), rollup: rollups.get(c.chainId)! }) as ChainConfig,
-    );
-    const config = { ...base, dataDir: dir, interopActivationTimestamp: GENESIS_TIME, chainConfigs };
+    const config = fakeInteropConfig(ids, dir, { activation: GENESIS_TIME, rollupOf: (id) => rollups.get(id) });
+    const chainConfigs = config.chainConfigs;
 
     // Another handle holds chain 902's deny list until the test lets go of it.
     const holder = new Level<Uint8Array, Uint8Array>(join(dir, "chain-902", "denylist"), {
