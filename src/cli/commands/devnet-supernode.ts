@@ -90,7 +90,13 @@ export function supernodeArgsFor(devnet: Devnet, opts: DevnetSupernodeOptions): 
  * Interop is scheduled.
  */
 export function devnetProcessArgs(
-  devnet: Devnet,
+  devnet: {
+    readonly l1: { readonly rpcUrl: string; readonly beaconUrl: string };
+    readonly chains: ReadonlyArray<{
+      readonly chainId: bigint;
+      readonly rollupConfig: { readonly interop_time?: number | undefined };
+    }>;
+  },
   o: { dir: string; dataDir: string; rpcPort: number; metricsPort: number; logLevel: string },
 ): string[] {
   const args = [
@@ -122,7 +128,11 @@ export function devnetProcessArgs(
 }
 
 /** One devnet chain's execution client (Engine API URL and JWT file), rollup config and engine kind. */
-export function devnetChainArgs(c: Devnet["chains"][number], authUrl: string, jwtPath: string): string[] {
+export function devnetChainArgs(
+  c: Pick<Devnet["chains"][number], "chainId" | "rollupConfigPath" | "variant">,
+  authUrl: string,
+  jwtPath: string,
+): string[] {
   const id = c.chainId.toString(10);
   return [
     `--vn.${id}.l2`,
