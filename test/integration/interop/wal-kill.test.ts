@@ -24,25 +24,22 @@ const tmp = () => {
   return d;
 };
 
-/** Runs the child until it has committed `killAfter` more timestamps, then SIGKILLs it. */
+/** Runs the child until it has committed `killAfter` more timestamps and killed itself with SIGKILL. */
 function runAndKill(dir: string, killAfter: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(__dirname, "wal-child.ts"), dir], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(__dirname, "wal-child.ts"), dir, String(killAfter)],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
     children.push(child);
-    let seen = 0;
     let last = 0;
     let buf = "";
     child.stdout?.on("data", (d: Buffer) => {
       buf += d.toString();
       const lines = buf.split("\n");
       buf = lines.pop() ?? "";
-      for (const l of lines) {
-        if (!l.startsWith("ts ")) continue;
-        last = Number(l.slice(3));
-        if (++seen === killAfter && child.pid !== undefined) process.kill(child.pid, "SIGKILL");
-      }
+      for (const l of lines) if (l.startsWith("ts ")) last = Number(l.slice(3));
     });
     child.on("exit", (_code, signal) =>
       signal === "SIGKILL" ? resolve(last) : reject(new Error("child ended early")),
