@@ -1,6 +1,6 @@
 // Preloaded into the follower supernode by the `p2p` benchmark (node --import): samples the event loop's delay at
 // 1 ms and the process CPU used between two ticks of a 1-ms timer (which a loaded machine does not inflate). The
-// first SIGUSR2 starts a window (and, with P2P_BENCH_CPU_PROF=<file>, a CPU profile); the second writes
+// first SIGUSR2 starts a window (and, with P2P_BENCH_HOOK_PROF=<file>, a CPU profile); the second writes
 // {p50, p99, max, cpuP99, cpuMax} in ms to $P2P_BENCH_HOOK_OUT (and the profile). Nothing else runs here.
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
@@ -25,7 +25,7 @@ process.on("SIGUSR2", () => {
     open = true;
     h.reset();
     cpu.reset();
-    if (process.env.P2P_BENCH_CPU_PROF) {
+    if (process.env.P2P_BENCH_HOOK_PROF) {
       session = new Session();
       session.connect();
       session.post("Profiler.enable", () => session.post("Profiler.start"));
@@ -50,7 +50,7 @@ process.on("SIGUSR2", () => {
     const s = session;
     session = undefined;
     s.post("Profiler.stop", (err, res) => {
-      if (!err) writeFileSync(process.env.P2P_BENCH_CPU_PROF, JSON.stringify(res.profile));
+      if (!err) writeFileSync(process.env.P2P_BENCH_HOOK_PROF, JSON.stringify(res.profile));
       s.disconnect();
     });
   }

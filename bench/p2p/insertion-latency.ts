@@ -1,22 +1,22 @@
 /**
- * Gossip latency to the follower's execution client, end to end on loopback, measured as an operator would: every
- * part in a process of its own, none in this (the measuring) process.
+ * Gossip latency to the follower's execution client, end to end on loopback, measured as an operator would run it:
+ * every part in a process of its own, none in this (the measuring) process.
  *
  * - `seq-proc.ts`: the sequencing side's devnet — anvil (its own process), N simulated execution clients and N
  *   batchers — and the sequencing supernode in a child process of its own (P2P on, blocks signed; 1 s L2 blocks).
- * - `follower-proc.ts`: the follower's N execution clients, and the follower supernode in a child process of its
- *   own (a verifier of every chain, the sequencer's hosts as static peers, `syncmode.req-resp`), preloaded with
- *   `hook.mjs` (its event-loop delay and CPU per loop tick over the window; optionally a CPU profile).
+ * - `el-proc.ts`: the follower's execution clients, one process per chain (`P2P_BENCH_EL_PROCS=one`: all in one).
+ * - the follower supernode in a process of its own (`startFollowers`: a verifier of every chain with the
+ *   sequencer's hosts as static peers and `syncmode.req-resp`), preloaded with `hook.mjs` (its event-loop delay and
+ *   CPU per 1-ms tick over the window; optionally a CPU profile).
  *
- * Both EL host processes time each head change of their execution clients on the machine's monotonic clock
- * (`machineMs`, the same clock in every process) and report it over IPC, so a block is timed from becoming the
- * head of the sequencer's execution client (just before the sequencer publishes it) to becoming the head of the
- * follower's (gossip → validation → the follower node's unsafe queue → `engine_newPayload` +
- * `engine_forkchoiceUpdated`). Only blocks built inside the window count, once every follower chain is within two
- * blocks of its sequencer.
+ * The execution-client host processes time each head change on the machine's monotonic clock (`machineMs`, the same
+ * clock in every process) and report it over IPC, so a block is timed from becoming the head of the sequencer's
+ * execution client (just before the sequencer publishes it) to becoming the head of the follower's (gossip →
+ * validation → the follower node's unsafe queue → `engine_newPayload` + `engine_forkchoiceUpdated`). Only blocks
+ * built inside the window count, once every follower chain is within two blocks of its sequencer.
  *
  * Controls in the same run: a `stack_syncStatus` round trip to the follower every 100 ms, and the event-loop delay
- * of both EL host processes (a busy host delays the Engine API answers, or the sequencer's head change itself).
+ * of the EL host processes (a busy host delays the Engine API answers, or the sequencer's head change itself).
  * `P2P_BENCH_CPU_PROF=<prefix>` writes the follower supernode's CPU profile of the window to `<prefix>-<N>.cpuprofile`;
  * `P2P_BENCH_DUMP=<prefix>` writes each measured block (hash, chain, number, both head times) to `<prefix>-<N>.txt`.
  */
@@ -25,9 +25,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  type FollowedDevnet,
+  type Followers,
+  type StartFollowerEl,
+  startFollowers,
+} from "../../src/cli/commands/devnet-followers.js";
 import { rpcCall } from "../../src/cli/commands/devnet-p2p.js";
+import { silentLogger } from "../../src/core/logger.js";
 import { note } from "../harness.js";
-import { type HeadReport, type LoopReport, ready, stopChild } from "./procs.js";
+import type { StartEl, StartedEl } from "./el-proc.js";
+import { fromJson, type HeadReport, type LoopReport, ready, stopChild, toJson } from "./procs.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
@@ -51,6 +59,7 @@ export interface InsertionLatency {
   readonly followerLoop: LoopFigures | undefined;
 }
 
+const WARMUP_S = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function host(script: string, args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
@@ -76,31 +85,75 @@ function askLoop(child: ChildProcess): Promise<LoopReport> {
 export async function insertionLatency(n: number, windowMs: number): Promise<InsertionLatency> {
   const dir = mkdtempSync(join(tmpdir(), "sn-bench-p2p-"));
   let seq: ChildProcess | undefined;
-  let fol: ChildProcess | undefined;
-  let followerPid: number | undefined;
+  let f: Followers | undefined;
+  const elHosts: ChildProcess[] = [];
+  const saved = { out: process.env.P2P_BENCH_HOOK_OUT, prof: process.env.P2P_BENCH_HOOK_PROF };
   try {
     seq = host("seq-proc.ts", [String(n), dir]);
     const seqHeads: HeadReport[] = [];
     seq.on("message", (m) => {
       if ((m as HeadReport).kind === "head") seqHeads.push(m as HeadReport);
     });
-    const s = JSON.parse(await ready(seq, "sequencer side", 600_000)) as { rpcUrl: string; devnet: unknown };
-    const devnetFile = join(dir, "followed-devnet.json");
-    // the description keeps its bigints as {"$n": …}: written as received
-    writeFileSync(devnetFile, JSON.stringify(s.devnet));
-    const hookOut = join(dir, "follower-hook.json");
-    const prof = process.env.P2P_BENCH_CPU_PROF;
-    fol = host("follower-proc.ts", [dir, s.rpcUrl, devnetFile, JSON.stringify(["--import", join(here, "hook.mjs")])], {
-      ...process.env,
-      P2P_BENCH_HOOK_OUT: hookOut,
-      ...(prof === undefined ? {} : { P2P_BENCH_CPU_PROF: `${prof}-${n}.cpuprofile` }),
-    });
+    const s = fromJson<{ rpcUrl: string; devnet: FollowedDevnet }>(await ready(seq, "sequencer side", 600_000));
     const folHeads: HeadReport[] = [];
-    fol.on("message", (m) => {
-      if ((m as HeadReport).kind === "head") folHeads.push(m as HeadReport);
-    });
-    const f = JSON.parse(await ready(fol, "follower side", 300_000)) as { rpcUrl: string; pid: number };
-    followerPid = f.pid;
+    const newElHost = async (): Promise<ChildProcess> => {
+      const c = host("el-proc.ts", []);
+      elHosts.push(c);
+      c.on("message", (m) => {
+        if ((m as HeadReport).kind === "head") folHeads.push(m as HeadReport);
+      });
+      await ready(c, "EL host", 120_000);
+      return c;
+    };
+    const shared = process.env.P2P_BENCH_EL_PROCS === "one" ? await newElHost() : undefined;
+    const startEl: StartFollowerEl = async (chain, jwtSecret) => {
+      const c = shared ?? (await newElHost());
+      const id = chain.chainId.toString(10);
+      const started = new Promise<StartedEl>((resolve) => {
+        const on = (m: unknown) => {
+          const r = m as StartedEl;
+          if (r.kind !== "started" || r.chainId !== id) return;
+          c.off("message", on);
+          resolve(r);
+        };
+        c.on("message", on);
+      });
+      const jwtHex = Buffer.from(jwtSecret).toString("hex");
+      const spec = { chainId: chain.chainId, variant: chain.variant, genesis: chain.elGenesis, jwtHex };
+      c.send({ kind: "start", json: toJson(spec) } satisfies StartEl);
+      const r = await started;
+      if (r.httpUrl === undefined || r.authUrl === undefined || r.genesisHash === undefined)
+        throw new Error(`follower EL of chain ${id}: ${r.error ?? "not started"}`);
+      return {
+        httpUrl: r.httpUrl,
+        authUrl: r.authUrl,
+        genesisHash: r.genesisHash,
+        stop: async () => {
+          if (shared === undefined) await stopChild(c);
+        },
+      };
+    };
+    // the follower supernode (spawned with this environment) preloads hook.mjs
+    const hookOut = join(dir, "follower-hook.json");
+    process.env.P2P_BENCH_HOOK_OUT = hookOut;
+    const prof = process.env.P2P_BENCH_CPU_PROF;
+    if (prof !== undefined) process.env.P2P_BENCH_HOOK_PROF = `${prof}-${n}.cpuprofile`;
+    f = await startFollowers(
+      s.devnet,
+      {
+        count: 1,
+        dir,
+        sequencerRpcUrl: s.rpcUrl,
+        rpcPort: 0,
+        metricsPort: 0,
+        logLevel: "error",
+        nodeArgs: ["--import", join(here, "hook.mjs")],
+        startEl,
+      },
+      silentLogger,
+    );
+    const follower = f.list[0];
+    if (follower === undefined) throw new Error("no follower");
     // Every follower chain following by gossip: within two blocks of its sequencer, past block 3.
     const settle = Date.now() + 180_000;
     for (;;) {
@@ -119,12 +172,22 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
       if (Date.now() > settle) throw new Error(`${behind} of ${n} follower chains never caught up`);
       await sleep(200);
     }
-    note(`p2p: ${n} chains, follower caught up; measuring ${windowMs / 1000} s`);
-    await Promise.all([askLoop(seq), askLoop(fol)]);
-    process.kill(f.pid, "SIGUSR2");
+    // Then a few seconds of steady state (the sequencer may still be making up slots it missed while starting):
+    // the window opens once the sequencing side produced about one block per chain and slot for WARMUP_S.
+    for (let i = 0; i < 10; i++) {
+      const before = seqHeads.length;
+      await sleep(WARMUP_S * 1000);
+      if (seqHeads.length - before <= n * (WARMUP_S + 1)) break;
+    }
+    note(
+      `p2p: ${n} chains (${elHosts.length} follower EL host processes), follower caught up; measuring ${windowMs / 1000} s`,
+    );
+    const hosts = [seq, ...elHosts];
+    await Promise.all(hosts.map(askLoop));
+    process.kill(follower.pid, "SIGUSR2");
     const from = seqHeads.length;
     const control: number[] = [];
-    const url = `${f.rpcUrl}/901/`;
+    const url = `${follower.rpcUrl}/901/`;
     const end = Date.now() + windowMs;
     while (Date.now() < end) {
       const t0 = performance.now();
@@ -133,8 +196,8 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
       await sleep(100);
     }
     const to = seqHeads.length;
-    const [seqHostLoop, followerHostLoop] = await Promise.all([askLoop(seq), askLoop(fol)]);
-    process.kill(f.pid, "SIGUSR2");
+    const [seqHostLoop, ...elLoops] = await Promise.all(hosts.map(askLoop));
+    process.kill(follower.pid, "SIGUSR2");
     await sleep(2_000); // blocks still in flight
     const built = new Map(seqHeads.slice(from, to).map((h) => [h.hash, h.t]));
     const samples: number[] = [];
@@ -152,23 +215,27 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
     let followerLoop: LoopFigures | undefined;
     for (let i = 0; i < 50 && !existsSync(hookOut); i++) await sleep(100);
     if (existsSync(hookOut)) followerLoop = JSON.parse(readFileSync(hookOut, "utf8")) as LoopFigures;
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
     return {
       samples,
       control,
       blocksBuilt: to - from,
-      seqHostLoop: strip(seqHostLoop),
-      followerHostLoop: strip(followerHostLoop),
+      seqHostLoop: strip(seqHostLoop as LoopReport),
+      // over the follower's EL host processes: the median p50, the worst p99 and max
+      followerHostLoop: {
+        p50: median(elLoops.map((l) => l.p50)),
+        p99: Math.max(...elLoops.map((l) => l.p99)),
+        max: Math.max(...elLoops.map((l) => l.max)),
+      },
       followerLoop,
     };
   } finally {
-    await Promise.all([stopChild(fol), stopChild(seq)]);
-    if (followerPid !== undefined) {
-      try {
-        process.kill(followerPid, "SIGKILL"); // gone already unless its host died without stopping it
-      } catch {
-        /* exited */
-      }
-    }
+    await f?.stop().catch(() => {});
+    await Promise.all([...elHosts.map((c) => stopChild(c)), stopChild(seq)]);
+    process.env.P2P_BENCH_HOOK_OUT = saved.out;
+    process.env.P2P_BENCH_HOOK_PROF = saved.prof;
+    if (saved.out === undefined) delete process.env.P2P_BENCH_HOOK_OUT;
+    if (saved.prof === undefined) delete process.env.P2P_BENCH_HOOK_PROF;
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -26,13 +26,40 @@ import { devnetChainArgs, devnetProcessArgs } from "./devnet-supernode.js";
  */
 export interface FollowedDevnet {
   readonly l1: { readonly rpcUrl: string; readonly beaconUrl: string };
-  readonly chains: ReadonlyArray<
-    Pick<DevnetChain, "chainId" | "variant" | "elGenesis" | "rollupConfigPath"> & {
-      readonly rollupConfig: { readonly interop_time?: number | undefined };
-      readonly client: { readonly genesisHash: string };
-    }
-  >;
+  readonly chains: ReadonlyArray<FollowedChain>;
 }
+
+export type FollowedChain = Pick<DevnetChain, "chainId" | "variant" | "elGenesis" | "rollupConfigPath"> & {
+  readonly rollupConfig: { readonly interop_time?: number | undefined };
+  readonly client: { readonly genesisHash: string };
+};
+
+/** A follower's execution client of one chain, wherever it runs. */
+export interface FollowerEl {
+  readonly httpUrl: string;
+  readonly authUrl: string;
+  readonly genesisHash: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts follower `k`'s execution client of `chain` from the chain's genesis, with `jwtSecret` on its Engine API.
+ * The default runs a simulated execution client in this process; the `p2p` benchmark runs each in a process of its
+ * own, as an operator runs one execution client per chain.
+ */
+export type StartFollowerEl = (chain: FollowedChain, jwtSecret: Uint8Array, k: number) => Promise<FollowerEl>;
+
+const inProcessEl = (c: FollowedChain, jwtSecret: Uint8Array, logger: Logger): Promise<FollowerEl> =>
+  SimulatedExecutionClient.start(
+    {
+      variant: c.variant,
+      chainId: c.chainId,
+      genesis: c.elGenesis,
+      http: { port: 0, api: ["eth", "net", "web3", "txpool", "debug"] },
+      authrpc: { port: 0, jwtSecret },
+    },
+    { logger, clock: systemClock },
+  );
 
 export interface FollowersOptions {
   readonly count: number;
@@ -48,6 +75,8 @@ export interface FollowersOptions {
   readonly signal?: AbortSignal;
   /** Extra Node.js arguments for the follower processes (the benchmark's profiling hooks). */
   readonly nodeArgs?: readonly string[];
+  /** Where each follower's execution clients run (default: simulated ones in this process). */
+  readonly startEl?: StartFollowerEl;
 }
 
 export interface Follower {
@@ -60,7 +89,7 @@ export interface Follower {
   readonly chains: ReadonlyArray<{
     readonly chainId: bigint;
     readonly peerId: string;
-    readonly el: SimulatedExecutionClient;
+    readonly el: FollowerEl;
   }>;
 }
 
@@ -77,7 +106,7 @@ interface Launched {
   readonly child: ChildProcess;
   readonly rpcUrl: string;
   readonly metricsUrl: string;
-  readonly els: Map<bigint, SimulatedExecutionClient>;
+  readonly els: Map<bigint, FollowerEl>;
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -153,7 +182,7 @@ async function launch(
   rmSync(dir, { recursive: true, force: true });
   const rpcPort = opts.rpcPort === 0 ? await freePort() : opts.rpcPort + k;
   const metricsPort = opts.metricsPort === 0 ? await freePort() : opts.metricsPort + k;
-  const els = new Map<bigint, SimulatedExecutionClient>();
+  const els = new Map<bigint, FollowerEl>();
   const args = [
     ...devnetProcessArgs(devnet, {
       dir: opts.dir,
@@ -171,16 +200,7 @@ async function launch(
       mkdirSync(chainDir, { recursive: true });
       const jwtSecret = new Uint8Array(randomBytes(32));
       const jwtPath = await writeJwtSecret(chainDir, jwtSecret);
-      const el = await SimulatedExecutionClient.start(
-        {
-          variant: c.variant,
-          chainId: c.chainId,
-          genesis: c.elGenesis,
-          http: { port: 0, api: ["eth", "net", "web3", "txpool", "debug"] },
-          authrpc: { port: 0, jwtSecret },
-        },
-        { logger: log, clock: systemClock },
-      );
+      const el = await (opts.startEl?.(c, jwtSecret, k) ?? inProcessEl(c, jwtSecret, log));
       els.set(c.chainId, el);
       if (el.genesisHash !== c.client.genesisHash) {
         throw new Error(`follower ${k}: chain ${c.chainId} genesis ${el.genesisHash} ≠ ${c.client.genesisHash}`);
