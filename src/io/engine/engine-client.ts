@@ -23,6 +23,7 @@ import {
   decodePayloadStatus,
   encodeExecutionPayload,
   encodePayloadAttributes,
+  type ExecutionPayload,
   type ExecutionPayloadEnvelope,
   type ForkchoiceResult,
   type ForkchoiceState,
@@ -205,7 +206,7 @@ export class EngineClient {
   private newPayloadCall(envelope: ExecutionPayloadEnvelope): RpcCall {
     const p = envelope.executionPayload;
     const method = this.newPayloadMethod(p.timestamp);
-    const payload = encodeExecutionPayload(p);
+    const payload = sealedJson.get(p) ?? encodeExecutionPayload(p);
     if (method === "engine_newPayloadV2") return { method, params: [payload] };
     if (envelope.parentBeaconBlockRoot === undefined) {
       throw new DecodeError("newPayload: parentBeaconBlockRoot required from Ecotone", { block: p.blockHash });
@@ -219,9 +220,14 @@ export class EngineClient {
     };
   }
 
+  /**
+   * The payload the EL built, decoded (and checked) for the node; the EL's own JSON object of it is kept: a
+   * newPayload of this very payload object sends that JSON back as the EL wrote it (fields the node does not model
+   * included) instead of encoding the payload again.
+   */
   getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope> {
     const method = this.getPayloadMethod(timestamp);
-    return this.queue.run(async () => decodePayloadEnvelope(await this.rpc.call(method, [payloadId])));
+    return this.queue.run(async () => decodePayloadEnvelope(await this.rpc.call(method, [payloadId]), keepRaw));
   }
 
   // ---------------------------------------------------------------- L2 blocks (eth namespace, same endpoint)
@@ -443,6 +449,15 @@ export class EngineClient {
     return block === null || block === undefined ? undefined : l2BlockRefFromRpcBlock(block, this.cfg);
   }
 }
+
+/**
+ * The EL's own JSON object of each payload object getPayload returned (decoded payloads are immutable, so the JSON
+ * stays true to the object it is keyed by; a copy or a payload from elsewhere is encoded afresh).
+ */
+const sealedJson = new WeakMap<ExecutionPayload, object>();
+const keepRaw = (payload: ExecutionPayload, raw: object): void => {
+  sealedJson.set(payload, raw);
+};
 
 /** A batch element decoded, or its error (a decoding failure included). */
 function decodeOr<T>(r: BatchResult | undefined, decode: (v: unknown) => T): T | Error {

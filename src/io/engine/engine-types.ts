@@ -145,14 +145,21 @@ export function decodeExecutionPayload(value: unknown): ExecutionPayload {
   return out;
 }
 
-/** getPayloadV2+ result (`{executionPayload, blockValue, ..., parentBeaconBlockRoot?}`) or a bare V1 payload. */
-export function decodePayloadEnvelope(value: unknown): ExecutionPayloadEnvelope {
+/**
+ * getPayloadV2+ result (`{executionPayload, blockValue, ..., parentBeaconBlockRoot?}`) or a bare V1 payload.
+ * `onRaw` receives the decoded payload with the EL's own JSON object of it (sent back as is by newPayload).
+ */
+export function decodePayloadEnvelope(
+  value: unknown,
+  onRaw?: (payload: ExecutionPayload, raw: Json) => void,
+): ExecutionPayloadEnvelope {
   const o = value as Json | null;
   if (o === null || typeof o !== "object") throw new DecodeError("engine: getPayload result is not an object");
-  if (o.executionPayload === undefined) return { executionPayload: decodeExecutionPayload(o) };
-  const env: { -readonly [K in keyof ExecutionPayloadEnvelope]: ExecutionPayloadEnvelope[K] } = {
-    executionPayload: decodeExecutionPayload(o.executionPayload),
-  };
+  const rawPayload = (o.executionPayload === undefined ? o : o.executionPayload) as Json;
+  const executionPayload = decodeExecutionPayload(rawPayload);
+  onRaw?.(executionPayload, rawPayload);
+  if (o.executionPayload === undefined) return { executionPayload };
+  const env: { -readonly [K in keyof ExecutionPayloadEnvelope]: ExecutionPayloadEnvelope[K] } = { executionPayload };
   if (o.parentBeaconBlockRoot !== undefined && o.parentBeaconBlockRoot !== null) {
     env.parentBeaconBlockRoot = hex(o, "parentBeaconBlockRoot", 32);
   }

@@ -15,6 +15,7 @@ import { AttributesTxHashes, attributesMatchBlock, attributesMatchHeader } from 
 import type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 import { BlockLookahead } from "./block-lookahead.js";
 import { PayloadInserter } from "./payload-inserter.js";
+import { sealedPayloadMismatch } from "./sealed-payload.js";
 import { type ExistingBlock, existingBlockSource, existingBlockRef } from "./existing-block.js";
 import { allHeads, genesisL2Ref, type L2Heads } from "./heads.js";
 
@@ -380,6 +381,11 @@ export class EngineController {
     if (txs.length === 0 || !txs[0]?.toLowerCase().startsWith("0x7e")) {
       this.d.logger.warn({}, "sealed payload does not start with a deposit");
       return undefined;
+    }
+    const wrong = sealedPayloadMismatch(attrs, parent, envelope.executionPayload);
+    if (wrong !== undefined) {
+      this.d.logger.warn({ reason: wrong }, "the EL sealed a payload that is not the one asked for");
+      throw new TemporaryError("ENGINE_WRONG_PAYLOAD", `getPayload returned another block: ${wrong}`);
     }
     const redo = opts.rebuildWith?.(envelope);
     if (redo !== undefined) return this.buildAndInsert(redo, parent, meta, { speculative: opts.speculative === true });

@@ -9,7 +9,11 @@ import { silentLogger } from "../../../src/core/logger.js";
 import type { Clock } from "../../../src/core/time/clock.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
 import { EngineClient } from "../../../src/io/engine/engine-client.js";
-import type { ExecutionPayload, PayloadAttributes } from "../../../src/io/engine/engine-types.js";
+import {
+  type ExecutionPayload,
+  encodeExecutionPayload,
+  type PayloadAttributes,
+} from "../../../src/io/engine/engine-types.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 
 const SECRET = new Uint8Array(32).map((_, i) => i + 1);
@@ -217,6 +221,25 @@ describe("EngineClient against a strict fake Engine API", () => {
     expect(seen[0]?.body).toBe(`["0x0102030405060708"]`);
     expect(got.parentBeaconBlockRoot).toBe(H("bb"));
     expect(got.executionPayload).toEqual(payload(450));
+  });
+
+  it("newPayload of a payload from getPayload sends the EL's own JSON back; a copy is encoded afresh", async () => {
+    seen.length = 0;
+    const c = client();
+    const own = {
+      ...JSON.parse(JSON.stringify(encodeExecutionPayload(payload(450)))),
+      transactions: ["0x7E01"],
+      futureField: "0x01",
+    };
+    replies.set("engine_getPayloadV4", { executionPayload: own, blockValue: "0x1", parentBeaconBlockRoot: H("bb") });
+    replies.set("engine_newPayloadV4", { status: "VALID", latestValidHash: H("15"), validationError: null });
+    const got = await c.getPayload("0x0102030405060708", 450);
+    // decoded for the node (lower-case hex), the EL's JSON kept as it wrote it
+    expect(got.executionPayload.transactions).toEqual(["0x7e01"]);
+    await c.newPayload(got);
+    expect(seen[1]?.body).toBe(`[${JSON.stringify(own)},[],"${H("bb")}",[]]`);
+    await c.newPayload({ ...got, executionPayload: { ...got.executionPayload } });
+    expect(seen[2]?.body).toBe(`[${JSON.stringify(encodeExecutionPayload(payload(450)))},[],"${H("bb")}",[]]`);
   });
 
   it("typed statuses and errors: INVALID with latestValidHash, -38002 carries rpcCode", async () => {

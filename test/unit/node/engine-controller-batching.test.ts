@@ -196,3 +196,61 @@ describe("EngineController: an adopted block's newPayload rides with the next fo
     expect(safeReports).toEqual([1]);
   });
 });
+
+/** An EL that answers getPayload with another block than the one asked for. */
+class MixedUpEngine extends FakeEngine {
+  tamper:
+    | ((p: ExecutionPayloadEnvelope["executionPayload"]) => ExecutionPayloadEnvelope["executionPayload"])
+    | undefined;
+  override async getPayload(id: Hex) {
+    const env = await super.getPayload(id);
+    return this.tamper === undefined ? env : { ...env, executionPayload: this.tamper(env.executionPayload) };
+  }
+}
+
+describe("EngineController: the sealed payload is the one asked for", () => {
+  const cases: [
+    string,
+    (p: ExecutionPayloadEnvelope["executionPayload"]) => ExecutionPayloadEnvelope["executionPayload"],
+  ][] = [
+    ["another parent", (p) => ({ ...p, parentHash: `0x${"99".repeat(32)}` })],
+    ["another number", (p) => ({ ...p, blockNumber: p.blockNumber + 1 })],
+    ["another timestamp", (p) => ({ ...p, timestamp: p.timestamp + 2 })],
+    ["a transaction missing", (p) => ({ ...p, transactions: p.transactions.slice(0, -1) })],
+    ["another transaction", (p) => ({ ...p, transactions: [...p.transactions.slice(0, -1), "0x02beef"] })],
+  ];
+  for (const [name, tamper] of cases) {
+    it(`a payload with ${name} is not adopted (temporary error; the attributes are kept for a retry)`, async () => {
+      const engine = new MixedUpEngine(cfg);
+      const ctl = new EngineController({ engine, cfg, logger: silentLogger, refFromPayload: fakeRefFromPayload(cfg) });
+      const genesis = genesisL2Ref(cfg);
+      engine.tamper = tamper;
+      const attrs = derived(genesis, ["0x02cafe"]);
+      await expect(ctl.applyDerived(attrs)).rejects.toMatchObject({
+        code: "ENGINE_WRONG_PAYLOAD",
+        severity: "temporary",
+      });
+      expect(ctl.heads.unsafe.hash).toBe(genesis.hash);
+      expect(engine.calls.newPayload ?? 0).toBe(0);
+      engine.tamper = undefined;
+      expect(await ctl.applyDerived(attrs)).toBe("built");
+    });
+  }
+
+  it("upper-case hex from the EL is the same transaction", async () => {
+    const engine = new MixedUpEngine(cfg);
+    const ctl = new EngineController({ engine, cfg, logger: silentLogger, refFromPayload: fakeRefFromPayload(cfg) });
+    engine.tamper = (p) => ({ ...p, transactions: p.transactions.map((t) => `0x${t.slice(2).toUpperCase()}` as Hex) });
+    expect(await ctl.applyDerived(derived(genesisL2Ref(cfg), ["0x02cafe"]))).toBe("built");
+  });
+
+  it("a sequenced block may hold pool transactions after the forced ones", async () => {
+    const engine = new MixedUpEngine(cfg);
+    const ctl = new EngineController({ engine, cfg, logger: silentLogger, refFromPayload: fakeRefFromPayload(cfg) });
+    const genesis = genesisL2Ref(cfg);
+    engine.tamper = (p) => ({ ...p, transactions: [...p.transactions, "0x02f00d"] });
+    const d = derived(genesis);
+    const built = await ctl.buildAndInsert({ ...d.attributes, noTxPool: false }, genesis, d);
+    expect(built?.envelope.executionPayload.transactions.at(-1)).toBe("0x02f00d");
+  });
+});
