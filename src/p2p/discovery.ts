@@ -136,8 +136,14 @@ export class ChainDiscovery {
     const store = opts.storePath === undefined ? undefined : new JsonFile<Persisted>(opts.storePath);
     const saved = await store?.read();
     const ip = await enrIp(p2p, resolve);
-    const family = isIP(p2p.listenIp) === 6 ? "ip6" : "ip4";
-    const bind = multiaddr12(`/${family}/${p2p.listenIp}/udp/${p2p.listenUdp}`);
+    // discv5-js contacts only records of its socket's family, and a dual-stack pair needs two UDP ports. `::` (all
+    // interfaces) therefore runs discovery over IPv4 on all interfaces, where op-node's bootnodes and peers are;
+    // a specific IPv6 address runs it over IPv6.
+    const wildcard6 = p2p.listenIp === "::";
+    const family = isIP(p2p.listenIp) === 6 && !wildcard6 ? "ip6" : "ip4";
+    const bind = multiaddr12(`/${family}/${wildcard6 ? "0.0.0.0" : p2p.listenIp}/udp/${p2p.listenUdp}`);
+    if (wildcard6)
+      deps.logger.info({}, "p2p.listen.ip is ::: discovery runs over IPv4 (UDP on 0.0.0.0); libp2p listens on both");
     const tcp = p2p.advertiseTcp || opts.tcpPort || p2p.listenTcp;
     if (tcp === 0) throw new Error("no TCP port to put in discovery record");
     // The UDP port is known once the socket is bound (listen.udp 0 = ephemeral); the record is re-addressed then.

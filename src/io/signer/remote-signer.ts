@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { Agent as HttpsAgent } from "node:https";
 import { hexToBytes } from "../../core/codec/hex.js";
 import type { Severity } from "../../core/errors/severity.js";
-import { AbortedError, SupernodeError } from "../../core/errors/supernode-error.js";
+import { AbortedError, CriticalError, SupernodeError } from "../../core/errors/supernode-error.js";
 import type { Clock } from "../../core/time/clock.js";
 import { HttpRpcClient, RpcError } from "../json-rpc/http-client.js";
 
@@ -78,17 +78,7 @@ export class RemoteBlockSigner {
     this.address = opts.address.toLowerCase();
     this.endpoint = endpointForLogs(opts.endpoint);
     const https = opts.endpoint.startsWith("https:");
-    this.agent =
-      https && opts.tls !== undefined
-        ? new HttpsAgent({
-            keepAlive: true,
-            maxSockets: 4,
-            ca: readFileSync(opts.tls.ca),
-            cert: readFileSync(opts.tls.cert),
-            key: readFileSync(opts.tls.key),
-            minVersion: "TLSv1.3",
-          })
-        : undefined;
+    this.agent = https && opts.tls !== undefined ? tlsAgent(opts.tls) : undefined;
     const headers = { ...(opts.headers ?? {}) };
     this.rpc = new HttpRpcClient({
       url: opts.endpoint,
@@ -150,6 +140,25 @@ export class RemoteBlockSigner {
       return new SignerError("rejected", `${method} refused by ${this.endpoint}: ${msg}`, err);
     return new SignerError("unavailable", `${method}: remote signer ${this.endpoint} unavailable: ${msg}`, err);
   }
+}
+
+/** A keep-alive https agent presenting the client certificate and trusting only the CA (checked at startup too). */
+function tlsAgent(tls: NonNullable<RemoteSignerOptions["tls"]>): HttpsAgent {
+  const read = (path: string): Buffer => {
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new CriticalError("SIGNER_TLS_FILES", `remote signer: cannot read ${path}: ${(err as Error).message}`);
+    }
+  };
+  return new HttpsAgent({
+    keepAlive: true,
+    maxSockets: 4,
+    ca: read(tls.ca),
+    cert: read(tls.cert),
+    key: read(tls.key),
+    minVersion: "TLSv1.3",
+  });
 }
 
 function describe(v: unknown): string {
