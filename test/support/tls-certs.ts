@@ -1,6 +1,6 @@
 /**
  * Throw-away certificates for mutual-TLS tests, made by the `openssl` binary in a temp dir: a CA, a server
- * certificate for 127.0.0.1 (IP SAN) and a client certificate, both signed by the CA, and a second CA with a client
+ * certificate for 127.0.0.1 (IP SAN) and two client certificates, all signed by the CA, and a second CA with a client
  * certificate of its own (one the server must refuse).
  */
 import { execFileSync } from "node:child_process";
@@ -15,6 +15,9 @@ export interface TestPki {
   readonly serverKey: string;
   readonly clientCert: string;
   readonly clientKey: string;
+  /** A second client certificate/key of the same CA (CN `supernode-2`): a renewed certificate. */
+  readonly client2Cert: string;
+  readonly client2Key: string;
   /** A client certificate/key signed by another CA. */
   readonly strangerCert: string;
   readonly strangerKey: string;
@@ -67,6 +70,7 @@ export function makeTestPki(openssl = "openssl"): TestPki {
   ca("other-ca", "another CA");
   leaf("server", "127.0.0.1", "ca", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
   leaf("client", "supernode", "ca", "extendedKeyUsage=clientAuth\n");
+  leaf("client2", "supernode-2", "ca", "extendedKeyUsage=clientAuth\n");
   leaf("stranger", "stranger", "other-ca", "extendedKeyUsage=clientAuth\n");
   return {
     dir,
@@ -75,6 +79,8 @@ export function makeTestPki(openssl = "openssl"): TestPki {
     serverKey: p("server.key"),
     clientCert: p("client.crt"),
     clientKey: p("client.key"),
+    client2Cert: p("client2.crt"),
+    client2Key: p("client2.key"),
     strangerCert: p("stranger.crt"),
     strangerKey: p("stranger.key"),
   };

@@ -4,12 +4,14 @@
  * a JSON number, `payloadHash` as base64, `senderAddress` as hex) and a 65-byte hex signature back, plus the
  * `health_status` probe op-service calls once at start. JSON-RPC over HTTP(S) through `HttpRpcClient`; with TLS the
  * connection presents the client certificate and trusts only the configured CA (mutual TLS, TLS 1.3 as op-service
- * requires). Extra headers (`signer.header`) go with every request. Errors are typed: an unreachable or failing
+ * requires); a renewed client certificate is picked up from its files, as op-service's certman does. Extra headers
+ * (`signer.header`) go with every request. Errors are typed: an unreachable or failing
  * signer is temporary (`SIGNER_UNAVAILABLE`); a signer that answers with an error or an unusable result is critical
  * (`SIGNER_REJECTED`, `SIGNER_BAD_RESPONSE`): retrying will not help until it is reconfigured. Neither message
  * carries the headers; the endpoint appears without credentials.
  */
-import { readFileSync } from "node:fs";
+import { createPrivateKey, X509Certificate } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
 import { Agent as HttpsAgent } from "node:https";
 import { hexToBytes } from "../../core/codec/hex.js";
 import type { Severity } from "../../core/errors/severity.js";
@@ -28,6 +30,8 @@ export interface RemoteSignerOptions {
   readonly tls?: { readonly ca: string; readonly cert: string; readonly key: string } | undefined;
   /** Per-request timeout (default 5 s). */
   readonly timeoutMs?: number;
+  /** How often the client certificate and key files are checked for a change (default 1 s; op-service's certman). */
+  readonly tlsReloadCheckMs?: number;
   readonly clock?: Clock;
 }
 
@@ -71,23 +75,62 @@ export class RemoteBlockSigner {
   /** Signatures come from outside the process: the publisher checks them before use. */
   readonly remote = true;
   readonly endpoint: string;
-  private readonly rpc: HttpRpcClient;
-  private readonly agent: HttpsAgent | undefined;
+  private rpc: HttpRpcClient;
+  private agent: HttpsAgent | undefined;
+  /** The client certificate and key files as last loaded (mtimes), and when they were last checked. */
+  private tlsStamp = "";
+  private tlsCheckedAt = 0;
 
-  constructor(opts: RemoteSignerOptions) {
+  constructor(private readonly opts: RemoteSignerOptions) {
     this.address = opts.address.toLowerCase();
     this.endpoint = endpointForLogs(opts.endpoint);
-    const https = opts.endpoint.startsWith("https:");
-    this.agent = https && opts.tls !== undefined ? tlsAgent(opts.tls) : undefined;
-    const headers = { ...(opts.headers ?? {}) };
-    this.rpc = new HttpRpcClient({
-      url: opts.endpoint,
-      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    if (this.usesTls()) {
+      this.agent = tlsAgent(opts.tls as NonNullable<RemoteSignerOptions["tls"]>);
+      this.tlsStamp = fileStamp(opts.tls as NonNullable<RemoteSignerOptions["tls"]>);
+    }
+    this.rpc = this.client();
+  }
+
+  private usesTls(): boolean {
+    return this.opts.endpoint.startsWith("https:") && this.opts.tls !== undefined;
+  }
+
+  private client(): HttpRpcClient {
+    const headers = { ...(this.opts.headers ?? {}) };
+    return new HttpRpcClient({
+      url: this.opts.endpoint,
+      timeoutMs: this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResponseBytes: MAX_RESPONSE_BYTES,
       headers: () => headers,
       ...(this.agent === undefined ? {} : { agent: this.agent }),
-      ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+      ...(this.opts.clock === undefined ? {} : { clock: this.opts.clock }),
     });
+  }
+
+  /**
+   * Picks up a renewed client certificate, as op-service's certman does: when the certificate or key file changed
+   * and the pair matches, the next requests use it (new connections); a half-written pair is tried again later.
+   */
+  private reloadTls(): void {
+    const tls = this.opts.tls;
+    if (tls === undefined || !this.usesTls()) return;
+    const now = this.opts.clock?.nowMs() ?? Date.now();
+    if (now - this.tlsCheckedAt < (this.opts.tlsReloadCheckMs ?? 1_000)) return;
+    this.tlsCheckedAt = now;
+    let stamp: string;
+    try {
+      stamp = fileStamp(tls);
+      if (stamp === this.tlsStamp) return;
+      const cert = new X509Certificate(readFileSync(tls.cert));
+      if (!cert.checkPrivateKey(createPrivateKey(readFileSync(tls.key)))) return;
+    } catch {
+      return; // missing or unreadable for a moment: keep the certificate in use
+    }
+    const old = this.agent;
+    this.agent = tlsAgent(tls);
+    this.tlsStamp = stamp;
+    this.rpc = this.client();
+    old?.destroy();
   }
 
   /**
@@ -103,6 +146,7 @@ export class RemoteBlockSigner {
       payloadHash: Buffer.from(payloadHash).toString("base64"),
       senderAddress: this.address,
     };
+    this.reloadTls();
     let result: unknown;
     try {
       result = await this.rpc.call("opsigner_signBlockPayload", [args], signal);
@@ -119,6 +163,7 @@ export class RemoteBlockSigner {
 
   /** `health_status` (op-service checks it once when the client is made); the signer's version string. */
   async health(signal?: AbortSignal): Promise<string> {
+    this.reloadTls();
     try {
       return String(await this.rpc.call("health_status", [], signal));
     } catch (err) {
@@ -159,6 +204,10 @@ function tlsAgent(tls: NonNullable<RemoteSignerOptions["tls"]>): HttpsAgent {
     key: read(tls.key),
     minVersion: "TLSv1.3",
   });
+}
+
+function fileStamp(tls: NonNullable<RemoteSignerOptions["tls"]>): string {
+  return `${statSync(tls.cert).mtimeMs}:${statSync(tls.key).mtimeMs}`;
 }
 
 function describe(v: unknown): string {

@@ -3,7 +3,8 @@
  * the V1 arguments as op-node sends them, headers, the returned signature, typed errors for a signer that is down,
  * refuses or answers garbage, and mutual TLS with certificates made by openssl for the test.
  */
-import { rm } from "node:fs/promises";
+import { copyFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Hex, keccak256, recoverAddress, toHex } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
@@ -126,5 +127,22 @@ describeWithTools(["openssl"], "RemoteBlockSigner over mutual TLS", ({ openssl }
     const noTls = client({ endpoint: s.url, address: ADDRESS });
     expect((await failure(noTls.sign(10n, PAYLOAD_HASH))).failure).toBe("unavailable");
     expect(s.requests.filter((r) => r.method === "opsigner_signBlockPayload")).toHaveLength(1);
+  });
+
+  it("picks up a renewed client certificate from its files (as op-service's certman)", async () => {
+    const s = await server({ key: KEY, tls: { ca: pki.ca, cert: pki.serverCert, key: pki.serverKey } });
+    const cert = join(pki.dir, "live.crt");
+    const key = join(pki.dir, "live.key");
+    await copyFile(pki.clientCert, cert);
+    await copyFile(pki.clientKey, key);
+    const c = client({ endpoint: s.url, address: ADDRESS, tls: { ca: pki.ca, cert, key }, tlsReloadCheckMs: 0 });
+    await c.sign(10n, PAYLOAD_HASH);
+    // Half-renewed (new certificate, old key): the old pair stays in use.
+    await copyFile(pki.client2Cert, cert);
+    await c.sign(10n, PAYLOAD_HASH);
+    await copyFile(pki.client2Key, key);
+    await c.sign(10n, PAYLOAD_HASH);
+    const cns = s.requests.filter((r) => r.method === "opsigner_signBlockPayload").map((r) => r.clientCN);
+    expect(cns).toEqual(["supernode", "supernode", "supernode-2"]);
   });
 });
