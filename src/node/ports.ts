@@ -166,7 +166,11 @@ export interface SafeDbPort {
   clear?(): Promise<void>;
 }
 
-/** Where a sequencer's freshly built blocks go (P2P gossip later). */
+/**
+ * Where a sequencer's freshly built blocks go (P2P gossip). The sequencer awaits `publish` before its next step, so
+ * an implementation must not wait on the network: the P2P wiring returns at once and signs (possibly remotely) and
+ * publishes behind it, in order (src/p2p/publisher.ts).
+ */
 export interface UnsafeBlockSink {
   publish(envelope: ExecutionPayloadEnvelope): Promise<void> | void;
 }
