@@ -45,6 +45,8 @@ export interface DevnetChainSpec {
   readonly httpPort?: number;
   readonly authPort?: number;
   readonly wsPort?: number;
+  /** What the chain's EL does on a forkchoice update to a canonical ancestor (`SimulatedElOptions`; default reorg). */
+  readonly ancestorForkchoice?: "reorg" | "keep-head";
 }
 
 export interface DevnetOptions {
@@ -197,6 +199,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
           http: { port: spec.httpPort ?? 0, api: opts.elHttpApi ?? ["eth", "net", "web3", "txpool", "debug"] },
           ...(spec.wsPort === undefined ? {} : { ws: { port: spec.wsPort } }),
           authrpc: { port: spec.authPort ?? 0, jwtSecret },
+          ...(spec.ancestorForkchoice === undefined ? {} : { ancestorForkchoice: spec.ancestorForkchoice }),
         },
         { logger: log, clock },
       );

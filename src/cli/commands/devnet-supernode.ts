@@ -27,7 +27,12 @@ import { DEVNET_P2P_ARGS, prepareSequencerP2P } from "./devnet-p2p.js";
  */
 export interface DevnetSupernodeOptions {
   readonly dir: string;
-  readonly chains: ReadonlyArray<{ readonly chainId: bigint; readonly variant: "a" | "b" }>;
+  readonly chains: ReadonlyArray<{
+    readonly chainId: bigint;
+    readonly variant: "a" | "b";
+    /** The EL's rule for a forkchoice update to a canonical ancestor (default: it reorgs back). */
+    readonly ancestorForkchoice?: "reorg" | "keep-head";
+  }>;
   readonly rpcPort: number;
   readonly metricsPort: number;
   /** L1 finality distance (anvil `--slots-in-an-epoch`; finalized = head − 2·n); default 2. */
@@ -182,6 +187,7 @@ export async function startDevnetSupernode(
         chainId: c.chainId,
         variant: c.variant,
         ...(forkOffsets === undefined ? {} : { forkOffsets }),
+        ...(c.ancestorForkchoice === undefined ? {} : { ancestorForkchoice: c.ancestorForkchoice }),
       })),
       l1BlockTimeSec: opts.l1BlockTimeSec ?? 2,
       ...(opts.l1SlotsInAnEpoch === undefined ? {} : { l1SlotsInAnEpoch: opts.l1SlotsInAnEpoch }),

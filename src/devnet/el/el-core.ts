@@ -21,6 +21,8 @@ export class ElCore {
   /** Blocks found invalid → their latest valid ancestor. */
   readonly invalid = new Map<Hash, Hash>();
   readonly #decoded = new Map<string, SimTx>();
+  /** What a forkchoice update to a canonical ancestor of the head does (`SimulatedElOptions.ancestorForkchoice`). */
+  ancestorForkchoice: "reorg" | "keep-head" = "reorg";
   /** Where to fetch blocks this client is asked about but does not have (EL sync); see sync-source.ts. */
   syncSource: { request(target: Hash): void } | undefined;
 

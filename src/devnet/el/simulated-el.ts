@@ -38,6 +38,13 @@ export interface SimulatedElOptions {
   readonly syncSourceHttp?: string;
   /** Keep the chain on disk here (chain-store.ts): a restart with the same directory resumes it. */
   readonly datadir?: string;
+  /**
+   * A forkchoice update whose head is a canonical ancestor of the current head: `"reorg"` (default) moves the head
+   * back to it; `"keep-head"` answers VALID and keeps the head (safe and finalized are still set, and a payload
+   * asked for is built on that ancestor), as op-geth does for OP chains (geth ignores such an update entirely)
+   * and op-reth unless configured to unwind; the head then moves only when a block off that ancestor is chosen.
+   */
+  readonly ancestorForkchoice?: "reorg" | "keep-head";
 }
 
 export interface SimulatedElDeps {
@@ -110,6 +117,7 @@ export class SimulatedExecutionClient {
       ...(opts.genesis.alloc === undefined ? {} : { alloc: opts.genesis.alloc }),
     });
     const core = new ElCore(params, opts.variant, genesis, deps.clock, log, opts.sequencerHttp);
+    core.ancestorForkchoice = opts.ancestorForkchoice ?? "reorg";
     if (opts.syncSourceHttp !== undefined) {
       core.syncSource = new ElSyncSource(
         core,

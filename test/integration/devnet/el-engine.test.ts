@@ -287,6 +287,36 @@ describe("simulated execution client: Engine API", () => {
     }
   });
 
+  it("with op-geth's rule, keeps its head on a forkchoice update to a canonical ancestor until a sibling is chosen", async () => {
+    const c = await startEl({ variant: "b", ancestorForkchoice: "keep-head" });
+    try {
+      const x1 = await buildAndSeal(c, attrsFor(1));
+      const x2 = await buildAndSeal(c, attrsFor(2));
+      const toX1 = { headBlockHash: x1.blockHash, safeBlockHash: x1.blockHash, finalizedBlockHash: c.genesisHash };
+      const r = await engine<{ payloadStatus: { status: string } }>(c, "engine_forkchoiceUpdatedV3", [toX1, null]);
+      expect(r.payloadStatus.status).toBe("VALID");
+      // The head stays (only the safe label moved); block 2 is still canonical.
+      expect(await call(c.httpUrl, "eth_blockNumber")).toBe("0x2");
+      expect((await call<{ hash: Hash }>(c.httpUrl, "eth_getBlockByNumber", ["safe", false])).hash).toBe(x1.blockHash);
+      // A payload asked for on the ancestor is built on it; choosing it reorgs block 2 out.
+      const b = await engine<{ payloadId: Hex }>(c, "engine_forkchoiceUpdatedV3", [
+        toX1,
+        attrsFor(2, [], { randao: `0x${"02".repeat(32)}` }),
+      ]);
+      const y2 = (await engine<{ executionPayload: Record<string, unknown> }>(c, "engine_getPayloadV4", [b.payloadId]))
+        .executionPayload;
+      expect(y2.parentHash).toBe(x1.blockHash);
+      const np = await engine<{ status: string }>(c, "engine_newPayloadV4", newPayloadParams(y2, 4));
+      expect(np.status).toBe("VALID");
+      await engine(c, "engine_forkchoiceUpdatedV3", [{ ...toX1, headBlockHash: y2.blockHash }, null]);
+      const latest = await call<{ hash: Hash; number: Hex }>(c.httpUrl, "eth_getBlockByNumber", ["latest", false]);
+      expect(latest).toMatchObject({ hash: y2.blockHash, number: "0x2" });
+      expect(latest.hash).not.toBe(x2.blockHash);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it("answers engine errors: unknown payload, invalid fork-choice state, bad attributes", async () => {
     const e1 = await engine(a, "engine_getPayloadV4", ["0x0000000000000001"]).catch((e) => e);
     expect(e1.code).toBe(-38001);

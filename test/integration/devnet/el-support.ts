@@ -42,6 +42,7 @@ export interface StartOpts {
   sequencerHttp?: string;
   /** Keep the chain on disk (chain-store.ts). */
   datadir?: string;
+  ancestorForkchoice?: "reorg" | "keep-head";
 }
 
 export function startEl(o: StartOpts = {}): Promise<SimulatedExecutionClient> {
@@ -60,6 +61,7 @@ export function startEl(o: StartOpts = {}): Promise<SimulatedExecutionClient> {
       authrpc: { port: 0, jwtSecret: SECRET },
       ...(o.sequencerHttp === undefined ? {} : { sequencerHttp: o.sequencerHttp }),
       ...(o.datadir === undefined ? {} : { datadir: o.datadir }),
+      ...(o.ancestorForkchoice === undefined ? {} : { ancestorForkchoice: o.ancestorForkchoice }),
     },
     { logger: silentLogger, clock: systemClock },
   );
