@@ -23,6 +23,8 @@ export class ElCore {
   readonly #decoded = new Map<string, SimTx>();
   /** What a forkchoice update to a canonical ancestor of the head does (`SimulatedElOptions.ancestorForkchoice`). */
   ancestorForkchoice: "reorg" | "keep-head" = "reorg";
+  /** Forkchoice updates to a canonical ancestor that kept the head (`keep-head`; tests). */
+  keptHeads = 0;
   /** Where to fetch blocks this client is asked about but does not have (EL sync); see sync-source.ts. */
   syncSource: { request(target: Hash): void } | undefined;
 

@@ -198,8 +198,10 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
     // op-geth keeps its head on an update to a canonical ancestor (the head moves when a sibling is chosen).
     const keep = core.ancestorForkchoice === "keep-head" && core.chain.isCanonical(head) && head !== core.chain.head;
     const change = keep ? { added: [], removed: [] } : core.chain.setHead(head);
-    if (keep)
+    if (keep) {
+      core.keptHeads++;
       core.log.debug({ number: head.header.number, hash: head.hash }, "forkchoice to a canonical ancestor: head kept");
+    }
     if (change.added.length + change.removed.length > 0)
       core.log.debug({ number: head.header.number, hash: head.hash, reorged: change.removed.length }, "new head");
     if (safe !== undefined) core.chain.setSafe(safe);

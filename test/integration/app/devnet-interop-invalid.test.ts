@@ -92,6 +92,9 @@ describe("supernode devnet --interop --invalid-messages", () => {
       blockAt(el, last.blockNumber).then((b) => b ?? undefined),
     );
     expect(replaced.transactions.every((t) => t.type === "0x7e")).toBe(true);
+    // Its EL follows op-geth's rule: the rewind to the parent (a forkchoice update to a canonical ancestor) kept
+    // the EL's head; the chain moved off the denied block only when the replacement was chosen.
+    expect(dn.devnet.chain(last.chainId).client.core.keptHeads).toBeGreaterThanOrEqual(1);
     expect((await call(el, "eth_getTransactionReceipt", [last.txHash])).result).toBeNull();
     // both chains go on: safe passes the replaced height on both, never above local-safe
     for (const chain of [901n, 902n]) {
