@@ -31,13 +31,45 @@ function effectiveEip1559(cfg: RollupConfig, params: Hex): Eip1559Params | strin
   return p;
 }
 
+/**
+ * The last extraData verdict per chain (rollup config): consecutive blocks carry the same extraData and EIP-1559
+ * parameters, so the verdict is decoded once per change, not per block.
+ */
+const lastExtraData = new WeakMap<
+  RollupConfig,
+  { params: Hex; minBaseFee: bigint | undefined; extraData: Hex; jovian: boolean; verdict: string | undefined }
+>();
+
 function checkExtraData(cfg: RollupConfig, attrs: PayloadAttributes, extraData: Hex, ts: number): string | undefined {
+  const params = attrs.eip1559Params;
+  if (params === undefined) return extraData === "0x" ? undefined : `unexpected extraData ${extraData}`;
+  const jovian = isForkActive(cfg, "jovian", ts);
+  const m = lastExtraData.get(cfg);
+  if (
+    m !== undefined &&
+    m.params === params &&
+    m.minBaseFee === attrs.minBaseFee &&
+    m.extraData === extraData &&
+    m.jovian === jovian
+  ) {
+    return m.verdict;
+  }
+  const verdict = decideExtraData(cfg, attrs, extraData, jovian);
+  lastExtraData.set(cfg, { params, minBaseFee: attrs.minBaseFee, extraData, jovian, verdict });
+  return verdict;
+}
+
+function decideExtraData(
+  cfg: RollupConfig,
+  attrs: PayloadAttributes,
+  extraData: Hex,
+  jovian: boolean,
+): string | undefined {
   if (attrs.eip1559Params === undefined) {
     return extraData === "0x" ? undefined : `unexpected extraData ${extraData}`;
   }
   const want = effectiveEip1559(cfg, attrs.eip1559Params);
   if (typeof want === "string") return want;
-  const jovian = isForkActive(cfg, "jovian", ts);
   let got: ExtraDataParams;
   try {
     got = decodeExtraData(extraData);

@@ -52,7 +52,8 @@ export interface BuildAttributesInput {
 /** The attributes without their transactions (what {@link attributesWithTransactionBytes} completes). */
 export type PayloadAttributesFields = Omit<PayloadAttributes, "transactions">;
 
-const TX_BYTES: unique symbol = Symbol("transactionBytes");
+/** The transaction bytes of attributes made by {@link attributesWithTransactionBytes}, by that very object. */
+const TX_BYTES = new WeakMap<object, readonly Uint8Array[]>();
 
 /**
  * Attributes whose transactions are known as EIP-2718 bytes: `transactions` (hex) is computed on its first read
@@ -73,13 +74,13 @@ export function attributesWithTransactionBytes<F extends object>(
       return hex;
     },
   };
-  Object.defineProperty(a, TX_BYTES, { value: bytes, enumerable: false });
+  TX_BYTES.set(a, bytes);
   return a;
 }
 
 /** The transactions of `a` as bytes when `a` was made by {@link attributesWithTransactionBytes}, else undefined. */
 export function transactionBytesOf(a: object): readonly Uint8Array[] | undefined {
-  return (a as { [TX_BYTES]?: readonly Uint8Array[] })[TX_BYTES];
+  return TX_BYTES.get(a);
 }
 
 /** Every field of `a` but `transactions` (not read: lazily encoded transactions stay unencoded). */

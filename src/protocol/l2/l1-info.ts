@@ -80,8 +80,10 @@ class Writer {
     this.pos += size;
   }
   uint(v: bigint | number, size: number): void {
-    if (typeof v === "number" && size <= 8 && Number.isSafeInteger(v) && v >= 0 && v < 2 ** (8 * size)) {
-      for (let i = size - 1, x = v; i >= 0; i--, x = Math.floor(x / 256)) this.buf[this.pos + i] = x % 256;
+    // Values below 2^53 (every number field, and fees in practice) without BigInt arithmetic; the buffer is zeroed.
+    const n = typeof v === "bigint" && v >= 0n && v <= 9_007_199_254_740_991n ? Number(v) : v;
+    if (typeof n === "number" && Number.isSafeInteger(n) && n >= 0 && (size >= 7 || n < 2 ** (8 * size))) {
+      for (let i = size - 1, x = n; i >= 0 && x > 0; i--, x = Math.floor(x / 256)) this.buf[this.pos + i] = x % 256;
       this.pos += size;
       return;
     }
