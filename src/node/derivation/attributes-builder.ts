@@ -90,7 +90,9 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
   }
 
   /** The last read-back SystemConfig, with the config and the fork rules it was computed from. */
-  private lastReadBack: { sys: SystemConfig; forks: string; read: SystemConfig } | undefined;
+  private lastReadBack:
+    | { sys: SystemConfig; format: string; holocene: boolean; jovian: boolean; read: SystemConfig }
+    | undefined;
 
   /**
    * The SystemConfig a block built from `attributes` (assembled with `sys`) reads back as. It depends only on
@@ -100,9 +102,19 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
    */
   private readBack(sys: SystemConfig, attributes: PayloadAttributes, number: number, parentHash: Hash): SystemConfig {
     const ts = attributes.timestamp;
-    const forks = `${l1InfoFormatAt(this.cfg, ts)}:${isForkActive(this.cfg, "holocene", ts)}:${isForkActive(this.cfg, "jovian", ts)}`;
+    const format = l1InfoFormatAt(this.cfg, ts);
+    const holocene = isForkActive(this.cfg, "holocene", ts);
+    const jovian = isForkActive(this.cfg, "jovian", ts);
     const last = this.lastReadBack;
-    if (last !== undefined && last.forks === forks && (last.sys === sys || last.read === sys)) return last.read;
+    if (
+      last !== undefined &&
+      last.format === format &&
+      last.holocene === holocene &&
+      last.jovian === jovian &&
+      (last.sys === sys || last.read === sys)
+    ) {
+      return last.read;
+    }
     const read = systemConfigFromL2Block(this.cfg, {
       hash: parentHash,
       number,
@@ -112,7 +124,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       extraData: extraDataForAttributes(this.cfg, ts, attributes.eip1559Params, attributes.minBaseFee),
       firstTx: attributes.transactions[0],
     });
-    this.lastReadBack = { sys, forks, read };
+    this.lastReadBack = { sys, format, holocene, jovian, read };
     return read;
   }
 

@@ -58,12 +58,14 @@ const NO_POST_BEDROCK_FIELDS = {
 
 /** Format of the L1-info deposit of the L2 block at `l2Timestamp` (a fork's first block keeps the old format). */
 export function l1InfoFormatAt(cfg: RollupConfig, l2Timestamp: number): L1InfoFormat {
-  const after = (f: "ecotone" | "isthmus" | "jovian"): boolean =>
-    isForkActive(cfg, f, l2Timestamp) && !isForkActivationBlock(cfg, f, l2Timestamp);
-  if (after("jovian")) return "jovian";
-  if (after("isthmus")) return "isthmus";
-  if (after("ecotone")) return "ecotone";
+  if (activeAfterActivation(cfg, "jovian", l2Timestamp)) return "jovian";
+  if (activeAfterActivation(cfg, "isthmus", l2Timestamp)) return "isthmus";
+  if (activeAfterActivation(cfg, "ecotone", l2Timestamp)) return "ecotone";
   return "bedrock";
+}
+
+function activeAfterActivation(cfg: RollupConfig, f: "ecotone" | "isthmus" | "jovian", ts: number): boolean {
+  return isForkActive(cfg, f, ts) && !isForkActivationBlock(cfg, f, ts);
 }
 
 class Writer {
