@@ -11,12 +11,12 @@ import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ChainMetrics } from "../metrics.js";
 import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
 import { DeniedPayloadError } from "../denied-txs.js";
-import { AttributesTxHashes, attributesMatchBlock, attributesMatchHeader } from "./attributes-match.js";
+import { AttributesTxHashes } from "./attributes-match.js";
 import type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 import { BlockLookahead } from "./block-lookahead.js";
 import { PayloadInserter } from "./payload-inserter.js";
 import { sealedPayloadMismatch } from "./sealed-payload.js";
-import { type ExistingBlock, existingBlockSource, existingBlockRef } from "./existing-block.js";
+import { type ExistingBlock, existingBlockSource, existingBlockRef, matchExisting } from "./existing-block.js";
 import { allHeads, genesisL2Ref, type L2Heads } from "./heads.js";
 
 export type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
@@ -239,21 +239,19 @@ export class EngineController {
     if (ps.number < this.heads.unsafe.number) {
       await this.settle();
       const hashes = new AttributesTxHashes(d.attributes);
-      const matches = (b: ExistingBlock): string | undefined =>
-        "header" in b
-          ? attributesMatchHeader(this.d.cfg, hashes, ps.hash, b.header)
-          : attributesMatchBlock(this.d.cfg, d.attributes, ps.hash, b.envelope);
       let existing = await this.existingBlock(ps.number + 1);
-      if (existing !== undefined && matches(existing) !== undefined) {
+      let mismatch = existing === undefined ? undefined : matchExisting(this.d.cfg, hashes, ps.hash, existing);
+      if (mismatch !== undefined) {
         // A prefetched block may be stale, and a header's transaction hashes are the EL's word: decide on a fresh
         // read of the whole block, its transactions compared byte for byte.
         this.dropPrefetched();
         const env = await this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(ps.number + 1));
         existing = env === undefined ? undefined : { envelope: env };
+        mismatch = existing === undefined ? undefined : matchExisting(this.d.cfg, hashes, ps.hash, existing);
       }
       if (existing !== undefined) {
         const at = "header" in existing ? existing.header : existing.envelope.executionPayload;
-        const mismatch = this.d.isDenied?.(at.blockNumber, at.blockHash) ? "denied" : matches(existing);
+        if (this.d.isDenied?.(at.blockNumber, at.blockHash)) mismatch = "denied";
         if (mismatch === undefined) {
           const ref = existingBlockRef(existing, d, this.d.refFromPayload);
           await this.promoteDerived(ref, d);

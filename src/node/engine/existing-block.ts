@@ -3,7 +3,10 @@
  * engine port offers `headersByNumber` (no transaction crosses the wire or is re-encoded), else its whole payload.
  */
 import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
+import type { Hex } from "../../core/types/primitives.js";
+import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { EngineApi, ExecutionPayloadEnvelope, L2BlockHeader } from "../ports.js";
+import { type AttributesTxHashes, attributesMatchBlock, attributesMatchHeader } from "./attributes-match.js";
 import type { LookaheadSource } from "./block-lookahead.js";
 
 export type ExistingBlock = { readonly header: L2BlockHeader } | { readonly envelope: ExecutionPayloadEnvelope };
@@ -59,4 +62,19 @@ export function existingBlockRef(
     l1origin: { hash: d.l1origin.hash, number: d.l1origin.number },
     sequenceNumber: d.sequenceNumber,
   };
+}
+
+/**
+ * `AttributesMatchBlock` against an existing block as it was read: by transaction hash for a header, byte for byte
+ * for a whole payload. Undefined on a match, else the reason.
+ */
+export function matchExisting(
+  cfg: RollupConfig,
+  hashes: AttributesTxHashes,
+  parentHash: Hex,
+  b: ExistingBlock,
+): string | undefined {
+  return "header" in b
+    ? attributesMatchHeader(cfg, hashes, parentHash, b.header)
+    : attributesMatchBlock(cfg, hashes.attrs, parentHash, b.envelope);
 }
