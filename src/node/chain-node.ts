@@ -44,7 +44,6 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private initialised = false;
   private resetWaiters: (() => void)[] = [];
   private resetRequested: string | undefined = "startup";
-  private denyListLoaded = false;
   private wake: (() => void) | undefined;
   private readonly l1: L1Labels;
   private readonly safety: SafetySteps;
@@ -140,11 +139,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     while (!signal.aborted) {
       let progressed = false;
       try {
-        // The deny list opens in the background (docs/adr/0082); nothing is inserted or built before it is loaded.
-        if (!this.denyListLoaded) {
-          await this.d.denyList?.opened();
-          this.denyListLoaded = true;
-        }
+        if (!this.interop.loaded) await this.interop.load(); // nothing is inserted or built before the deny list
         await this.turn();
         await this.l1.poll();
         if (this.resetRequested !== undefined) {

@@ -53,8 +53,18 @@ interface Request {
 export class InteropControl {
   private readonly requests: Request[] = [];
   private excluded: ReadonlySet<Hash> | undefined;
+  /** The deny list is open and loaded (it opens in the background, docs/adr/0082). */
+  loaded: boolean;
 
-  constructor(private readonly d: InteropControlDeps) {}
+  constructor(private readonly d: InteropControlDeps) {
+    this.loaded = d.denyList === undefined;
+  }
+
+  /** Waits for the deny list to open (the driver loop, before its first step; a failed open throws, retried). */
+  async load(): Promise<void> {
+    await this.d.denyList?.opened();
+    this.loaded = true;
+  }
 
   get pending(): boolean {
     return this.requests.length > 0;
