@@ -8,6 +8,11 @@
  * Figures: `engine_cpu_us_per_built_block` (this process, process.cpuUsage, all threads) and, as a control measured
  * in the same run on the same connection, `engine_cpu_us_per_round_trip` (a bare `eth_chainId` call): the ratio
  * `engine_round_trips_per_built_block` = built-block CPU / round-trip CPU is robust to machine load.
+ *
+ * REPLAY_EL_DELAY_MS=<ms> makes the EL answer every request that late, as a real EL that executes the block does:
+ * the node's thread then sleeps during each round trip, which on a virtualised 2-core machine costs far more CPU
+ * than the work itself (ADR 0084: 5 ms → ~700 µs per built block against ~300 µs at once). The replaying EL prints
+ * how many requests it got, and how many of them were batches, when it stops.
  */
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
