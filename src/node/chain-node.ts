@@ -2,8 +2,7 @@
  * One virtual rollup node: a single driver loop per chain that serialises everything touching the chain's
  * execution client — resets, unsafe payloads, sequencing, derivation and finality — over the ports it is given.
  */
-import { isAborted, SupernodeError, severityOf, TemporaryError } from "../core/errors/supernode-error.js";
-import { AbortedError } from "../core/errors/supernode-error.js";
+import { isAborted, type SupernodeError, severityOf, TemporaryError } from "../core/errors/supernode-error.js";
 import type { Hash } from "../core/types/primitives.js";
 import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
@@ -14,7 +13,6 @@ import type { DerivationPipeline } from "./derivation/types.js";
 import type { EngineController } from "./engine/engine-controller.js";
 import type { DerivationStep } from "./derivation-step.js";
 import type { ElSync } from "./engine/el-sync.js";
-import { findL2Heads, resetSafeDb } from "./engine/find-heads.js";
 import type { Finalizer } from "./engine/finalizer.js";
 import { checkPostedPayload } from "./engine/posted-payload.js";
 import type { UnsafeInput } from "./engine/unsafe-input.js";
@@ -22,8 +20,10 @@ import type { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
 import { NodeRpcError } from "./errors.js";
 import { HealthTracker, type NodeHealth, RepeatGate } from "./health.js";
 import type { L1Labels } from "./l1-labels.js";
+import { LoopSleep } from "./loop-sleep.js";
 import type { ExecutionPayloadEnvelope } from "./ports.js";
 import type { InteropControl, InvalidateOutcome, InvalidateRequest } from "./interop-control.js";
+import { Resets } from "./resets.js";
 import type { SafetySteps } from "./safety-steps.js";
 import type { SequencerDriver } from "./sequencer/sequencer-driver.js";
 import type { StatusView } from "./status-view.js";
@@ -41,40 +41,35 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private readonly unsafe: UnsafeInput;
   private readonly seq: SequencerDriver;
   private state: ChainNodeState = "created";
-  private initialised = false;
-  private resetWaiters: (() => void)[] = [];
-  private resetRequested: string | undefined = "startup";
-  private wake: (() => void) | undefined;
+  private readonly resets: Resets;
   private readonly l1: L1Labels;
   private readonly safety: SafetySteps;
   private readonly view: StatusView;
-  private abort = new AbortController();
+  private readonly abort = new AbortController();
+  private readonly sleeper: LoopSleep;
   private loop: Promise<void> | undefined;
   private readonly derivation: DerivationStep;
   private readonly interop: InteropControl;
   readonly elSync: ElSync;
-  private readonly elSafeOffsetBlocks: number;
   /** Temporary-error backoff state of the loop. */
   private failures = 0;
   private fatal: SupernodeError | Error | undefined;
   private readonly tracker: HealthTracker;
-  /** Quiets repeating warnings (a reset loop must not write megabytes of log). */
-  private readonly gate: RepeatGate;
 
   private constructor(cfg: ChainNodeConfig, deps: ChainNodeDeps) {
     this.cfg = cfg;
     this.d = deps;
     this.tracker = new HealthTracker(deps.clock, cfg.health);
-    this.gate = new RepeatGate(deps.clock);
+    this.sleeper = new LoopSleep(deps.clock, this.abort.signal);
     const p = buildNodeParts(cfg, deps, {
       onSafeHead: (safe, derivedFrom) => this.onSafeHead(safe, derivedFrom),
       turn: () => this.turn(),
       aborted: () => this.abort.signal.aborted,
-      initialised: () => this.initialised,
+      initialised: () => this.resets.initialised,
       busy: () =>
         this.state !== "running"
           ? "not running"
-          : !this.initialised || this.resetRequested !== undefined
+          : !this.resets.initialised || this.resets.requested !== undefined
             ? "resetting"
             : undefined,
     });
@@ -83,13 +78,24 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     this.interop = p.interop;
     this.pipeline = p.pipeline;
     this.seq = p.seq;
-    this.elSafeOffsetBlocks = p.elSafeOffsetBlocks;
     this.elSync = p.elSync;
     this.unsafe = p.unsafe;
     this.derivation = p.derivation;
     this.l1 = p.l1;
     this.safety = p.safety;
     this.view = p.view;
+    this.resets = new Resets({
+      cfg,
+      deps,
+      engine: p.engine,
+      finalizer: p.finalizer,
+      derivation: p.derivation,
+      pipeline: p.pipeline,
+      elSync: p.elSync,
+      elSafeOffsetBlocks: p.elSafeOffsetBlocks,
+      tracker: this.tracker,
+      gate: new RepeatGate(deps.clock),
+    });
   }
 
   static async create(cfg: ChainNodeConfig, deps: ChainNodeDeps): Promise<ChainNode> {
@@ -123,11 +129,11 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   async stop(): Promise<void> {
     this.abort.abort();
-    this.wake?.();
+    this.sleeper.wake();
     await this.loop;
     if (this.state === "running") this.state = "stopped";
     this.interop.failRequests(new TemporaryError("CHAIN_NOT_RUNNING", "virtual node stopped"));
-    for (const w of this.resetWaiters.splice(0)) w();
+    this.resets.releaseWaiters();
   }
 
   // ------------------------------------------------------------------------------------------------------------
@@ -142,21 +148,21 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
         if (!this.interop.loaded) await this.interop.load(); // nothing is inserted or built before the deny list
         await this.turn();
         await this.l1.poll();
-        if (this.resetRequested !== undefined) {
-          await this.doReset(this.resetRequested);
+        if (this.resets.requested !== undefined) {
+          await this.resets.run(this.resets.requested);
           progressed = true;
         } else {
           if (this.interop.pending) progressed = (await this.interop.runRequests()) || progressed;
           const u = await this.unsafe.step(signal);
           this.markUrgent();
           progressed = u.progressed || progressed;
-          if (u.elSyncFinished) this.resetRequested = "el-sync-finished"; // resume derivation from the EL's labels
+          if (u.elSyncFinished) this.resets.requested = "el-sync-finished"; // resume derivation from the EL's labels
           // A reset requested by the unsafe step (EL sync finished) comes before any derivation.
-          if (this.resetRequested === undefined) {
+          if (this.resets.requested === undefined) {
             // Building a block someone waits for (its publication) is urgent work too.
             const due = this.seq.due();
             if (due) this.d.turns?.setUrgent?.(true);
-            progressed = (await this.seq.step(this.initialised && !this.elSync.syncing)) || progressed;
+            progressed = (await this.seq.step(this.resets.initialised && !this.elSync.syncing)) || progressed;
             if (due) this.markUrgent();
             progressed = (!this.elSync.syncing && (await this.derivation.run())) || progressed;
             // A payload that arrived during derivation goes in before the safety steps' I/O.
@@ -167,7 +173,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
             if (!this.elSync.syncing) {
               await this.safety.superSafety();
               if ((await this.safety.finality(this.l1.current.finalized)) === "l1-reorg")
-                this.resetRequested = "finality-l1-reorg";
+                this.resets.requested = "finality-l1-reorg";
             }
             if (!progressed) await this.engine.flushForkchoice();
           }
@@ -183,14 +189,10 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
         this.tracker.stepFailed(err);
         this.tracker.observe(this.progressMark());
         if (sev === "reset") {
-          const g = this.gate.pass(`reset-required:${(err as SupernodeError).code}`);
-          const fields = g.quieted > 0 ? { err: String(err), repeated: g.quieted } : { err: String(err) };
-          if (g.loud) this.d.logger.warn(fields, "reset required");
-          else this.d.logger.debug(fields, "reset required");
-          this.resetRequested = (err as SupernodeError).code ?? "reset";
+          this.resets.onResetError(err);
           continue;
         }
-        if (await this.elLostChain(err)) continue;
+        if (await this.resets.elLostChain(err)) continue;
         this.failures++;
         const delay = Math.min(10_000, 2 ** Math.min(this.failures, 10) * 50);
         this.d.logger.debug({ err: String(err), delay }, "temporary error; retrying");
@@ -214,29 +216,11 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     return this.d.turns?.take();
   }
 
-  /**
-   * A SYNCING answer outside EL sync means the execution client does not know a block we build on: if it no longer
-   * has our safe head either, it lost its chain (wiped, restored from an old backup) and the node resets — finding
-   * the heads again from what the EL has, then re-deriving from L1 — as op-node does after a restart.
-   */
-  private async elLostChain(err: unknown): Promise<boolean> {
-    if (!(err instanceof SupernodeError) || err.code !== "ENGINE_SYNCING" || this.elSync.syncing) return false;
-    const safe = this.engine.heads.safe;
-    const known = await this.d.engine.l2BlockRefByHash(safe.hash).catch(() => null);
-    if (known !== undefined) return false; // the EL has it (or did not answer): an ordinary temporary error
-    this.d.logger.warn(
-      { safe: { number: safe.number, hash: safe.hash } },
-      "execution client lost its chain (wiped?); resetting to re-derive from what it has",
-    );
-    this.resetRequested = "el-lost-chain";
-    return true;
-  }
-
   private progressMark() {
     const h = this.engine.heads;
     return {
       l1Head: this.l1.current.head.number,
-      origin: this.initialised ? this.pipeline.origin.number : 0,
+      origin: this.resets.initialised ? this.pipeline.origin.number : 0,
       unsafe: h.unsafe.number,
       safe: h.safe.number,
     };
@@ -253,54 +237,12 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     return ms;
   }
 
-  private async sleep(ms: number): Promise<void> {
-    if (this.abort.signal.aborted) return;
-    const inner = new AbortController();
-    this.wake = () => inner.abort();
-    const onAbort = () => inner.abort();
-    this.abort.signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      await this.d.clock.sleep(ms, inner.signal);
-    } catch (err) {
-      if (!(err instanceof AbortedError)) throw err;
-    } finally {
-      this.abort.signal.removeEventListener("abort", onAbort);
-      this.wake = undefined;
-    }
+  private sleep(ms: number): Promise<void> {
+    return this.sleeper.sleep(ms);
   }
 
   private poke(): void {
-    this.wake?.();
-  }
-
-  private async doReset(reason: string): Promise<void> {
-    this.d.metrics?.resets.inc({ reason });
-    const found = await findL2Heads(this.cfg.rollup, this.d.engine, this.d.l1, this.d.safeDb, {
-      // op-node skips the genesis check in EL-sync mode (the EL may not serve it yet).
-      skipGenesisCheck: this.elSync.syncing,
-      elSafeOffsetBlocks: this.elSafeOffsetBlocks,
-    });
-    await this.engine.forceReset(found.unsafe, found.safe, found.finalized);
-    await resetSafeDb(this.cfg.rollup, this.d.l1, this.d.safeDb, found);
-    this.finalizer.reset();
-    this.derivation.reset();
-    await this.pipeline.reset(found.safe);
-    this.resetRequested = undefined;
-    this.initialised = true;
-    this.tracker.resetDone(reason);
-    const id = (r: L2BlockRef) => ({ number: r.number, hash: r.hash });
-    const g = this.gate.pass(`reset:${reason}`);
-    const fields = {
-      reason,
-      how: found.how,
-      unsafe: id(found.unsafe),
-      safe: id(found.safe),
-      finalized: id(found.finalized),
-    };
-    if (g.loud)
-      this.d.logger.info(g.quieted > 0 ? { ...fields, repeated: g.quieted } : fields, "reset: found L2 heads");
-    else this.d.logger.debug(fields, "reset: found L2 heads");
-    for (const w of this.resetWaiters.splice(0)) w();
+    this.sleeper.wake();
   }
 
   private async onSafeHead(safe: L2BlockRef, derivedFrom: L1BlockRef): Promise<void> {
@@ -366,7 +308,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   // ChainAdminControl
 
   async startSequencer(expectedHead?: Hash): Promise<void> {
-    await this.seq.start(this.initialised ? this.engine.heads.unsafe : undefined, expectedHead);
+    await this.seq.start(this.resets.initialised ? this.engine.heads.unsafe : undefined, expectedHead);
     this.poke();
   }
 
@@ -390,8 +332,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   async resetDerivationPipeline(): Promise<void> {
     if (this.state !== "running") throw new NodeRpcError("NOT_RUNNING", "virtual node not running");
-    const done = new Promise<void>((resolve) => this.resetWaiters.push(resolve));
-    this.resetRequested = "admin";
+    const done = this.resets.requestAndWait("admin");
     this.poke();
     await done;
   }
