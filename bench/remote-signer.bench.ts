@@ -19,7 +19,7 @@ import { recoverSigner, signingHashOfPayloadHash } from "../src/protocol/p2p/sig
 import { startTestSigner } from "../test/support/remote-signer-server.js";
 import { findTool } from "../test/support/system-tools.js";
 import { makeTestPki } from "../test/support/tls-certs.js";
-import { type Bench, note } from "./harness.js";
+import { type Bench, type Figure, note } from "./harness.js";
 
 const N = Number(process.env.SIGNER_BENCH_N ?? 300);
 const KEY: Hex = `0x${"5e".repeat(32)}`;
@@ -29,7 +29,8 @@ const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0;
 const round = (x: number) => Math.round(x * 100) / 100;
 
-async function timed(signer: RemoteBlockSigner): Promise<{ p50: number; p99: number; cpuUs: number }> {
+/** Times N signatures and reports the round trip (p50, p99) and the CPU per signature under `suffix`. */
+async function timed(signer: RemoteBlockSigner, suffix: string, report: (f: Figure) => void): Promise<void> {
   await signer.sign(901n, keccak256(toHex("warm-up"), "bytes"));
   const rtt: number[] = [];
   const cpu0 = process.cpuUsage();
@@ -40,7 +41,9 @@ async function timed(signer: RemoteBlockSigner): Promise<{ p50: number; p99: num
     rtt.push(performance.now() - t0);
   }
   const d = process.cpuUsage(cpu0);
-  return { p50: pct(rtt, 0.5), p99: pct(rtt, 0.99), cpuUs: (d.user + d.system) / N };
+  report({ figure: `remote_sign_p50_ms_${suffix}`, value: round(pct(rtt, 0.5)), unit: "ms" });
+  report({ figure: `remote_sign_p99_ms_${suffix}`, value: round(pct(rtt, 0.99)), unit: "ms" });
+  report({ figure: `remote_sign_cpu_us_${suffix}`, value: round((d.user + d.system) / N), unit: "us" });
 }
 
 function cpuUsPer(n: number, fn: (i: number) => unknown): number {
@@ -56,10 +59,7 @@ const bench: Bench = {
     const http = await startTestSigner({ key: KEY });
     const client = new RemoteBlockSigner({ endpoint: http.url, address: ADDR });
     try {
-      const r = await timed(client);
-      report({ figure: "remote_sign_p50_ms_http", value: round(r.p50), unit: "ms" });
-      report({ figure: "remote_sign_p99_ms_http", value: round(r.p99), unit: "ms" });
-      report({ figure: "remote_sign_cpu_us_http", value: round(r.cpuUs), unit: "us" });
+      await timed(client, "http", report);
     } finally {
       client.close();
       await http.close();
@@ -76,10 +76,7 @@ const bench: Bench = {
         tls: { ca: pki.ca, cert: pki.clientCert, key: pki.clientKey },
       });
       try {
-        const r = await timed(mtls);
-        report({ figure: "remote_sign_p50_ms_mtls", value: round(r.p50), unit: "ms" });
-        report({ figure: "remote_sign_p99_ms_mtls", value: round(r.p99), unit: "ms" });
-        report({ figure: "remote_sign_cpu_us_mtls", value: round(r.cpuUs), unit: "us" });
+        await timed(mtls, "mtls", report);
       } finally {
         mtls.close();
         await tls.close();
