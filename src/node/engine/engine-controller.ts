@@ -392,12 +392,21 @@ export class EngineController {
     }
     // A derived block (the EL's own payload, just sealed) may be adopted before newPayload answers: derivation
     // prepares the next block meanwhile, and the next engine call settles this one first (settle()).
+    let headAcked = false;
     if (opts.speculative === true && this.inserter.mayAdopt(parent.hash)) {
       this.inserter.adopt(envelope, { ...this.heads }, parent.hash);
     } else {
-      const ok = await this.inserter.insert(envelope);
-      if (!ok) return undefined;
+      // Inserted before returning (the sequencer publishes it next): the forkchoice update that makes it the head
+      // rides in the same request when the port batches (the caller's flush then has nothing left to send).
+      const head: ForkchoiceState = {
+        headBlockHash: envelope.executionPayload.blockHash,
+        safeBlockHash: this.heads.safe.hash,
+        finalizedBlockHash: this.heads.finalized.hash,
+      };
+      const { valid, forkchoice } = await this.inserter.insertAsHead(envelope, head);
+      if (!valid) return undefined;
       this.inserter.insertedOn(parent.hash);
+      headAcked = forkchoice !== undefined;
     }
     const p = envelope.executionPayload;
     const ref: L2BlockRef = {
@@ -410,7 +419,13 @@ export class EngineController {
     };
     this.heads.unsafe = ref;
     this.heads.crossUnsafe = ref;
-    this.fcuDirty = true;
+    if (headAcked) {
+      // The EL took exactly the current heads (this block as head, safe and finalized as they are).
+      this.acked = { ...this.heads };
+      this.fcuDirty = false;
+    } else {
+      this.fcuDirty = true;
+    }
     this.d.metrics?.blocksBuilt.inc();
     return { envelope, ref };
   }

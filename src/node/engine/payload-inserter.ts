@@ -171,6 +171,39 @@ export class PayloadInserter {
     return { ok: true, result: res };
   }
 
+  /**
+   * Inserts `envelope` synchronously (its verdict decides) together with the forkchoice update `fc` that makes it
+   * the head: one batch when the port batches, `newPayload` alone otherwise. Returns the verdict and, when the
+   * update went along and the EL accepted it, its result; without one the caller still owes the update (its
+   * failures are then reported by the caller's own forkchoice update, as before).
+   */
+  async insertAsHead(
+    envelope: ExecutionPayloadEnvelope,
+    fc: ForkchoiceState,
+  ): Promise<{ valid: boolean; forkchoice?: ForkchoiceResult }> {
+    await this.settle();
+    const e = this.d.engine;
+    if (!this.batching() || e.newPayloadAndForkchoice === undefined) return { valid: await this.insert(envelope) };
+    let pair: readonly [PayloadStatus | Error, ForkchoiceResult | Error];
+    try {
+      pair = await this.d.timed("newPayloadAndForkchoiceUpdated", () => e.newPayloadAndForkchoice!(envelope, fc));
+    } catch {
+      return { valid: await this.insert(envelope) }; // no verdict: newPayload is idempotent, ask alone
+    }
+    const [np, res] = pair;
+    if (np instanceof Error) {
+      if (np === res && !isTransportFailure(np)) e.stopBatchingEngineCalls?.(`batch refused: ${np.message}`);
+      return { valid: await this.insert(envelope) };
+    }
+    const valid = this.verdict(np);
+    if (!valid || res instanceof Error) return { valid };
+    if (res.payloadStatus.status === "SYNCING") {
+      e.stopBatchingEngineCalls?.("the forkchoice update of a batch ran before its newPayload (answered SYNCING)");
+      return { valid };
+    }
+    return res.payloadStatus.status === "VALID" ? { valid, forkchoice: res } : { valid };
+  }
+
   /** `engine_newPayload`; true on VALID, false on INVALID; SYNCING/ACCEPTED → temporary error. */
   async insert(envelope: ExecutionPayloadEnvelope): Promise<boolean> {
     let st: PayloadStatus;

@@ -254,3 +254,63 @@ describe("EngineController: the sealed payload is the one asked for", () => {
     expect(built?.envelope.executionPayload.transactions.at(-1)).toBe("0x02f00d");
   });
 });
+
+describe("EngineController: a sequenced block is inserted together with the update that makes it head", () => {
+  const sequence = async (ctl: EngineController) => {
+    const parent = ctl.heads.unsafe;
+    const d = derived(parent);
+    const built = await ctl.buildAndInsert({ ...d.attributes, noTxPool: false }, parent, d);
+    expect(built).toBeDefined();
+    await ctl.flushForkchoice(); // what the sequencer does before publishing
+    return built!;
+  };
+
+  it("three requests per sequenced block; the flush that follows has nothing to send", async () => {
+    const engine = new BatchEngine("in-order");
+    const { ctl } = rig(engine);
+    const b1 = await sequence(ctl);
+    await sequence(ctl);
+    expect(engine.requests).toEqual([
+      "fcu+attrs",
+      "getPayload",
+      "batch(newPayload,fcu)",
+      "fcu+attrs",
+      "getPayload",
+      "batch(newPayload,fcu)",
+    ]);
+    expect(engine.canonical).toHaveLength(3);
+    expect(engine.canonical[1]).toBe(b1.ref.hash);
+    expect(ctl.publishedHeads.unsafe).toEqual(ctl.heads.unsafe);
+  });
+
+  it("an EL that ran the update first: detected, the flush sends it on its own", async () => {
+    const engine = new BatchEngine("forkchoice-first");
+    const { ctl } = rig(engine);
+    await sequence(ctl);
+    await sequence(ctl);
+    expect(engine.stopReasons).toHaveLength(1);
+    expect(engine.requests).toEqual([
+      "fcu+attrs",
+      "getPayload",
+      "batch(newPayload,fcu)",
+      "fcu",
+      "fcu+attrs",
+      "getPayload",
+      "newPayload",
+      "fcu",
+    ]);
+    expect(engine.canonical).toHaveLength(3);
+    expect(ctl.publishedHeads.unsafe).toEqual(ctl.heads.unsafe);
+  });
+
+  it("an INVALID payload is not built on and the heads stay", async () => {
+    const engine = new BatchEngine("in-order");
+    const { ctl } = rig(engine);
+    const genesis = genesisL2Ref(cfg);
+    engine.poison.add("0x02bad0");
+    const d = derived(genesis, ["0x02bad0"]);
+    expect(await ctl.buildAndInsert({ ...d.attributes, noTxPool: false }, genesis, d)).toBeUndefined();
+    expect(ctl.heads.unsafe.hash).toBe(genesis.hash);
+    expect(engine.canonical).toHaveLength(1);
+  });
+});
