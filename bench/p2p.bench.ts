@@ -13,7 +13,9 @@
  *   the follower's execution clients (a busy host delays the follower's Engine API calls), and
  *   `control_seq_loop_delay_p99_ms_<N>` for the sequencing side's host; `follower_loop_delay_p99_ms_<N>` and
  *   `follower_loop_cpu_p99_ms_<N>` (process CPU between two 1-ms timer ticks, not inflated by machine load) of the
- *   follower supernode; `load_avg_1m_<N>` is the machine's load at the end of the window.
+ *   follower supernode; `load_avg_1m_<N>` is the machine's load at the end of the window;
+ *   `chains_not_following_<N>`: chains whose blocks did not yet arrive by gossip when the window opened (after
+ *   150 s of waiting; should be 0 — a follower host connected to its sequencer without a gossip mesh on the topic).
  *   Goal: p99 < 50 ms at 16 chains (stderr says "goal met" / "goal NOT met").
  * - `gossip_queue_p50_ms_<N>` / `gossip_queue_p99_ms_<N>`: the P2P part alone — from a host's publish to the
  *   follower host handing the validated payload to its node's unsafe queue, N host pairs in this process, each
@@ -164,6 +166,7 @@ const bench: Bench = {
       report({ figure: `gossip_p50_ms_${n}`, value: ms(pct(r.samples, 50)), unit: "ms" });
       report({ figure: `gossip_p99_ms_${n}`, value: ms(p99), unit: "ms" });
       report({ figure: `gossip_max_ms_${n}`, value: ms(Math.max(...r.samples)), unit: "ms" });
+      report({ figure: `chains_not_following_${n}`, value: r.notFollowing, unit: "chains" });
       report({ figure: `control_rpc_p50_ms_${n}`, value: ms(pct(r.control, 50)), unit: "ms" });
       report({ figure: `control_rpc_p99_ms_${n}`, value: ms(pct(r.control, 99)), unit: "ms" });
       report({ figure: `control_loop_delay_p50_ms_${n}`, value: ms(r.followerHostLoop.p50), unit: "ms" });

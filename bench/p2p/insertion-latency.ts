@@ -54,6 +54,8 @@ export interface InsertionLatency {
   readonly samples: number[];
   readonly control: number[];
   readonly blocksBuilt: number;
+  /** Chains whose blocks did not reach the follower by gossip when the window opened (see the settle rule). */
+  readonly notFollowing: number;
   readonly seqHostLoop: LoopFigures;
   readonly followerHostLoop: LoopFigures;
   readonly followerLoop: LoopFigures | undefined;
@@ -159,7 +161,8 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
     // reached the follower's execution client within 1.5 s. Blocks that come only from L1 (derivation) or a late
     // req-resp fill take longer, so a chain whose P2P link is not up yet (a static peer dialled again later) keeps
     // the window closed.
-    const settle = Date.now() + 240_000;
+    const settle = Date.now() + 150_000;
+    let notFollowing = 0;
     for (;;) {
       const folAt = new Map(folHeads.map((h) => [h.hash, h.t]));
       const now = machineMs();
@@ -170,8 +173,13 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
           recent.length === 3 && recent.every((h) => (folAt.get(h.hash) ?? Number.POSITIVE_INFINITY) - h.t < LIVE_MS);
         if (!live) behind++;
       }
+      notFollowing = behind;
       if (behind === 0) break;
-      if (Date.now() > settle) throw new Error(`${behind} of ${n} follower chains never followed by gossip`);
+      if (Date.now() > settle) {
+        // Measured anyway (their blocks then arrive from L1 or req-resp, seconds late): the figure says so.
+        note(`p2p: ${behind} of ${n} follower chains still not following by gossip; measuring anyway`);
+        break;
+      }
       await sleep(500);
     }
     // Then a few seconds of steady state (the sequencer may still be making up slots it missed while starting):
@@ -222,6 +230,7 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
       samples,
       control,
       blocksBuilt: to - from,
+      notFollowing,
       seqHostLoop: strip(seqHostLoop as LoopReport),
       // over the follower's EL host processes: the median p50, the worst p99 and max
       followerHostLoop: {
