@@ -183,11 +183,15 @@ export async function insertionLatency(n: number, windowMs: number): Promise<Ins
       await sleep(500);
     }
     // Then a few seconds of steady state (the sequencer may still be making up slots it missed while starting):
-    // the window opens once the sequencing side produced about one block per chain and slot for WARMUP_S.
-    for (let i = 0; i < 10; i++) {
+    // the window opens once every chain produced one block per slot (± 1 over WARMUP_S seconds) for WARMUP_S.
+    for (let i = 0; i < 12; i++) {
       const before = seqHeads.length;
       await sleep(WARMUP_S * 1000);
-      if (seqHeads.length - before <= n * (WARMUP_S + 1)) break;
+      const per = new Map<number, number>();
+      for (const h of seqHeads.slice(before)) per.set(h.chain, (per.get(h.chain) ?? 0) + 1);
+      let steady = per.size === n;
+      for (const c of per.values()) if (c < WARMUP_S - 1 || c > WARMUP_S + 1) steady = false;
+      if (steady) break;
     }
     note(
       `p2p: ${n} chains (${elHosts.length} follower EL host processes), follower caught up; measuring ${windowMs / 1000} s`,
