@@ -73,7 +73,9 @@ export class PayloadByNumber {
   /** Registers the server handler. */
   async serve(source: PayloadSource): Promise<void> {
     await this.d.host.handle(this.protocol, (stream: Stream, conn: Connection) => {
-      void this.handle(stream, conn.remotePeer, source);
+      this.handle(stream, conn.remotePeer, source).catch((err: unknown) =>
+        this.d.logger.debug({ err: String(err) }, "payload_by_number handler failed"),
+      );
     });
   }
 
@@ -110,7 +112,14 @@ export class PayloadByNumber {
       }
     } catch (err) {
       this.d.logger.debug({ err: String(err) }, "payload_by_number request failed");
-      if (code === ResultCode.OtherError) stream.send(Uint8Array.of(code));
+      // The peer may have closed or reset the stream meanwhile: nothing more to tell it then.
+      if (code === ResultCode.OtherError && stream.writeStatus === "writable") {
+        try {
+          stream.send(Uint8Array.of(code));
+        } catch {
+          /* closed under us */
+        }
+      }
     } finally {
       this.d.metrics?.reqResp.inc({ role: "server", result: String(code) });
       await stream.close().catch(() => undefined);

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { Hash } from "../../../src/core/types/primitives.js";
 import type { ExecutionPayloadEnvelope } from "../../../src/protocol/engine-api-types.js";
+import { encodeRequest } from "../../../src/protocol/p2p/req-resp.js";
 import { addressOfSecretKey, parseSecretKeyHex } from "../../../src/protocol/p2p/signing.js";
 import { samplePayload } from "../../unit/protocol/p2p/fixtures.js";
 import { P2PRig } from "./rig.js";
@@ -65,5 +66,41 @@ describe("payload_by_number req-resp (loopback)", () => {
     expect(client.received).toEqual([]);
     expect(client.p2p.peers.appCounters(liar.p2p.peerId).rejectedPayloads).toBe(1);
     expect(client.p2p.peers.appScore(liar.p2p.peerId)).toBeLessThan(-19);
+  });
+
+  it("a client that resets its stream before the answer does not take the server down", async () => {
+    const blocks = chain(3);
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let asked = 0;
+    const server = await rig.host(901n, { signer: () => seqAddr });
+    await server.p2p.servePayloads(async (n) => {
+      asked++;
+      if (asked === 1) {
+        // the first request fails (its EL did not answer) only after its client is gone
+        await gate;
+        throw new Error("execution client unavailable");
+      }
+      return blocks[n - 1];
+    });
+    const client = await rig.host(901n, { signer: () => seqAddr });
+    await client.p2p.connect(server.p2p.addrs()[0] as string);
+    const pid = client.p2p.host.getConnections()[0]?.remotePeer;
+    if (pid === undefined) throw new Error("not connected");
+    const stream = await client.p2p.host.dialProtocol(pid, server.p2p.reqResp.protocol);
+    stream.send(encodeRequest(2));
+    await stream.close(); // the end of the request, as the client sends it
+    await vi.waitFor(() => expect(asked).toBe(1), { timeout: 10_000, interval: 10 });
+    stream.abort(new Error("client gone"));
+    // the reset has reached the server: its end of the request stream is gone
+    const proto = server.p2p.reqResp.protocol;
+    const open = () =>
+      server.p2p.host.getConnections().flatMap((c) => c.streams.filter((x) => x.protocol === proto)).length;
+    await vi.waitFor(() => expect(open()).toBe(0), { timeout: 10_000, interval: 10 });
+    release();
+    // The server answers the next request (an unhandled failure of the first would have ended the process).
+    expect(await client.p2p.reqResp.request(pid, 3)).toEqual(blocks[2]);
   });
 });
