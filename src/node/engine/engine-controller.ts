@@ -442,13 +442,27 @@ export class EngineController {
     if (this.d.isDenied?.(p.blockNumber, p.blockHash)) return "denied";
     const u = this.heads.unsafe;
     if (p.blockNumber !== u.number + 1 || p.parentHash.toLowerCase() !== u.hash.toLowerCase()) return "ignored";
-    if (!(await this.inserter.insert(envelope))) return "invalid";
+    // A gossiped block someone waits for: its newPayload and the forkchoice update that makes it the head go in one
+    // request when the port batches (one round trip instead of two); otherwise the update follows as before.
+    const head: ForkchoiceState = {
+      headBlockHash: p.blockHash,
+      safeBlockHash: this.heads.safe.hash,
+      finalizedBlockHash: this.heads.finalized.hash,
+    };
+    const { valid, forkchoice } = await this.inserter.insertAsHead(envelope, head);
+    if (!valid) return "invalid";
     this.dropPrefetched();
     const ref = this.d.refFromPayload(envelope);
     this.heads.unsafe = ref;
     this.heads.crossUnsafe = ref;
-    this.fcuDirty = true;
-    await this.flushForkchoice();
+    if (forkchoice !== undefined) {
+      // The EL took exactly the current heads (this block as head, safe and finalized as they are).
+      this.acked = { ...this.heads };
+      this.fcuDirty = false;
+    } else {
+      this.fcuDirty = true;
+      await this.flushForkchoice();
+    }
     return "inserted";
   }
 
