@@ -48,10 +48,28 @@ export function l1InfoOfL2Block(
 
 /** L2 block → L2 block reference (l1origin and sequence number from its L1-info deposit; genesis from the config). */
 export function l2BlockToBlockRef(cfg: RollupConfig, b: L2BlockFacts): L2BlockRef {
-  const base = { hash: b.hash, number: b.number, parentHash: b.parentHash, timestamp: b.timestamp };
-  if (isGenesis(cfg, b)) return { ...base, l1origin: cfg.genesis.l1, sequenceNumber: 0 };
+  // One object literal, fields in the order every other ref producer uses (engine controller, existing-block.ts):
+  // refs of a single shape keep the code that handles heads optimized (a spread made another hidden class).
+  if (isGenesis(cfg, b)) {
+    const g = cfg.genesis.l1;
+    return {
+      hash: b.hash,
+      number: b.number,
+      parentHash: b.parentHash,
+      timestamp: b.timestamp,
+      l1origin: { hash: g.hash, number: g.number },
+      sequenceNumber: 0,
+    };
+  }
   const info = l1InfoOfL2Block(cfg, b);
-  return { ...base, l1origin: { hash: info.blockHash, number: info.number }, sequenceNumber: info.sequenceNumber };
+  return {
+    hash: b.hash,
+    number: b.number,
+    parentHash: b.parentHash,
+    timestamp: b.timestamp,
+    l1origin: { hash: info.blockHash, number: info.number },
+    sequenceNumber: info.sequenceNumber,
+  };
 }
 
 /**
