@@ -124,7 +124,16 @@ export class ChainP2P {
             logger: d.logger,
             metrics: d.metrics,
           });
-    this.peers = new PeerManager(host, gater, opts.p2p, d.clock, d.logger, d.metrics, opts.timing);
+    this.peers = new PeerManager(
+      host,
+      gater,
+      opts.p2p,
+      d.clock,
+      d.logger,
+      d.metrics,
+      opts.timing,
+      blocksTopics(opts.chainId),
+    );
     this.reqResp = new PayloadByNumber({
       host,
       chainId: opts.chainId,

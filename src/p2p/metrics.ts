@@ -8,6 +8,7 @@ export interface P2PMetrics {
   readonly signingFailures: { inc(labels: { reason: string }): void };
   readonly reqResp: { inc(labels: { role: string; result: string }): void };
   readonly bans: { inc(): void };
+  readonly subscriptionResets: { inc(): void };
   readonly discoveryTable: { set(value: number): void };
   readonly discoveryDropped: { inc(): void };
 }
@@ -84,6 +85,17 @@ export function createP2PMetrics(register: Registry, chainId: bigint): P2PMetric
         registers: [register],
       }),
   );
+  const resets = reuseOr(
+    register,
+    "supernode_p2p_subscription_resets_total",
+    () =>
+      new Counter({
+        name: "supernode_p2p_subscription_resets_total",
+        help: "Connected peers disconnected by the subscription watchdog because, past the grace period, they were not seen subscribed to any of the chain's block topics (static peers are then redialled)",
+        labelNames: ["chain_id"],
+        registers: [register],
+      }),
+  );
   const table = reuseOr(
     register,
     "supernode_p2p_discovery_table_size",
@@ -107,6 +119,7 @@ export function createP2PMetrics(register: Registry, chainId: bigint): P2PMetric
       }),
   );
   bans.inc({ chain_id }, 0);
+  resets.inc({ chain_id }, 0);
   return {
     peers: { set: (v) => peers.set({ chain_id }, v) },
     gossip: { inc: (l) => gossip.inc({ chain_id, ...l }) },
@@ -114,6 +127,7 @@ export function createP2PMetrics(register: Registry, chainId: bigint): P2PMetric
     signingFailures: { inc: (l) => signingFailures.inc({ chain_id, ...l }) },
     reqResp: { inc: (l) => reqResp.inc({ chain_id, ...l }) },
     bans: { inc: () => bans.inc({ chain_id }) },
+    subscriptionResets: { inc: () => resets.inc({ chain_id }) },
     discoveryTable: { set: (v) => table.set({ chain_id }, v) },
     discoveryDropped: { inc: () => dropped.inc({ chain_id }) },
   };

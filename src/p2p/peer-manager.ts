@@ -1,7 +1,8 @@
 /**
- * Peer management of one host: the protect list, static peers (protected, redialled every minute), low/high-water
- * trimming that spares protected peers and peers inside the grace period, and the score monitor that bans one peer
- * per second whose score is below `p2p.ban.threshold` (static peers exempt).
+ * Peer management of one host: the protect list, static peers (protected, redialled every minute and shortly after
+ * they disconnect), low/high-water trimming that spares protected peers and peers inside the grace period, the score
+ * monitor that bans one peer per second whose score is below `p2p.ban.threshold` (static peers exempt), and the
+ * subscription watchdog (src/p2p/subscription-watchdog.ts) that resets peers not subscribed to the chain's topics.
  */
 import type { Connection } from "@libp2p/interface";
 import { multiaddr } from "@multiformats/multiaddr";
@@ -12,11 +13,14 @@ import type { GaterState } from "./gater.js";
 import type { Host } from "./types.js";
 import type { P2PMetrics } from "./metrics.js";
 import { PeerLatency, PING_ROUND_MS, PingService } from "./peer-latency.js";
+import { SubscriptionWatchdog, type SubscriptionWatchdogTiming } from "./subscription-watchdog.js";
 
 /** op-node's intervals; tests shorten them. */
-export interface PeerTiming {
+export interface PeerTiming extends SubscriptionWatchdogTiming {
   /** Redial static peers that are not connected (1 min). */
   readonly staticRedialMs: number;
+  /** A static peer that disconnected is redialled after this delay (2 s; not op-node's: it waits for the minute). */
+  readonly staticReconnectMs: number;
   /** Check the high water mark (1 min; also on every new connection). */
   readonly trimIntervalMs: number;
   /** Look at one peer's score for a ban (1 s). */
@@ -30,12 +34,19 @@ export const PEER_TIMING: PeerTiming = {
   trimIntervalMs: 60_000,
   monitorIntervalMs: 1_000,
   pingRoundMs: PING_ROUND_MS,
+  staticReconnectMs: 2_000,
+  subscriptionCheckMs: 10_000,
+  subscriptionGraceMs: 30_000,
+  subscriptionBackoffMs: 5 * 60_000,
 };
 
 export class PeerManager {
   private readonly protectedPeers = new Set<string>();
   private readonly staticPeers = new Map<string, string[]>();
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Prompt redials of static peers that disconnected, by peer ID. */
+  private readonly reconnects = new Map<string, NodeJS.Timeout>();
+  private running = false;
   private monitorQueue: string[] = [];
   /** Req-resp application score counters per peer (valid, error, rejected). */
   private readonly app = new Map<string, { valid: number; error: number; rejected: number }>();
@@ -51,6 +62,8 @@ export class PeerManager {
     private readonly logger: Logger,
     private readonly metrics: P2PMetrics | undefined,
     timing: Partial<PeerTiming> = {},
+    /** The chain's block topics; with them the subscription watchdog runs. */
+    private readonly topics: readonly string[] = [],
   ) {
     this.timing = { ...PEER_TIMING, ...timing };
     this.pinger = cfg.ping ? new PingService(host, this.latency, clock, logger, this.timing.pingRoundMs) : undefined;
@@ -64,6 +77,7 @@ export class PeerManager {
   }
 
   start(): void {
+    this.running = true;
     const self = this.host.peerId.toString();
     this.staticPeers.delete(self);
     const count = (): void => this.metrics?.peers.set(this.host.getConnections().length);
@@ -71,9 +85,24 @@ export class PeerManager {
       count();
       if (this.host.getConnections().length > this.cfg.peersHi) this.trim();
     });
-    this.host.addEventListener("connection:close", count);
+    this.host.addEventListener("connection:close", (e) => {
+      count();
+      this.reconnectSoon(e.detail.remotePeer.toString());
+    });
     this.dialStatics();
     this.every(this.timing.staticRedialMs, () => this.dialStatics());
+    if (this.topics.length > 0) {
+      const wd = new SubscriptionWatchdog(
+        this.host,
+        this.topics,
+        this.timing,
+        this.clock,
+        this.logger,
+        this.metrics,
+        (id) => this.reconnectSoon(id),
+      );
+      this.every(this.timing.subscriptionCheckMs, () => wd.check());
+    }
     this.every(this.timing.trimIntervalMs, () => this.trim());
     if (this.cfg.banPeers) this.every(this.timing.monitorIntervalMs, () => void this.monitorOne());
     this.pinger?.start();
@@ -81,8 +110,11 @@ export class PeerManager {
 
   stop(): void {
     this.pinger?.stop();
+    this.running = false;
     for (const t of this.timers) clearInterval(t);
     this.timers.length = 0;
+    for (const t of this.reconnects.values()) clearTimeout(t);
+    this.reconnects.clear();
   }
 
   private every(ms: number, fn: () => void): void {
@@ -107,15 +139,28 @@ export class PeerManager {
     this.protectedPeers.delete(id);
   }
 
+  /** A static peer with no connection left is redialled after `staticReconnectMs` (one pending redial per peer). */
+  private reconnectSoon(id: string): void {
+    if (!this.staticPeers.has(id) || this.reconnects.has(id) || !this.running) return;
+    const t = setTimeout(() => {
+      this.reconnects.delete(id);
+      this.dialStatic(id);
+    }, this.timing.staticReconnectMs);
+    t.unref();
+    this.reconnects.set(id, t);
+  }
+
   private dialStatics(): void {
-    for (const [id, addrs] of this.staticPeers) {
-      if (this.host.getConnections().some((c) => c.remotePeer.toString() === id)) continue;
-      const addr = addrs[0];
-      if (addr === undefined) continue;
-      this.host.dial(multiaddr(addr), { signal: AbortSignal.timeout(30_000) }).catch((err: unknown) => {
-        this.logger.debug({ err, peer: id }, "static peer dial failed");
-      });
-    }
+    for (const id of this.staticPeers.keys()) this.dialStatic(id);
+  }
+
+  private dialStatic(id: string): void {
+    if (this.host.getConnections().some((c) => c.remotePeer.toString() === id)) return;
+    const addr = this.staticPeers.get(id)?.[0];
+    if (addr === undefined) return;
+    this.host.dial(multiaddr(addr), { signal: AbortSignal.timeout(30_000) }).catch((err: unknown) => {
+      this.logger.debug({ err, peer: id }, "static peer dial failed");
+    });
   }
 
   /** Above high water: close the lowest-scored unprotected peers past their grace period, down to low water. */
