@@ -38,6 +38,7 @@ import { SINGULAR_BATCH_TYPE } from "../src/protocol/derive/batch.js";
 import { encodeChannel, splitIntoFrames } from "../src/protocol/derive/channel-out.js";
 import { encodeFrames } from "../src/protocol/derive/frame.js";
 import type { RollupConfig } from "../src/protocol/rollup-config.js";
+import { benchHash, benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
 import { TXS_PER_BLOCK, UserTxSource, sendRawBatch, userTxAlloc, userTxAllocRecord } from "./derivation/user-txs.js";
 import { type Bench, note } from "./harness.js";
 
@@ -47,9 +48,8 @@ const N = Number(process.env.DERIVATION_BENCH_N ?? 600);
 const L1_BLOCK_TIME = 12;
 const SECRET = new Uint8Array(32).fill(7);
 const BATCHER = privateKeyToAccount(`0x${"ab".repeat(32)}`);
-const GENESIS_TIME = 1_700_000_000;
 
-const h = (s: string): Hash => bytesToHex(keccak_256(new TextEncoder().encode(s)));
+const h = benchHash;
 
 interface MemBlock {
   ref: L1BlockRef;
@@ -136,42 +136,7 @@ class MemSafeDb implements SafeDbPort {
 }
 
 function rollupConfig(genesisHash: Hash): RollupConfig {
-  return {
-    genesis: {
-      l1: { hash: h("l1-0"), number: 0 },
-      l2: { hash: genesisHash, number: 0 },
-      l2_time: GENESIS_TIME,
-      system_config: {
-        batcherAddr: BATCHER.address.toLowerCase() as Hex,
-        overhead: ZERO_HASH,
-        scalar: `0x01${"00".repeat(23)}0000000000000001`,
-        gasLimit: 30_000_000n,
-        eip1559Params: "0x0000000000000000",
-        operatorFeeParams: ZERO_HASH,
-        minBaseFee: 0n,
-        daFootprintGasScalar: 0,
-      },
-    },
-    block_time: 2,
-    max_sequencer_drift: 600,
-    seq_window_size: 3600,
-    channel_timeout: 300,
-    l1_chain_id: 900n,
-    l2_chain_id: 901n,
-    regolith_time: 0,
-    canyon_time: 0,
-    delta_time: 0,
-    ecotone_time: 0,
-    fjord_time: 0,
-    granite_time: 0,
-    holocene_time: 0,
-    isthmus_time: 0,
-    batch_inbox_address: "0xff00000000000000000000000000000000000901",
-    deposit_contract_address: "0x00000000000000000000000000000000000000d0",
-    l1_system_config_address: "0x00000000000000000000000000000000000000c0",
-    protocol_versions_address: "0x0000000000000000000000000000000000000000",
-    chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
-  };
+  return benchRollupConfig(genesisHash, BATCHER.address.toLowerCase() as Hex);
 }
 
 async function startEl(cfg: RollupConfig | undefined): Promise<SimulatedExecutionClient> {

@@ -18,60 +18,25 @@ import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex } from "../src/core/codec/hex.js";
 import { silentLogger } from "../src/core/logger.js";
 import { systemClock } from "../src/core/time/clock.js";
 import type { L2BlockRef } from "../src/core/types/block-ref.js";
-import { type Hash, type Hex, ZERO_HASH } from "../src/core/types/primitives.js";
+import type { Hash, Hex } from "../src/core/types/primitives.js";
 import { EngineClient } from "../src/io/engine/engine-client.js";
 import { EngineController } from "../src/node/engine/engine-controller.js";
 import type { PayloadAttributes } from "../src/node/ports.js";
 import type { RollupConfig } from "../src/protocol/rollup-config.js";
+import { benchHash, benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
 import { UserTxSource } from "./derivation/user-txs.js";
 import { type Bench, note } from "./harness.js";
 
+const WARMUP = 200;
 const N = Number(process.env.ENGINE_BUILD_BENCH_N ?? 3000);
+if (!(N > WARMUP)) throw new Error(`ENGINE_BUILD_BENCH_N must be above the ${WARMUP} warm-up blocks (got ${N})`);
 const SECRET = new Uint8Array(32).fill(7);
-const GENESIS_TIME = 1_700_000_000;
-const h = (s: string): Hash => bytesToHex(keccak_256(new TextEncoder().encode(s)));
+const h = benchHash;
 
-const cfg = (genesis: Hash): RollupConfig => ({
-  genesis: {
-    l1: { hash: h("l1-0"), number: 0 },
-    l2: { hash: genesis, number: 0 },
-    l2_time: GENESIS_TIME,
-    system_config: {
-      batcherAddr: `0x${"ab".repeat(20)}`,
-      overhead: ZERO_HASH,
-      scalar: `0x01${"00".repeat(23)}0000000000000001`,
-      gasLimit: 30_000_000n,
-      eip1559Params: "0x0000000000000000",
-      operatorFeeParams: ZERO_HASH,
-      minBaseFee: 0n,
-      daFootprintGasScalar: 0,
-    },
-  },
-  block_time: 2,
-  max_sequencer_drift: 600,
-  seq_window_size: 3600,
-  channel_timeout: 300,
-  l1_chain_id: 900n,
-  l2_chain_id: 901n,
-  regolith_time: 0,
-  canyon_time: 0,
-  delta_time: 0,
-  ecotone_time: 0,
-  fjord_time: 0,
-  granite_time: 0,
-  holocene_time: 0,
-  isthmus_time: 0,
-  batch_inbox_address: "0xff00000000000000000000000000000000000901",
-  deposit_contract_address: "0x00000000000000000000000000000000000000d0",
-  l1_system_config_address: "0x00000000000000000000000000000000000000c0",
-  protocol_versions_address: "0x0000000000000000000000000000000000000000",
-  chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
-});
+const cfg = (genesis: Hash): RollupConfig => benchRollupConfig(genesis, `0x${"ab".repeat(20)}`);
 
 async function startReplayEl(): Promise<{ url: string; stop: () => Promise<void> }> {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -154,7 +119,7 @@ const bench: Bench = {
         if ((await engine.chainId()) !== 901n) throw new Error("engine-build bench: wrong chain id");
       };
       // Warm-up (JIT), then alternate timed slices of both so that load changes hit both alike.
-      for (let n = 1; n <= 200; n++) await buildOne(n);
+      for (let n = 1; n <= WARMUP; n++) await buildOne(n);
       for (let i = 0; i < 600; i++) await roundTrip();
       let next = 201;
       let buildUs = 0;
@@ -172,7 +137,7 @@ const bench: Bench = {
       }
       await controller.flushForkchoice();
       if (refs !== 0) throw new Error("engine-build bench: the build path decoded a payload's L1-info deposit");
-      const built = N - 200;
+      const built = N - WARMUP;
       const perBlock = buildUs / built;
       const perTrip = tripUs / trips;
       note(
