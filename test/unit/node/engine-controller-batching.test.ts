@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
-import type { L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
+import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hex } from "../../../src/core/types/primitives.js";
 import { type DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
 import { genesisL2Ref } from "../../../src/node/engine/heads.js";
@@ -11,29 +11,12 @@ import type {
   PayloadAttributes,
   PayloadStatus,
 } from "../../../src/node/ports.js";
-import { FakeEngine, fakeL1InfoTx, fakeRefFromPayload, testRollupConfig } from "./fakes.js";
+import { derivedChild, genesisOrigin } from "./derived-fixture.js";
+import { FakeEngine, fakeRefFromPayload, testRollupConfig } from "./fakes.js";
 
 const cfg = testRollupConfig();
-const origin: L1BlockRef = { ...cfg.genesis.l1, parentHash: cfg.genesis.l1.hash, timestamp: 0 };
-
-function derived(parent: L2BlockRef, txs: Hex[] = []): DerivedAttributes {
-  const seq = parent.sequenceNumber + 1;
-  return {
-    attributes: {
-      timestamp: parent.timestamp + cfg.block_time,
-      prevRandao: origin.hash,
-      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-      transactions: [fakeL1InfoTx(origin, seq), ...txs],
-      noTxPool: true,
-      gasLimit: 30_000_000n,
-    },
-    parent,
-    l1origin: origin,
-    sequenceNumber: seq,
-    concluding: true,
-    derivedFrom: origin,
-  };
-}
+const origin = genesisOrigin(cfg);
+const derived = (parent: L2BlockRef, txs: Hex[] = []): DerivedAttributes => derivedChild(cfg, origin, parent, txs);
 
 type Mode = "in-order" | "forkchoice-first" | "refused";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
+import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hex } from "../../../src/core/types/primitives.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { type DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
@@ -7,29 +7,12 @@ import { genesisL2Ref } from "../../../src/node/engine/heads.js";
 import type { ExecutionPayloadEnvelope, L2BlockHeader } from "../../../src/node/ports.js";
 import { hexToBytes } from "../../../src/core/codec/hex.js";
 import { keccakHex } from "../../../src/protocol/block/keccak.js";
-import { FakeEngine, fakeL1InfoTx, fakeRefFromPayload, testRollupConfig } from "./fakes.js";
+import { derivedChild, genesisOrigin } from "./derived-fixture.js";
+import { FakeEngine, fakeRefFromPayload, testRollupConfig } from "./fakes.js";
 
 const cfg = testRollupConfig();
-const origin: L1BlockRef = { ...cfg.genesis.l1, parentHash: cfg.genesis.l1.hash, timestamp: 0 };
-
-function derived(parent: L2BlockRef, txs: Hex[] = []): DerivedAttributes {
-  const seq = parent.sequenceNumber + 1;
-  return {
-    attributes: {
-      timestamp: parent.timestamp + cfg.block_time,
-      prevRandao: origin.hash,
-      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-      transactions: [fakeL1InfoTx(origin, seq), ...txs],
-      noTxPool: true,
-      gasLimit: 30_000_000n,
-    },
-    parent,
-    l1origin: origin,
-    sequenceNumber: seq,
-    concluding: true,
-    derivedFrom: origin,
-  };
-}
+const origin = genesisOrigin(cfg);
+const derived = (parent: L2BlockRef, txs: Hex[] = []): DerivedAttributes => derivedChild(cfg, origin, parent, txs);
 
 function rig(engine = new FakeEngine(cfg)) {
   const safeReports: number[] = [];
