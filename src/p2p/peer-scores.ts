@@ -5,19 +5,8 @@
  * unweighted P6 term Σ (peers on the IP − threshold)² over the peer's IPs; `behavioralPenalty` is the unweighted
  * P7 counter.
  */
+import type { GossipScores } from "../protocol/p2p/peer-scores.js";
 import type { PubSub } from "./types.js";
-
-export interface GossipScores {
-  readonly total: number;
-  readonly blocks: {
-    readonly timeInMesh: number;
-    readonly firstMessageDeliveries: number;
-    readonly meshMessageDeliveries: number;
-    readonly invalidMessageDeliveries: number;
-  };
-  readonly IPColocationFactor: number;
-  readonly behavioralPenalty: number;
-}
 
 interface TopicStats {
   inMesh: boolean;

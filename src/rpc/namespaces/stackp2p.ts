@@ -4,21 +4,12 @@
  * -32601. Shapes follow the specification (field names and key order as op-node emits them); method failures are
  * -32000 with op-node's message, malformed parameters -32602.
  */
+import type { GossipScores } from "../../protocol/p2p/peer-scores.js";
 import { InvalidParamsError, RpcError } from "../errors.js";
 import { createMethodTable, type MethodTable } from "../method-table.js";
 
 export interface PeerScores {
-  readonly gossip: {
-    readonly total: number;
-    readonly blocks: {
-      readonly timeInMesh: number;
-      readonly firstMessageDeliveries: number;
-      readonly meshMessageDeliveries: number;
-      readonly invalidMessageDeliveries: number;
-    };
-    readonly IPColocationFactor: number;
-    readonly behavioralPenalty: number;
-  };
+  readonly gossip: GossipScores;
   readonly reqResp: {
     readonly validResponses: number;
     readonly errorResponses: number;
