@@ -167,12 +167,12 @@ export interface SafeDbPort {
 }
 
 /**
- * Where a sequencer's freshly built blocks go (P2P gossip). The sequencer awaits `publish` before its next step, so
- * an implementation must not wait on the network: the P2P wiring returns at once and signs (possibly remotely) and
- * publishes behind it, in order (src/p2p/publisher.ts).
+ * Where a sequencer's freshly built blocks go (P2P gossip). `publish` hands the block over and returns at once: the
+ * sequencer does not wait for it (op-node gossips asynchronously too). Signing (possibly remote) and publishing run
+ * behind it, in order, and never throw back (src/p2p/publisher.ts).
  */
 export interface UnsafeBlockSink {
-  publish(envelope: ExecutionPayloadEnvelope): Promise<void> | void;
+  publish(envelope: ExecutionPayloadEnvelope): void;
 }
 
 /**

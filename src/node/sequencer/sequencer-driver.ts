@@ -127,7 +127,7 @@ export class SequencerDriver {
     await engine.flushForkchoice();
     this.d.metrics?.sequencedBlocks.inc();
     try {
-      await this.d.sink?.publish(built.envelope);
+      this.d.sink?.publish(built.envelope); // hands the block over; never waited on
     } catch (err) {
       this.d.logger.warn({ err: String(err) }, "publishing the sequenced block failed");
     }

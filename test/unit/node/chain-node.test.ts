@@ -6,7 +6,7 @@ import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock, type Clock } from "../../../src/core/time/clock.js";
 import { ChainNode, type ChainNodeConfig } from "../../../src/node/chain-node.js";
 import { fileSequencerStateStore, memorySequencerStateStore } from "../../../src/node/sequencer/state-file.js";
-import type { SequencerStateStore } from "../../../src/node/ports.js";
+import type { SequencerStateStore, UnsafeBlockSink } from "../../../src/node/ports.js";
 import {
   FakeEngine,
   FakeL1,
@@ -55,6 +55,7 @@ async function rig(opts: {
   clock?: Clock;
   store?: SequencerStateStore;
   start?: boolean;
+  sink?: UnsafeBlockSink;
 }): Promise<Rig> {
   const l1 = opts.l1 ?? new FakeL1(10);
   const engine = opts.engine ?? new FakeEngine(cfg);
@@ -71,6 +72,7 @@ async function rig(opts: {
     attributesBuilder: builder,
     refFromPayload: engine.refOf,
     sequencerStore: opts.store,
+    sink: opts.sink,
   });
   if (opts.start !== false) {
     await node.start();
@@ -280,6 +282,23 @@ describe("ChainNode sequencer", () => {
     expect(u.l1origin.number).toBe(3);
     expect(u.sequenceNumber).toBe(7);
     expect(engine.canonical).toHaveLength(11);
+  });
+
+  it("hands every sequenced block to the sink and never waits for its publishing", async () => {
+    const clock = new ManualClock(GENESIS_TIME * 1000);
+    const handed: number[] = [];
+    // A publisher stuck for ever (a remote signer that never answers): sequencing must go on regardless.
+    const sink = {
+      publish: (env: { executionPayload: { blockNumber: number } }) => {
+        handed.push(env.executionPayload.blockNumber);
+        return new Promise<void>(() => {});
+      },
+    } as unknown as UnsafeBlockSink;
+    const { node } = await rig({ l1: new FakeL1(3), clock, config: nodeConfig({ enabled: true }), sink });
+    await waitFor(() => node.syncStatus().safe_l2.number === 3);
+    clock.now = (GENESIS_TIME + 20) * 1000;
+    await waitFor(() => node.syncStatus().unsafe_l2.number === 10);
+    expect(handed).toEqual([4, 5, 6, 7, 8, 9, 10]);
   });
 
   it("admin start/stop follow the state machine and persist across restarts", async () => {
