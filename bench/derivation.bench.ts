@@ -10,10 +10,21 @@
  *   insert) from L1; its safe head must be the sequencer's block N (same hash);
  * - `consolidate_blocks_per_s`: a node on the sequencer's EL (which already has the blocks, unsafe) derives them
  *   again, consolidating each against the existing block: same hash at N and no block built (no getPayload call).
- * - `cpu_us_per_built_block` / `cpu_us_per_consolidated_block`: CPU time (process.cpuUsage) of the bench process,
- *   i.e. the node, per block while the safe head moves from block N/3 to N (exact bounds from the SafeDB
- *   callback), with the EL in its own process (goals ≤ 300 / ≤ 100 µs); `…_whole`: the whole phase, the
- *   startup walk to find the heads included.
+ *
+ * CPU figures: CPU time (`process.cpuUsage`: every thread of the bench process — the node's main thread and V8's
+ * background threads for GC and the optimizing compiler; the EL runs in its own process and is reported apart)
+ * per block while the node's safe head moves from block N/3 to block N, both bounds taken in the SafeDB callback
+ * (the first time the safe head reaches them). The node is the compiled `dist/` by default (as operators run it;
+ * DERIVATION_BENCH_CODE=src runs the sources through tsx; bench/derivation/node-code.ts).
+ * - `cpu_us_per_built_block` (goal ≤ 300 µs): one build run; `…_whole`: the whole phase, the restart's walk back
+ *   from the unsafe head included.
+ * - `cpu_us_per_consolidated_block` (goal ≤ 100 µs): a warm node, as a long-running verifier is. The consolidate
+ *   phase runs DERIVATION_BENCH_WARMUP (default 1) + DERIVATION_BENCH_REPEAT (default 16) times in this process, a
+ *   fresh node each time on the same EL; the warm-up runs are not counted (they pay V8's first compilation of the
+ *   path). The figure is the total CPU of the measured runs' windows divided by their total blocks
+ *   (16 × 400 blocks ≈ 1.5 s of CPU: one JIT compilation or major GC does not swing it); the spread of the runs
+ *   (min / median / max) and the CPU per thread and Engine API calls per block in the windows are printed on stderr.
+ *   `…_whole`: the measured runs' whole phases (restart walk included) over their N blocks each.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -24,20 +35,19 @@ import { fileURLToPath } from "node:url";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { bytesToHex, hexToBytes } from "../src/core/codec/hex.js";
-import { TemporaryError } from "../src/core/errors/supernode-error.js";
 import { silentLogger } from "../src/core/logger.js";
 import { systemClock, type Clock } from "../src/core/time/clock.js";
 import type { BlockId, L1BlockRef } from "../src/core/types/block-ref.js";
 import { type Hash, type Hex, ZERO_HASH } from "../src/core/types/primitives.js";
 import { forksFromRollupConfig, SimulatedExecutionClient } from "../src/devnet/el/index.js";
-import { EngineClient } from "../src/io/engine/engine-client.js";
+import type { EngineClient } from "../src/io/engine/engine-client.js";
 import type { ChainNode, ChainNodeConfig } from "../src/node/chain-node.js";
-import { createChainNode } from "../src/node/create.js";
 import type { BlockLabel, L1BlockInfo, L1Source, L1Transaction, SafeDbPort } from "../src/node/ports.js";
 import { SINGULAR_BATCH_TYPE } from "../src/protocol/derive/batch.js";
 import { encodeChannel, splitIntoFrames } from "../src/protocol/derive/channel-out.js";
 import { encodeFrames } from "../src/protocol/derive/frame.js";
 import type { RollupConfig } from "../src/protocol/rollup-config.js";
+import { loadNodeCode, type NodeCode } from "./derivation/node-code.js";
 import { benchHash, benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
 import { TXS_PER_BLOCK, UserTxSource, sendRawBatch, userTxAlloc, userTxAllocRecord } from "./derivation/user-txs.js";
 import { type Bench, note } from "./harness.js";
@@ -50,6 +60,9 @@ const SECRET = new Uint8Array(32).fill(7);
 const BATCHER = privateKeyToAccount(`0x${"ab".repeat(32)}`);
 
 const h = benchHash;
+
+/** The node under test: dist/ or the sources (set first thing in `run`). */
+let code: NodeCode;
 
 interface MemBlock {
   ref: L1BlockRef;
@@ -87,7 +100,7 @@ class MemL1 implements L1Source {
   }
   private get(hash: Hash): MemBlock {
     const b = this.byHash.get(hash);
-    if (b === undefined) throw new TemporaryError("NOT_FOUND", "no such L1 block");
+    if (b === undefined) throw new code.TemporaryError("NOT_FOUND", "no such L1 block");
     return b;
   }
   getLabel(label: BlockLabel): L1BlockRef | undefined {
@@ -99,7 +112,7 @@ class MemL1 implements L1Source {
   }
   async l1BlockRefByNumber(n: number) {
     const b = this.blocks[n];
-    if (b === undefined) throw new TemporaryError("NOT_FOUND", "no such L1 block");
+    if (b === undefined) throw new code.TemporaryError("NOT_FOUND", "no such L1 block");
     return b.ref;
   }
   async l1BlockRefByHash(hash: Hash) {
@@ -117,16 +130,25 @@ class MemL1 implements L1Source {
   }
 }
 
+/** What the process had used when the safe head first reached a block: the bounds of a CPU window. */
+interface Mark {
+  readonly cpu: number;
+  readonly threads: Map<string, number>;
+  readonly calls: Map<string, number>;
+}
+
+const mark = (): Mark => ({ cpu: cpuNow(), threads: threadCpuSec(), calls: new Map(calls) });
+
 class MemSafeDb implements SafeDbPort {
   last: { l1Block: BlockId; safeHead: BlockId } | undefined;
-  /** CPU time of this process (s) when the safe head first reached each wanted block: exact window bounds. */
-  readonly cpuAt = new Map<number, number>();
+  /** Taken when the safe head first reached each wanted block: exact window bounds. */
+  readonly marks = new Map<number, Mark>();
   wanted: readonly number[] = [];
   /** Called on every safe-head entry (the bench waits on it instead of polling). */
   onUpdate: ((safe: number) => void) | undefined;
   async safeHeadUpdated(safeHead: BlockId, l1Block: BlockId) {
     this.last = { safeHead, l1Block };
-    for (const n of this.wanted) if (safeHead.number >= n && !this.cpuAt.has(n)) this.cpuAt.set(n, cpuNow());
+    for (const n of this.wanted) if (safeHead.number >= n && !this.marks.has(n)) this.marks.set(n, mark());
     this.onUpdate?.(safeHead.number);
   }
   async safeHeadAtL1Block() {
@@ -295,16 +317,20 @@ function nodeConfig(cfg: RollupConfig, sequencer: boolean): ChainNodeConfig {
 async function startNode(cfg: RollupConfig, l1: L1Source, el: ElHandle, sequencer: boolean, clock: Clock) {
   const safeDb = new MemSafeDb();
   safeDb.wanted = [1, Math.floor(N / 3), N];
-  const engine = EngineClient.create(
+  const engine = code.EngineClient.create(
     { url: el.authUrl, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg },
-    { clock: systemClock, logger: silentLogger, onRequest: (e) => calls.set(e.method, (calls.get(e.method) ?? 0) + 1) },
+    {
+      clock: code.systemClock,
+      logger: code.silentLogger,
+      onRequest: (e) => calls.set(e.method, (calls.get(e.method) ?? 0) + 1),
+    },
   );
-  const node = await createChainNode(nodeConfig(cfg, sequencer), {
+  const node = await code.createChainNode(nodeConfig(cfg, sequencer), {
     l1,
     engine,
     safeDb,
     clock,
-    logger: silentLogger,
+    logger: code.silentLogger,
   });
   await node.start();
   return { node, engine, safeDb };
@@ -318,29 +344,45 @@ async function until(cond: () => boolean, timeoutMs: number, pollMs = 5): Promis
   }
 }
 
+/** One timed phase: its wall time, and CPU of this process over the whole phase and over the steady window. */
+interface Phase {
+  readonly sec: number;
+  /** CPU seconds of this process, the whole phase (the restart's walk back from the unsafe head included). */
+  readonly wholeSec: number;
+  /** CPU seconds from the safe head's first reaching block n/3 to its reaching n, and that window's blocks. */
+  readonly steadySec: number;
+  readonly steadyBlocks: number;
+  /** CPU seconds per thread (main, V8's background threads by name) and engine calls in the steady window. */
+  readonly steadyThreads: Map<string, number>;
+  readonly steadyCalls: Map<string, number>;
+  /** One line for stderr. */
+  readonly line: string;
+}
+
+const diff = (a: Map<string, number>, b: Map<string, number>): Map<string, number> =>
+  new Map([...a].map(([k, v]) => [k, v - (b.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
+
+/** Adds `b` into `a`. */
+const addInto = (a: Map<string, number>, b: Map<string, number>): void => {
+  for (const [k, v] of b) a.set(k, (a.get(k) ?? 0) + v);
+};
+
+const perBlock = (m: Map<string, number>, blocks: number, scale: number, unit: string): string =>
+  [...m].map(([k, v]) => `${k} ${Math.round((v * scale) / blocks)}${unit}`).join(", ");
+
 /**
- * Seconds until the node's safe head reaches `n`, and the CPU time per block spent meanwhile by this process (the
- * node, plus the EL when it runs in process) and by the EL's process: robust figures on a busy machine.
- * `nodeUsPerBlock` is the steady figure: from the safe head's first reaching block n/3 to its reaching n, both
- * bounds taken in the SafeDB callback (exact blocks; the end of the phase is that callback too, no poll). `wholeUsPerBlock` covers the whole
- * phase, the restart's walk back from the unsafe head (findL2Heads, a one-off) included.
+ * Runs until the node's safe head reaches `n` and measures this process's CPU (the node; plus the EL when it runs
+ * in process) and the EL process's. The steady window is bounded in the SafeDB callback: exact blocks, no poll
+ * (a timer in this process would wake the node's thread during the window too, and each wake-up costs CPU).
  */
-async function timeToSafe(
-  node: ChainNode,
-  n: number,
-  el: ElHandle,
-  safeDb: MemSafeDb,
-): Promise<{ sec: number; cpu: string; nodeUsPerBlock: number; wholeUsPerBlock: number }> {
+async function timeToSafe(node: ChainNode, n: number, el: ElHandle, safeDb: MemSafeDb): Promise<Phase> {
   const prof = await startProfile();
   calls.clear();
   const t0 = performance.now();
-  const c0 = cpuNow();
+  const start = mark();
   const u0 = process.cpuUsage();
-  const th0 = threadCpuSec();
   const s0 = mainThreadSleeps();
   const e0 = el.cpuSec();
-  // Woken by the SafeDB callback, not by a poll: a timer in this process would wake the node's thread during the
-  // window too, and each wake-up costs CPU (ADR 0084).
   let sleeps = 0;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("derivation bench: timed out")), 300_000);
@@ -353,31 +395,37 @@ async function timeToSafe(
     };
   });
   const sec = (performance.now() - t0) / 1000;
-  const c1 = cpuNow();
+  const end = mark();
   const u1 = process.cpuUsage(u0);
-  const th1 = threadCpuSec();
   const e1 = el.cpuSec();
   // The reported head (the forkchoice state the EL acknowledged) follows once the node has flushed it.
   await until(() => node.syncStatus().safe_l2.number >= n, 60_000, 20);
-  const nodeSec = c1 - c0;
-  const from = Math.floor(n / 3);
-  const cFirst = safeDb.cpuAt.get(1);
-  const cFrom = safeDb.cpuAt.get(from);
-  const cTo = safeDb.cpuAt.get(n) ?? c1;
-  const steady = cFrom === undefined || n <= from ? nodeSec / n : (cTo - cFrom) / (n - from);
-  const afterFirst = cFirst === undefined ? nodeSec / n : (cTo - cFirst) / (n - 1);
-  const us = (s: number) => `${Math.round((s * 1e6) / n)} µs`;
-  const elCpu = e0 === undefined || e1 === undefined ? "in process" : us(e1 - e0);
   await prof?.();
-  note(`engine calls: ${[...calls].map(([m, k]) => `${m} ${k}`).join(", ")}`);
-  const threads = [...th1]
-    .map(([k, v]) => [k, v - (th0.get(k) ?? 0)] as const)
-    .filter(([, v]) => v > 0)
-    .map(([k, v]) => `${k} ${us(v)}`)
-    .join(", ");
-  const split = `user ${us(u1.user / 1e6)}, system ${us(u1.system / 1e6)}; threads: ${threads}; main-thread sleeps ${sleeps.toFixed(1)}`;
-  const cpu = `CPU per block: node ${us(nodeSec)} whole phase (${split}; ${Math.round(afterFirst * 1e6)} µs from block 1, ${Math.round(steady * 1e6)} µs from block ${from} to ${n}), EL ${elCpu}`;
-  return { sec, cpu, nodeUsPerBlock: steady * 1e6, wholeUsPerBlock: (nodeSec / n) * 1e6 };
+  const from = Math.floor(n / 3);
+  const first = safeDb.marks.get(1);
+  const lo = safeDb.marks.get(from) ?? start;
+  const hi = safeDb.marks.get(n) ?? end;
+  const steadyBlocks = n - (safeDb.marks.has(from) ? from : 0);
+  const steadySec = hi.cpu - lo.cpu;
+  const wholeSec = end.cpu - start.cpu;
+  const us = (sec: number, blocks = n) => `${Math.round((sec * 1e6) / blocks)} µs`;
+  const elCpu = e0 === undefined || e1 === undefined ? "in process" : us(e1 - e0);
+  const fromFirst = first === undefined ? "" : `; ${us(hi.cpu - first.cpu, n - 1)} from block 1`;
+  const steadyThreads = diff(hi.threads, lo.threads);
+  const line =
+    `node ${us(steadySec, steadyBlocks)} from block ${from} to ${n} (threads: ${perBlock(steadyThreads, steadyBlocks, 1e6, " µs")}), ` +
+    `${us(wholeSec)} whole phase (user ${us(u1.user / 1e6)}, system ${us(u1.system / 1e6)}${fromFirst}; ` +
+    `main-thread sleeps ${sleeps.toFixed(1)}), EL ${elCpu}; engine calls whole phase: ` +
+    `${[...calls].map(([m, k]) => `${m} ${k}`).join(", ")}`;
+  return {
+    sec,
+    wholeSec,
+    steadySec,
+    steadyBlocks,
+    steadyThreads,
+    steadyCalls: diff(hi.calls, lo.calls),
+    line,
+  };
 }
 
 let profiles = 0;
@@ -409,6 +457,8 @@ async function startProfile(): Promise<(() => Promise<void>) | undefined> {
 const bench: Bench = {
   name: "derivation",
   async run(report) {
+    code = await loadNodeCode();
+    note(`node under test: ${code.kind === "dist" ? "compiled dist/" : "sources through tsx"} (DERIVATION_BENCH_CODE)`);
     const probe = await startEl2(undefined);
     const cfg = rollupConfig(probe.genesisHash);
     await probe.stop();
@@ -420,7 +470,10 @@ const bench: Bench = {
     //    moves to the block's time and the sequencer seals it.
     const seqEl = await startEl2(cfg);
     let allowed = 0;
-    const paced: Clock = { nowMs: () => (GENESIS_TIME + cfg.block_time * allowed) * 1000, sleep: systemClock.sleep };
+    const paced: Clock = {
+      nowMs: () => (GENESIS_TIME + cfg.block_time * allowed) * 1000,
+      sleep: code.systemClock.sleep,
+    };
     const seq = await startNode(cfg, l1, seqEl, true, paced);
     const tSeq = performance.now();
     const userTxs = new UserTxSource();
@@ -493,59 +546,88 @@ const bench: Bench = {
     if (phases.includes("build")) await buildPhase(cfg, l1, seq.engine, report);
 
     // 4. Consolidation path: re-derive on the sequencer's EL, which already has every block.
-    // DERIVATION_BENCH_REPEAT=k (default 3): the consolidate phase k times in this process, a fresh node each time;
-    // figures: the median run. The first run also pays the JIT's compilation of the path (V8's background threads,
-    // tens of µs per block over 600 blocks); a verifier consolidating behind gossip runs warm.
-    if (phases.includes("consolidate")) {
-      const runs: { steady: number; whole: number; perSec: number }[] = [];
-      const repeat = Math.max(1, Number(process.env.DERIVATION_BENCH_REPEAT ?? 3));
-      for (let k = 0; k < repeat; k++) runs.push(await consolidatePhase(cfg, l1, seqEl, seq.engine));
-      const median = (f: (r: (typeof runs)[number]) => number) =>
-        runs.map(f).sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)]!;
-      report({ figure: "consolidate_blocks_per_s", value: Math.round(median((r) => r.perSec)), unit: "blocks/s" });
-      reportCpu(
-        report,
-        "cpu_us_per_consolidated_block",
-        median((r) => r.steady),
-        100,
-      );
-      report({ figure: "cpu_us_per_consolidated_block_whole", value: Math.round(median((r) => r.whole)), unit: "µs" });
-    }
+    if (phases.includes("consolidate")) await consolidatePhases(cfg, l1, seqEl, seq.engine, report);
     await seqEl.stop();
   },
 };
 
+type Report = Parameters<Bench["run"]>[0];
+
+/**
+ * The consolidate phase, warm-up runs then measured runs, a fresh node each time on the same EL (see the header):
+ * the figure is Σ CPU / Σ blocks over the measured runs' steady windows.
+ */
+async function consolidatePhases(
+  cfg: RollupConfig,
+  l1: MemL1,
+  seqEl: ElHandle,
+  seqEngine: EngineClient,
+  report: Report,
+) {
+  const warmup = Math.max(0, Number(process.env.DERIVATION_BENCH_WARMUP ?? 1));
+  const repeat = Math.max(1, Number(process.env.DERIVATION_BENCH_REPEAT ?? 16));
+  for (let k = 0; k < warmup; k++)
+    note(`consolidate warm-up: ${(await consolidatePhase(cfg, l1, seqEl, seqEngine)).line}`);
+  const runs: Phase[] = [];
+  for (let k = 0; k < repeat; k++) {
+    const r = await consolidatePhase(cfg, l1, seqEl, seqEngine);
+    if (k === 0 || k === repeat - 1) note(`consolidate run ${k + 1}/${repeat}: ${r.line}`);
+    runs.push(r);
+  }
+  const sum = (f: (r: Phase) => number) => runs.reduce((a, r) => a + f(r), 0);
+  const blocks = sum((r) => r.steadyBlocks);
+  const cpu = sum((r) => r.steadySec);
+  const threads = new Map<string, number>();
+  const engineCalls = new Map<string, number>();
+  for (const r of runs) {
+    addInto(threads, r.steadyThreads);
+    addInto(engineCalls, r.steadyCalls);
+  }
+  const each = runs.map((r) => (r.steadySec * 1e6) / r.steadyBlocks).sort((a, b) => a - b);
+  const q = (p: number) => Math.round(each[Math.round(p * (each.length - 1))]!);
+  note(
+    `consolidate, ${repeat} measured runs (${blocks} blocks, ${cpu.toFixed(2)} s CPU): runs min ${q(0)} / median ` +
+      `${q(0.5)} / max ${q(1)} µs per block; threads ${perBlock(threads, blocks, 1e6, " µs")}; engine calls per ` +
+      `block ${perBlock(engineCalls, blocks, 1, "")}`,
+  );
+  report({ figure: "consolidate_blocks_per_s", value: Math.round((N * repeat) / sum((r) => r.sec)), unit: "blocks/s" });
+  reportCpu(report, "cpu_us_per_consolidated_block", (cpu * 1e6) / blocks, 100);
+  report({
+    figure: "cpu_us_per_consolidated_block_whole",
+    value: Math.round((sum((r) => r.wholeSec) * 1e6) / (N * repeat)),
+    unit: "µs",
+  });
+}
+
 /** Re-derives on the sequencer's EL, which already has every block: each must consolidate, none be built. */
 async function consolidatePhase(cfg: RollupConfig, l1: MemL1, seqEl: ElHandle, seqEngine: EngineClient) {
-  const con = await startNode(cfg, l1, seqEl, false, systemClock);
-  const consolidate = await timeToSafe(con.node, N, seqEl, con.safeDb);
-  note(`consolidate: ${consolidate.cpu}`);
+  const con = await startNode(cfg, l1, seqEl, false, code.systemClock);
+  const phase = await timeToSafe(con.node, N, seqEl, con.safeDb);
   const built = [...calls].filter(([m]) => m.startsWith("engine_getPayload")).reduce((a, [, k]) => a + k, 0);
   const conHash = con.node.syncStatus().safe_l2.hash;
   await con.node.stop();
   const seqHash = (await seqEngine.l2BlockRefByNumber(N))?.hash;
   if (conHash !== seqHash) throw new Error("derivation bench: consolidation derived a different chain");
   if (built !== 0) throw new Error(`derivation bench: consolidation built ${built} blocks instead of consolidating`);
-  return { steady: consolidate.nodeUsPerBlock, whole: consolidate.wholeUsPerBlock, perSec: N / consolidate.sec };
+  return phase;
 }
 
-async function buildPhase(cfg: RollupConfig, l1: MemL1, seqEngine: EngineClient, report: Parameters<Bench["run"]>[0]) {
+async function buildPhase(cfg: RollupConfig, l1: MemL1, seqEngine: EngineClient, report: Report) {
   const verEl = await startEl2(cfg);
-  const ver = await startNode(cfg, l1, verEl, false, systemClock);
+  const ver = await startNode(cfg, l1, verEl, false, code.systemClock);
   const build = await timeToSafe(ver.node, N, verEl, ver.safeDb);
-  const tBuild = build.sec;
-  note(`build: ${build.cpu}`);
+  note(`build: ${build.line}`);
   const verHash = ver.node.syncStatus().safe_l2.hash;
   await ver.node.stop();
   await verEl.stop();
   const seqHash = (await seqEngine.l2BlockRefByNumber(N))?.hash;
   if (verHash !== seqHash) throw new Error("derivation bench: verifier derived a different chain");
-  report({ figure: "build_blocks_per_s", value: Math.round(N / tBuild), unit: "blocks/s" });
-  reportCpu(report, "cpu_us_per_built_block", build.nodeUsPerBlock, 300);
-  report({ figure: "cpu_us_per_built_block_whole", value: Math.round(build.wholeUsPerBlock), unit: "µs" });
+  report({ figure: "build_blocks_per_s", value: Math.round(N / build.sec), unit: "blocks/s" });
+  reportCpu(report, "cpu_us_per_built_block", (build.steadySec * 1e6) / build.steadyBlocks, 300);
+  report({ figure: "cpu_us_per_built_block_whole", value: Math.round((build.wholeSec * 1e6) / N), unit: "µs" });
 }
 
-function reportCpu(report: Parameters<Bench["run"]>[0], figure: string, us: number, goal: number): void {
+function reportCpu(report: Report, figure: string, us: number, goal: number): void {
   note(`${figure}: ${Math.round(us)} µs (goal ≤ ${goal} µs: ${us <= goal ? "met" : "NOT met"})`);
   report({ figure, value: Math.round(us), unit: "µs" });
 }

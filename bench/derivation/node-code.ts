@@ -1,0 +1,90 @@
+/**
+ * Which build of the node the derivation bench runs: the compiled `dist/` (the default: what operators run, built by
+ * `npm ci` / `npm run build` and started by bin/supernode.js) or the TypeScript sources through tsx
+ * (`DERIVATION_BENCH_CODE=src`). They differ in more than start-up: tsx compiles with esbuild's keepNames, which
+ * wraps every named inner function in `__name(fn, "name")` (a property defined each time such a closure is
+ * created), and esbuild and tsc emit different code for the same source. tsx leaves the `.js` files of `dist/`
+ * untouched, so importing them from this TypeScript bench runs exactly what `node dist/…` runs.
+ *
+ * Everything the node under test touches comes from the chosen build: the node, its Engine API client, the error
+ * classes the bench's L1 throws into it (an `instanceof` across two builds would fail), the logger and the clock.
+ * The bench's own setup (batch encoding, batcher signing) stays on the sources; it runs before any window.
+ *
+ * `dist/` is rebuilt (`tsc -p tsconfig.build.json`) when a file under `src/` is newer than `dist/cli/main.js` (the
+ * rule of bin/supernode.js); a failed build stops the bench rather than measuring stale code.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type * as Errors from "../../src/core/errors/supernode-error.js";
+import type * as Log from "../../src/core/logger.js";
+import type * as Time from "../../src/core/time/clock.js";
+import type * as Client from "../../src/io/engine/engine-client.js";
+import type * as Create from "../../src/node/create.js";
+import { note } from "../harness.js";
+
+export interface NodeCode {
+  /** "dist" (compiled by tsc) or "src" (TypeScript through tsx). */
+  readonly kind: "dist" | "src";
+  readonly createChainNode: typeof Create.createChainNode;
+  readonly EngineClient: typeof Client.EngineClient;
+  readonly TemporaryError: typeof Errors.TemporaryError;
+  readonly silentLogger: typeof Log.silentLogger;
+  readonly systemClock: typeof Time.systemClock;
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** Newest modification time (ms) of a file under `dir`. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) newest = Math.max(newest, statSync(join(e.parentPath, e.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Whether `dist/` is missing or older than a file under `src/`. */
+export function distStale(): boolean {
+  const marker = join(root, "dist", "cli", "main.js");
+  return !existsSync(marker) || newestMtime(join(root, "src")) > statSync(marker).mtimeMs;
+}
+
+function buildDist(): void {
+  note("derivation bench: dist/ is missing or older than src/; compiling it (tsc -p tsconfig.build.json)");
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  const r = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (r.status !== 0 || distStale())
+    throw new Error("derivation bench: compiling dist/ failed; not measuring stale code");
+}
+
+/** Loads the node's code from the build named by DERIVATION_BENCH_CODE ("dist", the default, or "src"). */
+export async function loadNodeCode(): Promise<NodeCode> {
+  const kind = process.env.DERIVATION_BENCH_CODE ?? "dist";
+  if (kind !== "dist" && kind !== "src") throw new Error(`DERIVATION_BENCH_CODE: "dist" or "src", not "${kind}"`);
+  if (kind === "dist" && distStale()) buildDist();
+  // The sources by their `.js` names, as the rest of the bench imports them (tsx maps them to the `.ts` files): the
+  // same module instances, not a second copy.
+  const base = join(root, kind);
+  const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(base, `${path}.js`)).href) as Promise<T>;
+  const [create, client, errors, log, time] = await Promise.all([
+    load<typeof Create>("node/create"),
+    load<typeof Client>("io/engine/engine-client"),
+    load<typeof Errors>("core/errors/supernode-error"),
+    load<typeof Log>("core/logger"),
+    load<typeof Time>("core/time/clock"),
+  ]);
+  return {
+    kind,
+    createChainNode: create.createChainNode,
+    EngineClient: client.EngineClient,
+    TemporaryError: errors.TemporaryError,
+    silentLogger: log.silentLogger,
+    systemClock: time.systemClock,
+  };
+}
