@@ -20,11 +20,11 @@
  *   from the unsafe head included.
  * - `cpu_us_per_consolidated_block` (goal ≤ 100 µs): warm code, as in a long-running supernode (whose chains are
  *   many instances of the same node code in one process). The consolidate phase runs DERIVATION_BENCH_WARMUP
- *   (default 12) + DERIVATION_BENCH_REPEAT (default 16) times in this process, a fresh node each time on the same EL.
+ *   (default 12) + DERIVATION_BENCH_REPEAT (default 24) times in this process, a fresh node each time on the same EL.
  *   The warm-up runs are not counted: V8 keeps compiling, deoptimising ("wrong map", "wrong call target" as each new
  *   node brings new objects and closures) and recompiling the path for several runs (~5,000 blocks) before its code
  *   is stable; their figures are printed, and `…_cold` is the process's first run. The figure is the total CPU of the
- *   measured runs' windows divided by their total blocks (16 × 400 blocks, ≈ 1 s of CPU: one compilation or major
+ *   measured runs' windows divided by their total blocks (24 × 400 blocks, ≈ 1 s of CPU: one compilation or major
  *   GC does not swing it); the runs' spread (min / median / max), CPU per thread and Engine API calls per block in
  *   the windows are printed on stderr. `…_whole`: the measured runs' whole phases (restart walk included) over their
  *   N blocks each.
@@ -568,7 +568,7 @@ async function consolidatePhases(
   report: Report,
 ) {
   const warmup = Math.max(0, Number(process.env.DERIVATION_BENCH_WARMUP ?? 12));
-  const repeat = Math.max(1, Number(process.env.DERIVATION_BENCH_REPEAT ?? 16));
+  const repeat = Math.max(1, Number(process.env.DERIVATION_BENCH_REPEAT ?? 24));
   const usOf = (r: Phase) => (r.steadySec * 1e6) / r.steadyBlocks;
   const cold: Phase[] = [];
   for (let k = 0; k < warmup; k++) {
