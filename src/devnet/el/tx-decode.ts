@@ -4,6 +4,7 @@ import type { Address, Hex } from "../../core/types/primitives.js";
 import { keccakHex } from "../../protocol/block/keccak.js";
 import { decodeSignedTx, txSender } from "../../protocol/l1/signed-tx.js";
 import { DEPOSIT_TX_TYPE, decodeDepositTx } from "../../protocol/l2/deposit-tx.js";
+import { decodeSignedFast } from "./tx-decode-fast.js";
 import type { SimTx } from "./types.js";
 
 const TYPE_BYTE: Record<string, number> = { legacy: 0, eip2930: 1, eip1559: 2, eip4844: 3, eip7702: 4 };
@@ -29,6 +30,11 @@ export function decodeDeposit(raw: Uint8Array): SimTx {
  * OP chains do). Throws on anything that is not a valid signed transaction.
  */
 export async function decodeSigned(raw: Uint8Array): Promise<SimTx> {
+  return decodeSignedFast(raw) ?? decodeSignedWithViem(raw);
+}
+
+/** {@link decodeSigned} through viem's parser, for every type and shape (the reference of `decodeSignedFast`). */
+export function decodeSignedWithViem(raw: Uint8Array): SimTx {
   const hex = bytesToHex(raw) as TransactionSerialized;
   const tx = parseTransaction(hex);
   if (tx.r === undefined || tx.s === undefined) throw new Error("transaction is not signed");
