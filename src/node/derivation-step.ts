@@ -39,6 +39,23 @@ export class DerivationStep {
 
   /** Applies attributes until the pipeline has nothing more (or the budget is used); true when anything moved. */
   async run(): Promise<boolean> {
+    this.flushOwed = false;
+    const progressed = await this.steps();
+    if (this.flushOwed) {
+      this.flushOwed = false;
+      await this.d.engine.flushForkchoice();
+    }
+    return progressed;
+  }
+
+  /**
+   * Set at a new L1 origin while the heads are owed to the EL. They go out with the next build start when it builds
+   * on the unsafe head (that forkchoice update carries the same heads, and the last derived block's held newPayload
+   * rides along: ADR 0093), else in a flush before anything else is applied, or when the step ends.
+   */
+  private flushOwed = false;
+
+  private async steps(): Promise<boolean> {
     const { pipeline, engine } = this.d;
     let progressed = false;
     for (let i = 0; i < this.d.maxSteps && !this.d.aborted(); i++) {
@@ -51,11 +68,15 @@ export class DerivationStep {
       if (attrs === undefined) {
         const before = pipeline.origin.number;
         const r = await pipeline.step(engine.heads.pendingSafe);
-        if (pipeline.origin.number !== before) await engine.flushForkchoice();
+        if (pipeline.origin.number !== before && engine.forkchoicePending) this.flushOwed = true;
         if (r.kind === "eof") return progressed;
         progressed = true;
         if (r.kind === "progress") continue;
         attrs = r.attrs;
+      }
+      if (this.flushOwed) {
+        this.flushOwed = false;
+        if (attrs.parent.hash !== engine.heads.unsafe.hash) await engine.flushForkchoice();
       }
       let res: ApplyResult;
       try {

@@ -22,7 +22,7 @@ import {
   decodePayloadEnvelope,
   decodePayloadStatus,
   encodeExecutionPayload,
-  encodePayloadAttributes,
+  encodePayloadAttributesJson,
   type ExecutionPayload,
   type ExecutionPayloadEnvelope,
   type ForkchoiceResult,
@@ -31,6 +31,7 @@ import {
   type PayloadAttributes,
   type PayloadStatus,
 } from "./engine-types.js";
+import { jsonValueAt, RawJson } from "../json-rpc/raw-json.js";
 import { jwtAuthHeaders } from "./jwt.js";
 import { headerFromRpcBlock, l2BlockRefFromRpcBlock, payloadFromRpcBlock } from "./l2-block.js";
 
@@ -198,7 +199,9 @@ export class EngineClient {
           safeBlockHash: state.safeBlockHash,
           finalizedBlockHash: state.finalizedBlockHash,
         },
-        attrs === undefined ? null : encodePayloadAttributes(attrs, this.opts.standardAttributesOnly === true),
+        attrs === undefined
+          ? null
+          : new RawJson(encodePayloadAttributesJson(attrs, this.opts.standardAttributesOnly === true)),
       ],
     };
   }
@@ -221,13 +224,28 @@ export class EngineClient {
   }
 
   /**
-   * The payload the EL built, decoded (and checked) for the node; the EL's own JSON object of it is kept: a
-   * newPayload of this very payload object sends that JSON back as the EL wrote it (fields the node does not model
+   * The payload the EL built, decoded (and checked) for the node; the EL's own JSON text of it is kept: a
+   * newPayload of this very payload object sends that text back as the EL wrote it (fields the node does not model
    * included) instead of encoding the payload again.
    */
-  getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope> {
+  getPayload(
+    payloadId: Hex,
+    timestamp: number,
+    expectTransactions?: readonly Hex[],
+  ): Promise<ExecutionPayloadEnvelope> {
     const method = this.getPayloadMethod(timestamp);
-    return this.queue.run(async () => decodePayloadEnvelope(await this.rpc.call(method, [payloadId]), keepRaw));
+    return this.queue.run(async () => {
+      const { result, text } = await this.rpc.callWithText(method, [payloadId]);
+      return decodePayloadEnvelope(
+        result,
+        (payload, raw) => {
+          // V2+: {executionPayload, ...}; V1: the payload itself.
+          const json = jsonValueAt(text, raw === result ? ["result"] : ["result", "executionPayload"]);
+          sealedJson.set(payload, json === undefined ? raw : new RawJson(json));
+        },
+        expectTransactions,
+      );
+    });
   }
 
   // ---------------------------------------------------------------- L2 blocks (eth namespace, same endpoint)
@@ -451,13 +469,11 @@ export class EngineClient {
 }
 
 /**
- * The EL's own JSON object of each payload object getPayload returned (decoded payloads are immutable, so the JSON
- * stays true to the object it is keyed by; a copy or a payload from elsewhere is encoded afresh).
+ * The EL's own JSON of each payload object getPayload returned: its text as the EL wrote it (or, when the text could
+ * not be located, its parsed object). Decoded payloads are immutable, so the JSON stays true to the object it is
+ * keyed by; a copy or a payload from elsewhere is encoded afresh.
  */
 const sealedJson = new WeakMap<ExecutionPayload, object>();
-const keepRaw = (payload: ExecutionPayload, raw: object): void => {
-  sealedJson.set(payload, raw);
-};
 
 /** A batch element decoded, or its error (a decoding failure included). */
 function decodeOr<T>(r: BatchResult | undefined, decode: (v: unknown) => T): T | Error {

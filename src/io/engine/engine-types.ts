@@ -6,6 +6,7 @@ import { isHex } from "../../core/codec/hex.js";
 import { quantityToBigint, quantityToNumber, toQuantity } from "../../core/codec/quantity.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Hex } from "../../core/types/primitives.js";
+import { hexArrayJson } from "../json-rpc/raw-json.js";
 
 export type {
   PayloadStatusKind,
@@ -69,6 +70,24 @@ export function decodeForkchoiceResult(value: unknown): ForkchoiceResult {
 
 /** PayloadAttributes JSON, keys in op-node order, optional keys omitted when absent/false. */
 export function encodePayloadAttributes(a: PayloadAttributes, standardOnly = false): Json {
+  const out = attributesBeforeTransactions(a);
+  if (standardOnly) return out;
+  out.transactions = a.transactions;
+  return Object.assign(out, attributesAfterTransactions(a));
+}
+
+/**
+ * `JSON.stringify(encodePayloadAttributes(a, standardOnly))`, with the transactions written by
+ * {@link hexArrayJson} instead of JSON.stringify (~1 µs instead of ~15 µs for a block's ~10 kB of transactions).
+ */
+export function encodePayloadAttributesJson(a: PayloadAttributes, standardOnly = false): string {
+  const before = JSON.stringify(attributesBeforeTransactions(a));
+  if (standardOnly) return before;
+  const after = JSON.stringify(attributesAfterTransactions(a));
+  return `${before.slice(0, -1)},"transactions":${hexArrayJson(a.transactions)},${after.slice(1)}`;
+}
+
+function attributesBeforeTransactions(a: PayloadAttributes): Json {
   const out: Json = {
     timestamp: toQuantity(a.timestamp),
     prevRandao: a.prevRandao,
@@ -76,8 +95,12 @@ export function encodePayloadAttributes(a: PayloadAttributes, standardOnly = fal
   };
   if (a.withdrawals !== undefined) out.withdrawals = a.withdrawals;
   if (a.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = a.parentBeaconBlockRoot;
-  if (standardOnly) return out;
-  out.transactions = a.transactions;
+  return out;
+}
+
+/** The OP extensions after `transactions` (never empty: gasLimit is always there). */
+function attributesAfterTransactions(a: PayloadAttributes): Json {
+  const out: Json = {};
   if (a.noTxPool) out.noTxPool = true;
   out.gasLimit = toQuantity(a.gasLimit);
   if (a.eip1559Params !== undefined) out.eip1559Params = a.eip1559Params;
@@ -115,7 +138,12 @@ export function encodeExecutionPayload(p: ExecutionPayload): Json {
   return out;
 }
 
-export function decodeExecutionPayload(value: unknown): ExecutionPayload {
+/**
+ * A payload from the EL's JSON. `known`: transactions the node knows to be lower-case hex (the attributes' it asked
+ * the payload to hold): an element equal to the one at the same index is taken as is (no hex scan of its
+ * kilobytes, and the node's own string is shared); every other element is checked and lower-cased.
+ */
+export function decodeExecutionPayload(value: unknown, known?: readonly Hex[]): ExecutionPayload {
   const o = value as Json | null;
   if (o === null || typeof o !== "object") throw new DecodeError("engine: payload is not an object");
   if (!Array.isArray(o.transactions)) throw new DecodeError("engine: payload has no transactions");
@@ -133,7 +161,7 @@ export function decodeExecutionPayload(value: unknown): ExecutionPayload {
     extraData: hex(o, "extraData"),
     baseFeePerGas: quantityToBigint(o.baseFeePerGas),
     blockHash: hex(o, "blockHash", 32),
-    transactions: o.transactions.map((t) => hex({ t }, "t")),
+    transactions: decodeTransactions(o.transactions, known),
   };
   if (Array.isArray(o.withdrawals)) out.withdrawals = o.withdrawals;
   const bgu = optBig(o, "blobGasUsed");
@@ -145,6 +173,16 @@ export function decodeExecutionPayload(value: unknown): ExecutionPayload {
   return out;
 }
 
+function decodeTransactions(txs: readonly unknown[], known: readonly Hex[] | undefined): Hex[] {
+  const out = new Array<Hex>(txs.length);
+  for (let i = 0; i < txs.length; i++) {
+    const t = txs[i];
+    const k = known?.[i];
+    out[i] = k !== undefined && t === k ? k : hex({ t }, "t");
+  }
+  return out;
+}
+
 /**
  * getPayloadV2+ result (`{executionPayload, blockValue, ..., parentBeaconBlockRoot?}`) or a bare V1 payload.
  * `onRaw` receives the decoded payload with the EL's own JSON object of it (sent back as is by newPayload).
@@ -152,11 +190,12 @@ export function decodeExecutionPayload(value: unknown): ExecutionPayload {
 export function decodePayloadEnvelope(
   value: unknown,
   onRaw?: (payload: ExecutionPayload, raw: Json) => void,
+  knownTransactions?: readonly Hex[],
 ): ExecutionPayloadEnvelope {
   const o = value as Json | null;
   if (o === null || typeof o !== "object") throw new DecodeError("engine: getPayload result is not an object");
   const rawPayload = (o.executionPayload === undefined ? o : o.executionPayload) as Json;
-  const executionPayload = decodeExecutionPayload(rawPayload);
+  const executionPayload = decodeExecutionPayload(rawPayload, knownTransactions);
   onRaw?.(executionPayload, rawPayload);
   if (o.executionPayload === undefined) return { executionPayload };
   const env: { -readonly [K in keyof ExecutionPayloadEnvelope]: ExecutionPayloadEnvelope[K] } = { executionPayload };

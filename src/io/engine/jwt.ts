@@ -41,20 +41,22 @@ export async function mintJwt(secret: Uint8Array, iatSec: number): Promise<strin
 
 /**
  * A headers provider for HttpRpcClient: `Authorization: Bearer <jwt>` whose `iat` is the current second of the
- * clock, synchronously (no promise per request). The token is minted once per second and reused for the requests within that second (it is the same
- * token a fresh mint would give), so every request still carries the current `iat`.
+ * clock, synchronously (no promise per request). The token is minted once per second and reused for the requests
+ * within that second (it is the same token a fresh mint would give), so every request still carries the current
+ * `iat` (the EL accepts ±60 s). Within the second the very same frozen object is returned, so that the transport
+ * reuses the header lines it built from it.
  */
-export function jwtAuthHeaders(secret: Uint8Array, clock: Clock): () => Record<string, string> {
+export function jwtAuthHeaders(secret: Uint8Array, clock: Clock): () => Readonly<Record<string, string>> {
   if (secret.length !== 32) throw new CriticalError("JWT_SECRET", "JWT secret must be 32 bytes");
   const key = Uint8Array.from(secret);
   let iat = Number.NaN;
-  let headers: Record<string, string> = {};
+  let headers: Readonly<Record<string, string>> = {};
   return () => {
     const now = nowSec(clock);
     if (now !== iat) {
       iat = now;
-      headers = { authorization: `Bearer ${mintJwtSync(key, now)}` };
+      headers = Object.freeze({ authorization: `Bearer ${mintJwtSync(key, now)}` });
     }
-    return { ...headers };
+    return headers;
   };
 }

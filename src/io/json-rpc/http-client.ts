@@ -6,6 +6,9 @@ import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 import { postHttp1 } from "./http1-post.js";
 import type { Agent as HttpAgent } from "node:http";
 import type { Turns } from "../../core/async/turns.js";
+import { requestJson } from "./raw-json.js";
+
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
 
 /** A JSON-RPC error object returned by the server (`{code, message, data}`). */
 export class RpcError extends SupernodeError {
@@ -59,8 +62,11 @@ export interface HttpRpcClientOptions {
    * fails with a temporary `RPC_RESPONSE_TOO_LARGE` error (outcome `too_large`). Default (or 0): unbounded.
    */
   readonly maxResponseBytes?: number;
-  /** Extra headers per HTTP request (e.g. a freshly minted JWT). */
-  readonly headers?: () => Promise<Record<string, string>> | Record<string, string>;
+  /**
+   * Extra headers per HTTP request (e.g. a freshly minted JWT). Returning the same (unchanged) object again lets
+   * the transport reuse the header lines it built for it.
+   */
+  readonly headers?: () => Promise<Readonly<Record<string, string>>> | Readonly<Record<string, string>>;
   /** Called once per JSON-RPC call (a batch of n calls reports n events). */
   readonly onRequest?: (e: RpcRequestEvent) => void;
   readonly clock?: Clock;
@@ -107,6 +113,8 @@ export class HttpRpcClient {
   private readonly send: typeof postText;
   private readonly turns: Turns | undefined;
   private nextId = 1;
+  private lastExtra: Readonly<Record<string, string>> | undefined;
+  private lastHeaders: Readonly<Record<string, string>> = JSON_HEADERS;
 
   constructor(opts: HttpRpcClientOptions) {
     this.url = opts.url;
@@ -129,19 +137,31 @@ export class HttpRpcClient {
 
   /** Calls one method and returns its raw `result`. */
   async call<T = unknown>(method: string, params: readonly unknown[] = [], signal?: AbortSignal): Promise<T> {
+    return (await this.callWithText<T>(method, params, signal)).result;
+  }
+
+  /**
+   * {@link call}, also returning the response's JSON text (for a caller that passes part of it on as it is, see
+   * raw-json.ts). Elements of `params` may be `RawJson` (inserted in the request verbatim).
+   */
+  async callWithText<T = unknown>(
+    method: string,
+    params: readonly unknown[] = [],
+    signal?: AbortSignal,
+  ): Promise<{ result: T; text: string }> {
     const id = this.nextId++;
     const started = this.clock.nowMs();
-    let body: unknown;
+    let body: { parsed: unknown; text: string };
     try {
-      body = await this.post({ jsonrpc: "2.0", id, method, params }, method, signal);
+      body = await this.post(requestJson(id, method, params), method, signal);
     } catch (err) {
       this.report(method, started, outcomeOf(err));
       throw err;
     }
     try {
-      const value = this.unwrap(body as JsonRpcResponse, method);
+      const value = this.unwrap(body.parsed as JsonRpcResponse, method);
       this.report(method, started, "ok");
-      return value as T;
+      return { result: value as T, text: body.text };
     } catch (err) {
       this.report(method, started, err instanceof RpcError ? "rpc_error" : "decode");
       throw err;
@@ -153,11 +173,16 @@ export class HttpRpcClient {
     if (calls.length === 0) return [];
     const firstId = this.nextId;
     this.nextId += calls.length;
-    const payload = calls.map((c, i) => ({ jsonrpc: "2.0", id: firstId + i, method: c.method, params: c.params }));
+    let payload = "[";
+    for (let i = 0; i < calls.length; i++) {
+      const c = calls[i]!;
+      payload += `${i === 0 ? "" : ","}${requestJson(firstId + i, c.method, c.params)}`;
+    }
+    payload += "]";
     const started = this.clock.nowMs();
     let body: unknown;
     try {
-      body = await this.post(payload, calls[0]?.method ?? "batch", signal);
+      body = (await this.post(payload, calls[0]?.method ?? "batch", signal)).parsed;
     } catch (err) {
       for (const c of calls) this.report(c.method, started, outcomeOf(err));
       throw err;
@@ -203,7 +228,12 @@ export class HttpRpcClient {
     return r.result;
   }
 
-  private async post(payload: unknown, method: string, signal?: AbortSignal): Promise<unknown> {
+  /** POSTs the request text; the parsed response and its text. */
+  private async post(
+    request: string,
+    method: string,
+    signal?: AbortSignal,
+  ): Promise<{ parsed: unknown; text: string }> {
     if (signal?.aborted) throw new AbortedError();
     const h = this.headers === undefined ? undefined : this.headers();
     const extra = h instanceof Promise ? await h : h;
@@ -212,8 +242,8 @@ export class HttpRpcClient {
     try {
       res = await this.send(
         this.url,
-        JSON.stringify(payload),
-        extra === undefined ? JSON_HEADERS : { ...JSON_HEADERS, ...extra },
+        request,
+        extra === undefined ? JSON_HEADERS : this.withJsonHeaders(extra),
         signal,
         this.timeoutMs,
         this.maxResponseBytes,
@@ -244,7 +274,19 @@ export class HttpRpcClient {
     if (parsed === undefined) {
       throw new TemporaryError("RPC_BAD_RESPONSE", `${method}: response is not JSON`, { body: text.slice(0, 200) });
     }
-    return parsed;
+    return { parsed, text };
+  }
+
+  /**
+   * The content type plus `extra`: the same object as last time when the provider returned the same `extra`
+   * (a token reused within its second), so that the transport can reuse the header lines it built from it.
+   */
+  private withJsonHeaders(extra: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+    if (extra !== this.lastExtra) {
+      this.lastExtra = extra;
+      this.lastHeaders = { ...JSON_HEADERS, ...extra };
+    }
+    return this.lastHeaders;
   }
 
   private report(method: string, started: number, outcome: RpcRequestEvent["outcome"]): void {
@@ -265,8 +307,6 @@ function toRpcError(e: { code?: unknown; message?: unknown; data?: unknown }, me
   const message = typeof e.message === "string" ? e.message : "unknown error";
   return new RpcError(code, message, e.data, method);
 }
-
-const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };
 
 function classifyFetchError(err: unknown, method: string, url: string, signal: AbortSignal | undefined): Error {
   if (signal?.aborted) return new AbortedError();

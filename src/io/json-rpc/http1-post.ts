@@ -25,6 +25,14 @@ interface Target {
   readonly idle: Conn[];
   open: number;
   readonly waiting: (() => void)[];
+  /** Connections with a request in flight (their deadlines are checked by one timer per target). */
+  readonly busy: Set<Conn>;
+  /** The one timer that enforces the in-flight requests' timeouts, and when it fires (performance.now()). */
+  sweep: NodeJS.Timeout | undefined;
+  sweepAt: number;
+  /** The header lines of the last headers object seen (a caller passing the same object reuses them). */
+  lastHeaders: Readonly<Record<string, string>> | undefined;
+  lastLines: string;
 }
 
 const targets = new Map<string, Target>();
@@ -46,6 +54,11 @@ function targetOf(url: string): Target {
       idle: [],
       open: 0,
       waiting: [],
+      busy: new Set(),
+      sweep: undefined,
+      sweepAt: Number.POSITIVE_INFINITY,
+      lastHeaders: undefined,
+      lastLines: "",
     };
     if (targets.size > 256) targets.clear();
     targets.set(url, t);
@@ -53,20 +66,79 @@ function targetOf(url: string): Target {
   return t;
 }
 
+/** `name: value\r\n` for each header; a CR or LF in a name or value would split the request: refused. */
+function headerLines(t: Target, headers: Readonly<Record<string, string>>): string {
+  if (headers === t.lastHeaders) return t.lastLines;
+  let lines = "";
+  for (const k in headers) {
+    const v = headers[k]!;
+    if (/[\r\n]/.test(k) || /[\r\n]/.test(v)) throw new TypeError(`invalid header ${k}`);
+    lines += `${k}: ${v}\r\n`;
+  }
+  t.lastHeaders = headers;
+  t.lastLines = lines;
+  return lines;
+}
+
+/**
+ * Arms the target's timeout timer for `deadline` unless it fires earlier already. One timer serves every request
+ * in flight: requests of one client share their timeout, so deadlines only grow and the timer is set once per
+ * timeout period, not once per request (a timer per request cost ~3 µs of insertion and removal each).
+ */
+function armSweep(t: Target, deadline: number): void {
+  if (deadline >= t.sweepAt) return;
+  if (t.sweep !== undefined) clearTimeout(t.sweep);
+  t.sweepAt = deadline;
+  t.sweep = setTimeout(sweep, Math.max(1, Math.ceil(deadline - performance.now())), t);
+  // The in-flight socket keeps the process alive; the timer alone must not.
+  t.sweep.unref();
+}
+
+/** Fails the requests past their deadline, and re-arms for the earliest remaining one. */
+function sweep(t: Target): void {
+  t.sweep = undefined;
+  t.sweepAt = Number.POSITIVE_INFINITY;
+  const now = performance.now();
+  let next = Number.POSITIVE_INFINITY;
+  for (const c of t.busy) {
+    const ex = c.exchange;
+    if (ex === undefined) continue;
+    if (ex.deadline <= now) c.destroy(new PostTimeoutError(ex.timeoutMs));
+    else if (ex.deadline < next) next = ex.deadline;
+  }
+  if (next !== Number.POSITIVE_INFINITY) armSweep(t, next);
+}
+
 type Phase = "head" | "fixed" | "chunk-size" | "chunk-data" | "chunk-crlf" | "trailers" | "until-close";
 
-interface Exchange {
-  readonly resolve: (r: PostResult) => void;
-  readonly reject: (e: Error) => void;
-  phase: Phase;
-  status: number;
-  keepAlive: boolean;
+/** One request and its response being read. */
+class Exchange {
+  phase: Phase = "head";
+  status = 0;
+  keepAlive = true;
   /** Bytes still expected in the current fixed body or chunk. */
-  remaining: number;
-  readonly body: Buffer[];
-  /** Body bytes received so far, and the bound on them. */
-  size: number;
-  readonly maxBytes: number;
+  remaining = 0;
+  readonly body: Buffer[] = [];
+  /** Body bytes received so far (bounded by `maxBytes`). */
+  size = 0;
+  resolve!: (r: PostResult) => void;
+  reject!: (e: Error) => void;
+  /** The abort listener, when a signal was given. */
+  onAbort: (() => void) | undefined;
+
+  constructor(
+    readonly maxBytes: number,
+    /** performance.now() past which the request fails (infinite without a timeout). */
+    readonly deadline: number,
+    readonly timeoutMs: number,
+    readonly signal: AbortSignal | undefined,
+  ) {}
+
+  done(r: PostResult | undefined, e: Error | undefined): void {
+    if (this.onAbort !== undefined) this.signal!.removeEventListener("abort", this.onAbort);
+    if (e === undefined) this.resolve(r!);
+    else this.reject(this.signal?.aborted ? this.signal.reason : e);
+  }
 }
 
 class Conn {
@@ -89,11 +161,20 @@ class Conn {
     return !this.dead && !this.sock.destroyed;
   }
 
-  send(head: string, body: string, ex: Exchange): void {
+  /** The request in flight, if any. */
+  get exchange(): Exchange | undefined {
+    return this.ex;
+  }
+
+  send(request: string, ex: Exchange): void {
     this.ex = ex;
     this.buf = undefined;
+    if (ex.deadline !== Number.POSITIVE_INFINITY) {
+      this.t.busy.add(this);
+      armSweep(this.t, ex.deadline);
+    }
     this.sock.ref();
-    this.sock.write(`${head}${body}`, "utf8");
+    this.sock.write(request, "utf8");
   }
 
   destroy(err: Error): void {
@@ -113,15 +194,16 @@ class Conn {
     const ex = this.ex;
     if (ex === undefined) return;
     this.ex = undefined;
+    this.t.busy.delete(this);
     if (ex.phase === "until-close" && err === undefined) {
-      ex.resolve({ status: ex.status, text: Buffer.concat(ex.body).toString("utf8") });
+      ex.done({ status: ex.status, text: Buffer.concat(ex.body).toString("utf8") }, undefined);
       return;
     }
-    ex.reject(
+    ex.done(
+      undefined,
       err ?? Object.assign(new Error("socket closed before the response was complete"), { code: "ECONNRESET" }),
     );
   }
-
   private fail(msg: string): void {
     this.destroy(new Error(`bad HTTP response: ${msg}`));
   }
@@ -209,29 +291,36 @@ class Conn {
 
   /** Status line and headers; false when the connection was failed. */
   private parseHead(ex: Exchange, head: string): boolean {
-    const lines = head.split("\r\n");
-    const m = /^HTTP\/1\.([01]) (\d{3})/.exec(lines[0] ?? "");
-    if (m === null) {
+    // Status line: "HTTP/1.x NNN ...", read without a regular expression or splitting the head.
+    const minor = head.charCodeAt(7) - 0x30;
+    const status = digit(head, 9) * 100 + digit(head, 10) * 10 + digit(head, 11);
+    if (!head.startsWith("HTTP/1.") || (minor !== 0 && minor !== 1) || head.charCodeAt(8) !== 0x20 || !(status >= 0)) {
       this.fail("bad status line");
       return false;
     }
-    const status = Number(m[2]);
     if (status >= 100 && status < 200 && status !== 101) return true; // interim response: the real one follows
     let length: number | undefined;
     let chunked = false;
     let connection = "";
-    for (let i = 1; i < lines.length; i++) {
-      const l = lines[i]!;
-      const c = l.indexOf(":");
-      if (c <= 0) continue;
-      const name = l.slice(0, c).trim().toLowerCase();
-      const value = l.slice(c + 1).trim();
+    let at = head.indexOf("\r\n");
+    while (at >= 0) {
+      const from = at + 2;
+      at = head.indexOf("\r\n", from);
+      // Only content-length, connection and transfer-encoding matter: other lines are skipped by the position of
+      // their colon (RFC 9112 allows no whitespace between a field name and its colon), nothing else is copied.
+      const c = head.indexOf(":", from) - from;
+      if (c !== 14 && c !== 10 && c !== 17) continue;
+      const end = at < 0 ? head.length : at;
+      if (c + from > end) continue;
+      const name = head.slice(from, from + c).toLowerCase();
+      if (name !== "content-length" && name !== "transfer-encoding" && name !== "connection") continue;
+      const value = head.slice(from + c + 1, end).trim();
       if (name === "content-length") length = Number(value);
       else if (name === "transfer-encoding") chunked = value.toLowerCase().split(",").pop()?.trim() === "chunked";
-      else if (name === "connection") connection = value.toLowerCase();
+      else connection = value.toLowerCase();
     }
     ex.status = status;
-    ex.keepAlive = m[1] === "1" ? !connection.includes("close") : connection.includes("keep-alive");
+    ex.keepAlive = minor === 1 ? !connection.includes("close") : connection.includes("keep-alive");
     if (status === 204 || status === 304) {
       this.finish(ex);
     } else if (chunked) {
@@ -269,6 +358,7 @@ class Conn {
 
   private finish(ex: Exchange): void {
     this.ex = undefined;
+    this.t.busy.delete(this);
     const text = ex.body.length === 1 ? ex.body[0]!.toString("utf8") : Buffer.concat(ex.body).toString("utf8");
     if (ex.keepAlive && this.usable) {
       this.sock.unref();
@@ -277,8 +367,14 @@ class Conn {
     } else {
       this.destroy(new Error("closed"));
     }
-    ex.resolve({ status: ex.status, text });
+    ex.done({ status: ex.status, text }, undefined);
   }
+}
+
+/** The decimal digit at `i` of `s`, or NaN. */
+function digit(s: string, i: number): number {
+  const d = s.charCodeAt(i) - 0x30;
+  return d >= 0 && d <= 9 ? d : Number.NaN;
 }
 
 async function acquire(t: Target): Promise<Conn> {
@@ -303,40 +399,22 @@ export async function postHttp1(
 ): Promise<PostResult> {
   if (signal?.aborted) throw signal.reason;
   const t = targetOf(url);
-  let head = t.prefix;
-  for (const k in headers) {
-    const v = headers[k]!;
-    if (/[\r\n]/.test(k) || /[\r\n]/.test(v)) throw new TypeError(`invalid header ${k}`);
-    head += `${k}: ${v}\r\n`;
-  }
-  head += `Content-Length: ${Buffer.byteLength(body, "utf8")}\r\n\r\n`;
+  const request = `${t.prefix}${headerLines(t, headers)}Content-Length: ${Buffer.byteLength(body, "utf8")}\r\n\r\n${body}`;
   const conn = await acquire(t);
-  return new Promise<PostResult>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const onAbort = () => conn.destroy(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
-    const done = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    const ex: Exchange = {
-      resolve: (r) => {
-        done();
-        resolve(r);
-      },
-      reject: (e) => {
-        done();
-        reject(signal?.aborted ? signal.reason : e);
-      },
-      phase: "head",
-      status: 0,
-      keepAlive: true,
-      remaining: 0,
-      body: [],
-      size: 0,
-      maxBytes,
-    };
-    if (signal !== undefined) signal.addEventListener("abort", onAbort, { once: true });
-    if (timeoutMs !== undefined) timer = setTimeout(() => conn.destroy(new PostTimeoutError(timeoutMs)), timeoutMs);
-    conn.send(head, body, ex);
+  const ex = new Exchange(
+    maxBytes,
+    timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + timeoutMs,
+    timeoutMs ?? 0,
+    signal,
+  );
+  const done = new Promise<PostResult>((resolve, reject) => {
+    ex.resolve = resolve;
+    ex.reject = reject;
   });
+  if (signal !== undefined) {
+    ex.onAbort = () => conn.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+    signal.addEventListener("abort", ex.onAbort, { once: true });
+  }
+  conn.send(request, ex);
+  return done;
 }

@@ -365,7 +365,9 @@ export class EngineController {
     const id = payloadId;
     let envelope: ExecutionPayloadEnvelope;
     try {
-      envelope = await this.timed("getPayload", () => this.d.engine.getPayload(id, attrs.timestamp));
+      envelope = await this.timed("getPayload", () =>
+        this.d.engine.getPayload(id, attrs.timestamp, attrs.transactions),
+      );
     } catch (err) {
       const code = rpcCodeOf(err);
       throw new TemporaryError(

@@ -88,6 +88,41 @@ describe("postHttp1 (lean HTTP/1.1 POST)", () => {
     expect((await postHttp1(`${url}/`, "{}", { authorization: "Bearer ok" })).status).toBe(200);
   });
 
+  it("times each request out at its own deadline (one timer per target) while the others complete", async () => {
+    const t0 = performance.now();
+    const first = postHttp1(`${url}/slow`, "{}", {}, undefined, 150).then(
+      () => Number.NaN,
+      (err: Error) => (err.name === "TimeoutError" ? performance.now() - t0 : Number.NaN),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const t1 = performance.now();
+    const second = postHttp1(`${url}/slow`, "{}", {}, undefined, 150).then(
+      () => Number.NaN,
+      (err: Error) => (err.name === "TimeoutError" ? performance.now() - t1 : Number.NaN),
+    );
+    const fast = await postHttp1(`${url}/`, "{}", { authorization: "Bearer ok" }, undefined, 150);
+    expect(fast.status).toBe(200);
+    // Each timed out, and none before its own deadline (the timer armed for the first one re-arms for the second).
+    expect(await first).toBeGreaterThanOrEqual(149);
+    expect(await second).toBeGreaterThanOrEqual(149);
+    // A request without a timeout is not failed by another one's timer.
+    const stop = new AbortController();
+    const unbounded = postHttp1(`${url}/slow`, "{}", {}, stop.signal);
+    await expect(postHttp1(`${url}/slow`, "{}", {}, undefined, 50)).rejects.toMatchObject({ name: "TimeoutError" });
+    stop.abort(new Error("stop"));
+    await expect(unbounded).rejects.toThrow("stop");
+    expect((await postHttp1(`${url}/`, "{}", { authorization: "Bearer ok" }, undefined, 150)).status).toBe(200);
+  });
+
+  it("reuses the header lines of a headers object, and uses a new object's", async () => {
+    const ok = Object.freeze({ authorization: "Bearer ok" });
+    for (let i = 0; i < 3; i++) expect(JSON.parse((await postHttp1(`${url}/`, "{}", ok)).text).auth).toBe("Bearer ok");
+    const other = await postHttp1(`${url}/`, "{}", { authorization: "Bearer other" });
+    expect(other.status).toBe(401);
+    expect(JSON.parse(other.text).auth).toBe("Bearer other");
+    expect((await postHttp1(`${url}/`, "{}", ok)).status).toBe(200);
+  });
+
   it("reads a body delimited by the connection close, skips interim responses, and rejects a truncated one", async () => {
     let mode = "close-delimited";
     const raw: TcpServer = createTcpServer((s) => {

@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
-import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
+import { silentLogger } from "../../../src/core/logger.js";
+import type { L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
+import type { Hex } from "../../../src/core/types/primitives.js";
 import { DerivationStep } from "../../../src/node/derivation-step.js";
 import type { DerivationPipeline, StepResult } from "../../../src/node/derivation/types.js";
-import type { DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
-import { h } from "./fakes.js";
+import { type DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
+import type {
+  ExecutionPayloadEnvelope,
+  ForkchoiceResult,
+  ForkchoiceState,
+  PayloadAttributes,
+  PayloadStatus,
+} from "../../../src/node/ports.js";
+import { derivedChild } from "./derived-fixture.js";
+import { FakeEngine, fakeRefFromPayload, h, testRollupConfig } from "./fakes.js";
 
 const ref = (n: number): L2BlockRef => ({
   hash: h(`b${n}`),
@@ -59,5 +69,153 @@ describe("DerivationStep", () => {
     expect(await r.step.run()).toBe(true);
     expect(r.applied).toEqual([1, 2, 3, 4, 5]);
     expect(await r.step.run()).toBe(false); // nothing more
+  });
+});
+
+/** An EL that takes newPayload + forkchoiceUpdated as one request (in order), recording every request. */
+class BatchingEngine extends FakeEngine {
+  requests: string[] = [];
+  /** The state of every forkchoice update, alone or batched. */
+  states: ForkchoiceState[] = [];
+  batchesEngineCalls = true;
+
+  override async forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes) {
+    this.requests.push(attrs === undefined ? "fcu" : "fcu+attrs");
+    this.states.push(state);
+    return super.forkchoiceUpdated(state, attrs);
+  }
+  override async newPayload(env: ExecutionPayloadEnvelope) {
+    this.requests.push("newPayload");
+    return super.newPayload(env);
+  }
+  override async getPayload(id: Hex) {
+    this.requests.push("getPayload");
+    return super.getPayload(id);
+  }
+  async newPayloadAndForkchoice(
+    env: ExecutionPayloadEnvelope,
+    state: ForkchoiceState,
+    attrs?: PayloadAttributes,
+  ): Promise<[PayloadStatus | Error, ForkchoiceResult | Error]> {
+    this.requests.push(attrs === undefined ? "batch(newPayload,fcu)" : "batch(newPayload,fcu+attrs)");
+    this.states.push(state);
+    const np = await super.newPayload(env);
+    return [np, await super.forkchoiceUpdated(state, attrs)];
+  }
+}
+
+/**
+ * Blocks 1…4 built by a real EngineController from a pipeline whose L1 origin moves on after block `moveAfter`
+ * (one step of "progress" on the new origin); `concluding` decides whether the blocks move the safe head.
+ */
+async function buildAcrossOrigins(concluding: boolean, moveAfter: number) {
+  const cfg = testRollupConfig();
+  const engine = new BatchingEngine(cfg);
+  const ctl = new EngineController({ engine, cfg, logger: silentLogger, refFromPayload: fakeRefFromPayload(cfg) });
+  const l1 = (n: number): L1BlockRef => ({
+    hash: n === 0 ? cfg.genesis.l1.hash : h(`l1-${n}`),
+    number: n,
+    parentHash: h(`l1-${n - 1}`),
+    timestamp: 12 * n,
+  });
+  const pipeline = {
+    origin: l1(0),
+    moved: false,
+    async step(ps: L2BlockRef): Promise<StepResult> {
+      if (ps.number === moveAfter && !this.moved) {
+        this.moved = true;
+        this.origin = l1(1);
+        return { kind: "progress" };
+      }
+      if (ps.number >= 4) return { kind: "eof" };
+      return { kind: "attributes", attrs: { ...derivedChild(cfg, l1(0), ps), concluding } };
+    },
+    reset: async () => {},
+    invalidated: () => undefined,
+  };
+  const step = new DerivationStep({
+    pipeline: pipeline as unknown as DerivationPipeline,
+    engine: ctl,
+    maxSteps: 256,
+    turn: () => undefined,
+    shouldYield: () => false,
+    aborted: () => false,
+  });
+  expect(await step.run()).toBe(true);
+  expect(ctl.heads.pendingSafe.number).toBe(4);
+  return { engine, ctl, states: engine.states };
+}
+
+describe("DerivationStep at a new L1 origin", () => {
+  it("the heads owed at a new origin ride with the next build start (two requests per built block)", async () => {
+    for (const concluding of [false, true]) {
+      const { engine, ctl, states } = await buildAcrossOrigins(concluding, 2);
+      expect(engine.requests).toEqual([
+        "fcu+attrs",
+        "getPayload",
+        "batch(newPayload,fcu+attrs)",
+        "getPayload",
+        // new L1 origin: nothing on its own; block 3's build start carries the heads and block 2's newPayload
+        "batch(newPayload,fcu+attrs)",
+        "getPayload",
+        "batch(newPayload,fcu+attrs)",
+        "getPayload",
+      ]);
+      // The build start at the new origin told the EL the heads a flush would have: block 2 as head, the safe head.
+      const block2 = engine.canonical[2]!;
+      expect(states[2]).toEqual({
+        headBlockHash: block2,
+        safeBlockHash: concluding ? block2 : ctl.heads.finalized.hash,
+        finalizedBlockHash: ctl.heads.finalized.hash,
+      });
+      await ctl.flushForkchoice();
+      expect(engine.requests.at(-1)).toBe("batch(newPayload,fcu)");
+      expect(engine.canonical).toHaveLength(5);
+    }
+  });
+
+  it("heads owed when the pipeline runs dry at the new origin are flushed before the step returns", async () => {
+    const { engine, ctl } = await buildAcrossOrigins(true, 4);
+    expect(engine.requests.at(-1)).toBe("batch(newPayload,fcu)");
+    expect(engine.safe).toBe(ctl.heads.safe.hash);
+    expect(ctl.forkchoicePending).toBe(false);
+  });
+
+  it("heads owed at a new origin are flushed before attributes that do not build on the unsafe head", async () => {
+    const log: string[] = [];
+    const heads = { pendingSafe: ref(0), unsafe: ref(5) };
+    const pipeline = {
+      origin: { hash: h("l1"), number: 0, parentHash: h("l0"), timestamp: 0 },
+      async step(ps: L2BlockRef): Promise<StepResult> {
+        if (this.origin.number === 0) {
+          this.origin = { ...this.origin, number: 1 };
+          return { kind: "progress" };
+        }
+        if (ps.number >= 1) return { kind: "eof" };
+        return { kind: "attributes", attrs: { parent: ps, concluding: true } as unknown as DerivedAttributes };
+      },
+    };
+    const engine = {
+      heads,
+      forkchoicePending: true,
+      flushForkchoice: async () => {
+        log.push("flush");
+      },
+      async applyDerived(a: DerivedAttributes) {
+        log.push(`apply ${a.parent.number + 1}`);
+        heads.pendingSafe = ref(a.parent.number + 1);
+        return "consolidated" as const;
+      },
+    };
+    const step = new DerivationStep({
+      pipeline: pipeline as unknown as DerivationPipeline,
+      engine: engine as unknown as EngineController,
+      maxSteps: 256,
+      turn: () => undefined,
+      shouldYield: () => false,
+      aborted: () => false,
+    });
+    expect(await step.run()).toBe(true);
+    expect(log).toEqual(["flush", "apply 1"]);
   });
 });

@@ -27,9 +27,14 @@ describe("Engine API token reuse", () => {
     expect(c).not.toBe(a);
     expect(decodeJwt(c.slice(7)).iat).toBe(1_700_000_001);
     expect(c).toBe(`Bearer ${mintJwtSync(secret, 1_700_000_001)}`);
-    // A caller mutating the returned headers does not poison the cache.
+    // Within the second the very same object comes back (the transport reuses its header lines), and it is
+    // frozen: a caller cannot poison the cache.
     const d = await headers();
-    d.authorization = "Bearer x";
+    expect(await headers()).toBe(d);
+    expect(Object.isFrozen(d)).toBe(true);
+    expect(() => {
+      (d as Record<string, string>).authorization = "Bearer x";
+    }).toThrow(TypeError);
     expect((await headers()).authorization).toBe(c);
   });
 

@@ -1,0 +1,121 @@
+/**
+ * EngineClient against a bare node:http Engine API on port 0 that writes its JSON by hand (whitespace, its own key
+ * order, fields the node does not model, escapes): the payload of a getPayload result goes back in newPayload as
+ * the very text the EL wrote, byte for byte, also inside a batch with the next forkchoice update; the attributes go
+ * out as the JSON the EL parses back to the node's attributes.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../../src/core/logger.js";
+import { systemClock } from "../../../src/core/time/clock.js";
+import type { Hash, Hex } from "../../../src/core/types/primitives.js";
+import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { encodePayloadAttributes, type PayloadAttributes } from "../../../src/io/engine/engine-types.js";
+import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
+
+const SECRET = new Uint8Array(32).fill(9);
+const H = (b: string): Hash => `0x${b.repeat(32)}`;
+const CFG = {
+  genesis: { l1: { hash: H("00"), number: 0 }, l2: { hash: H("00"), number: 0 }, l2_time: 0 },
+  block_time: 2,
+  regolith_time: 0,
+  canyon_time: 0,
+  delta_time: 0,
+  ecotone_time: 0,
+  fjord_time: 0,
+  granite_time: 0,
+  holocene_time: 0,
+  isthmus_time: 0,
+} as unknown as RollupConfig;
+
+const TXS: Hex[] = ["0x7ef8f8aa", `0x02${"ab".repeat(600)}`, "0x01cd"];
+
+/** The EL's payload, as it writes it: pretty-printed, its own order, an unmodelled field with escapes. */
+const PAYLOAD_TEXT = `{
+    "blockHash" : "${H("15")}",
+    "parentHash": "${H("11")}", "feeRecipient": "0x4200000000000000000000000000000000000011",
+    "stateRoot": "${H("12")}", "receiptsRoot": "${H("13")}", "logsBloom": "0x${"00".repeat(256)}",
+    "prevRandao": "${H("14")}", "blockNumber": "0xa", "gasLimit": "0x1c9c380", "gasUsed": "0x5208",
+    "timestamp": "0x64", "extraData": "0x00000000fa00000006", "baseFeePerGas": "0x7",
+    "transactions": [ "${TXS[0]}", "${TXS[1]!.toUpperCase().replace("0X", "0x")}", "${TXS[2]}" ],
+    "withdrawals": [], "blobGasUsed": "0x0", "excessBlobGas": "0x0", "withdrawalsRoot": "${H("16")}",
+    "futureField": {"note": "a \\"quoted\\" }] value \\\\", "list": [1, 2.5e3, true, null]}
+  }`;
+
+describe("EngineClient: the EL's own payload text goes back as it is", () => {
+  let server: Server;
+  let url = "";
+  const bodies: string[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on("data", (d: Buffer) => parts.push(d));
+      req.on("end", () => {
+        const text = Buffer.concat(parts).toString("utf8");
+        bodies.push(text);
+        const body = JSON.parse(text);
+        const answer = (c: { id: number; method: string }) => {
+          if (c.method === "engine_getPayloadV4") {
+            return `{"jsonrpc":"2.0", "id": ${c.id},\n  "result": {"blockValue": "0x1",\n  "executionPayload": ${PAYLOAD_TEXT},\n  "parentBeaconBlockRoot": "${H("bb")}", "executionRequests": []}}`;
+          }
+          const result = c.method.startsWith("engine_newPayload")
+            ? { status: "VALID", latestValidHash: H("15"), validationError: null }
+            : { payloadStatus: { status: "VALID", latestValidHash: H("15"), validationError: null }, payloadId: null };
+          return JSON.stringify({ jsonrpc: "2.0", id: c.id, result });
+        };
+        const out = Array.isArray(body) ? `[${body.map(answer).join(",")}]` : answer(body);
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(out);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it("newPayload and the batch carry the payload text byte for byte; the attributes parse back exactly", async () => {
+    const c = EngineClient.create(
+      { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: CFG },
+      { clock: systemClock, logger: silentLogger },
+    );
+    const env = await c.getPayload("0x0102030405060708", 100, TXS);
+    // Decoded for the node: lower-case hex (the upper-case transaction is checked and lower-cased).
+    expect(env.executionPayload.transactions).toEqual(TXS);
+    expect(env.executionPayload.blockNumber).toBe(10);
+    bodies.length = 0;
+    await c.newPayload(env);
+    expect(bodies[0]).toContain(`"params":[${PAYLOAD_TEXT},[],"${H("bb")}",[]]`);
+    const attrs: PayloadAttributes = {
+      timestamp: 102,
+      prevRandao: H("aa"),
+      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+      withdrawals: [],
+      parentBeaconBlockRoot: H("bc"),
+      transactions: TXS,
+      noTxPool: true,
+      gasLimit: 30_000_000n,
+      eip1559Params: "0x000000fa00000006",
+    };
+    const state = { headBlockHash: H("15"), safeBlockHash: H("02"), finalizedBlockHash: H("03") };
+    const [np, fc] = await c.newPayloadAndForkchoice(env, state, attrs);
+    expect(np).toMatchObject({ status: "VALID" });
+    expect(fc).toMatchObject({ payloadStatus: { status: "VALID" } });
+    expect(bodies[1]).toContain(`"params":[${PAYLOAD_TEXT},[],"${H("bb")}",[]]`);
+    const batch = JSON.parse(bodies[1]!);
+    expect(batch.map((b: { method: string }) => b.method)).toEqual([
+      "engine_newPayloadV4",
+      "engine_forkchoiceUpdatedV3",
+    ]);
+    expect(batch[1].params).toEqual([state, encodePayloadAttributes(attrs)]);
+    // A copy of the payload is encoded afresh (no text kept for it).
+    bodies.length = 0;
+    await c.newPayload({ ...env, executionPayload: { ...env.executionPayload } });
+    expect(bodies[0]).not.toContain("futureField");
+    expect(JSON.parse(bodies[0]!).params[0].transactions).toEqual(TXS);
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import type { Hex } from "../../../src/core/types/primitives.js";
+import {
+  decodePayloadEnvelope,
+  encodePayloadAttributes,
+  encodePayloadAttributesJson,
+  type PayloadAttributes,
+} from "../../../src/io/engine/engine-types.js";
+import { hexArrayJson, jsonValueAt, RawJson, requestJson } from "../../../src/io/json-rpc/raw-json.js";
+
+const H = (b: string): Hex => `0x${b.repeat(32)}` as Hex;
+
+describe("raw JSON for the Engine API's large requests and responses", () => {
+  it("requestJson: JSON.stringify's text without RawJson; RawJson elements inserted verbatim", () => {
+    const params = [{ a: 1, b: [H("aa")] }, null, 'x"y\\', 5, undefined];
+    expect(requestJson(7, "m_x", params)).toBe(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "m_x", params }));
+    const raw = requestJson(8, "engine_newPayloadV4", [new RawJson('{ "k" : [1, 2] }'), [], H("bb"), undefined]);
+    expect(raw).toBe(
+      `{"jsonrpc":"2.0","id":8,"method":"engine_newPayloadV4","params":[{ "k" : [1, 2] },[],"${H("bb")}",null]}`,
+    );
+    expect(JSON.parse(raw).params[0]).toEqual({ k: [1, 2] });
+  });
+
+  it("hexArrayJson: JSON.stringify's text, also when it has to fall back", () => {
+    for (const xs of [[], ["0x"], [H("ab"), "0x7e01", "0xDEADbeef"], ['0x"],"0x', "0x01"], ["0x\\", "0x"]]) {
+      expect(hexArrayJson(xs)).toBe(JSON.stringify(xs));
+    }
+  });
+
+  it("jsonValueAt: the member's text exactly, across whitespace, escapes and nesting", () => {
+    const text = `{ "jsonrpc" : "2.0", "id":1,
+      "note": "a \\"result\\": {\\"executionPayload\\": 1} inside a string \\\\",
+      "result" : {
+        "blockValue": 1e+3, "flags": [true, false, null, {"x": "}]"}],
+        "executionPayload" :  {"transactions": ["0x01", "0x02"], "nested": {"a": [[], {}], "b": "\\\\"}, "n": -1.5E-2} ,
+        "last": "z"
+      }
+    }`;
+    const payload = jsonValueAt(text, ["result", "executionPayload"]);
+    expect(payload).toBe(`{"transactions": ["0x01", "0x02"], "nested": {"a": [[], {}], "b": "\\\\"}, "n": -1.5E-2}`);
+    const parsed = JSON.parse(text);
+    expect(JSON.parse(payload!)).toEqual(parsed.result.executionPayload);
+    for (const path of [["id"], ["result", "blockValue"], ["result", "flags"], ["result", "last"], ["note"], []]) {
+      const got = jsonValueAt(text, path);
+      expect(got, path.join(".")).toBeDefined();
+      const want = path.reduce((o: Record<string, unknown>, k) => o[k] as Record<string, unknown>, parsed);
+      expect(JSON.parse(got!), path.join(".")).toEqual(want);
+    }
+    expect(jsonValueAt(text, ["result", "missing"])).toBeUndefined();
+    expect(jsonValueAt(text, ["id", "x"])).toBeUndefined(); // not under an object
+    expect(jsonValueAt(`{"resul\\u0074": 1}`, ["result"])).toBeUndefined(); // a key written with escapes
+    expect(jsonValueAt(`[{"result": 1}]`, ["result"])).toBeUndefined();
+  });
+
+  it("encodePayloadAttributesJson is JSON.stringify(encodePayloadAttributes(...)) for every shape", () => {
+    const base: PayloadAttributes = {
+      timestamp: 1_700_000_000,
+      prevRandao: H("aa"),
+      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+      transactions: ["0x7e01", H("cd")],
+      noTxPool: true,
+      gasLimit: 30_000_000n,
+    };
+    const shapes: PayloadAttributes[] = [
+      base,
+      { ...base, noTxPool: false, transactions: [] },
+      { ...base, withdrawals: [], parentBeaconBlockRoot: H("bb") },
+      { ...base, eip1559Params: "0x000000fa00000006", minBaseFee: 7n },
+      { ...base, transactions: ['0x"', "0x01"] },
+    ];
+    for (const a of shapes) {
+      for (const standardOnly of [false, true]) {
+        expect(encodePayloadAttributesJson(a, standardOnly)).toBe(
+          JSON.stringify(encodePayloadAttributes(a, standardOnly)),
+        );
+      }
+    }
+  });
+
+  it("a payload's transactions equal to the expected ones are taken as they are; others are checked", () => {
+    const payload = (txs: unknown[]) => ({
+      executionPayload: {
+        parentHash: H("11"),
+        feeRecipient: "0x4200000000000000000000000000000000000011",
+        stateRoot: H("12"),
+        receiptsRoot: H("13"),
+        logsBloom: `0x${"00".repeat(256)}`,
+        prevRandao: H("14"),
+        blockNumber: "0xa",
+        gasLimit: "0x1c9c380",
+        gasUsed: "0x5208",
+        timestamp: "0x64",
+        extraData: "0x",
+        baseFeePerGas: "0x7",
+        blockHash: H("15"),
+        transactions: txs,
+      },
+    });
+    const known: Hex[] = ["0x7e01", "0x02ab"];
+    expect(
+      decodePayloadEnvelope(payload(["0x7e01", "0x02AB", "0x03"]), undefined, known).executionPayload.transactions,
+    ).toEqual(["0x7e01", "0x02ab", "0x03"]);
+    expect(() => decodePayloadEnvelope(payload(["0x7e01", "0xzz"]), undefined, known)).toThrow(/invalid/);
+    expect(() => decodePayloadEnvelope(payload(["0x7e01", 5]), undefined, known)).toThrow(/invalid/);
+  });
+});
