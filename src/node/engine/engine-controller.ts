@@ -1,9 +1,10 @@
 /**
  * The engine controller: keeps the L2 heads, drives the execution client through the Engine API (forkchoice
- * updates, block building, payload insertion), and consolidates derived attributes against blocks the EL already
- * has (op-node §2.12). All calls for one chain go through one instance, one at a time (the node's driver loop).
+ * updates, block building, payload insertion), and applies derived attributes: consolidated against a block the EL
+ * already has (consolidator.ts) or built (op-node §2.12). All calls for one chain go through one instance, one at a
+ * time (the node's driver loop).
  */
-import { CriticalError, ResetError, SupernodeError, TemporaryError } from "../../core/errors/supernode-error.js";
+import { CriticalError, ResetError, TemporaryError } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { Hash } from "../../core/types/primitives.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
@@ -11,13 +12,12 @@ import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ChainMetrics } from "../metrics.js";
 import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
 import { DeniedPayloadError } from "../denied-txs.js";
-import { AttributesTxHashes } from "./attributes-match.js";
 import type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
-import { BlockLookahead } from "./block-lookahead.js";
+import { Consolidator } from "./consolidator.js";
+import { buildStartFailure, checkForkchoiceUpdate, sealFailure } from "./engine-errors.js";
 import { PayloadInserter } from "./payload-inserter.js";
 import { sealedPayloadMismatch } from "./sealed-payload.js";
-import { type ExistingBlock, existingBlockSource, existingBlockRef, matchExisting } from "./existing-block.js";
-import { allHeads, genesisL2Ref, type L2Heads } from "./heads.js";
+import { allHeads, genesisL2Ref, headsFromEngine, headsOnParent, type L2Heads } from "./heads.js";
 
 export type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 export { DeniedPayloadError } from "../denied-txs.js";
@@ -40,15 +40,6 @@ export interface EngineControllerDeps {
   readonly isDenied?: ((height: number, hash: Hash) => boolean) | undefined;
 }
 
-const RPC_INVALID_FORKCHOICE = -38002;
-const RPC_INVALID_ATTRIBUTES = -38003;
-const RPC_UNKNOWN_PAYLOAD = -38001;
-
-function rpcCodeOf(err: unknown): number | undefined {
-  const c = (err as { rpcCode?: unknown } | null)?.rpcCode;
-  return typeof c === "number" ? c : undefined;
-}
-
 export class EngineController {
   /** The working heads (derivation and sequencing build on these; they may run ahead of the EL). */
   heads: L2Heads;
@@ -59,14 +50,21 @@ export class EngineController {
   /** A forkchoice update is owed to the EL (derived promotions are batched). */
   private fcuDirty = false;
   private readonly d: EngineControllerDeps;
-  /** Blocks the EL already has, fetched ahead while consolidating a long run of them (catch-up). */
-  private readonly lookahead: BlockLookahead<ExistingBlock>;
+  /** Checks derived attributes against blocks the EL already has (and reads those ahead). */
+  private readonly consolidator: Consolidator;
 
   constructor(deps: EngineControllerDeps) {
     this.d = deps;
     this.heads = allHeads(genesisL2Ref(deps.cfg));
     this.acked = { ...this.heads };
-    this.lookahead = new BlockLookahead(existingBlockSource(deps.engine), (method, fn) => this.timed(method, fn));
+    this.consolidator = new Consolidator({
+      engine: deps.engine,
+      cfg: deps.cfg,
+      logger: deps.logger,
+      refFromPayload: deps.refFromPayload,
+      isDenied: deps.isDenied,
+      timed: (method, fn) => this.timed(method, fn),
+    });
     this.inserter = new PayloadInserter({
       engine: deps.engine,
       logger: deps.logger,
@@ -106,12 +104,7 @@ export class EngineController {
   /** Loads the heads from the EL's labels (`latest`, `safe`, `finalized`); missing ones default to genesis. */
   async loadHeadsFromEngine(): Promise<L2Heads> {
     await this.settleQuietly();
-    const e = this.d.engine;
-    const genesis = (await e.l2BlockRefByNumber(this.d.cfg.genesis.l2.number)) ?? genesisL2Ref(this.d.cfg);
-    const finalized = (await e.l2BlockRefByLabel("finalized")) ?? genesis;
-    const safe = (await e.l2BlockRefByLabel("safe")) ?? finalized;
-    const unsafe = (await e.l2BlockRefByLabel("latest")) ?? safe;
-    this.heads = { unsafe, crossUnsafe: unsafe, pendingSafe: safe, localSafe: safe, safe, finalized };
+    this.heads = await headsFromEngine(this.d.engine, this.d.cfg);
     this.acked = { ...this.heads };
     return this.heads;
   }
@@ -128,14 +121,9 @@ export class EngineController {
     await this.flushForkchoice();
   }
 
-  /** The EL's block `n` (from the look-ahead when it was read ahead). */
-  private existingBlock(n: number): Promise<ExistingBlock | undefined> {
-    return this.lookahead.get(n, this.heads.unsafe.number);
-  }
-
-  /** Forgets the look-ahead (the EL's canonical chain may change under it). */
+  /** Forgets the consolidator's look-ahead (the EL's canonical chain may change under it). */
   private dropPrefetched(): void {
-    this.lookahead.drop();
+    this.consolidator.drop();
   }
 
   get forkchoicePending(): boolean {
@@ -167,21 +155,7 @@ export class EngineController {
     }
     const sent = { ...this.heads };
     // The last derived block's held newPayload rides along when there is one (payload-inserter.ts).
-    const out = await this.inserter.forkchoice(this.state());
-    if (!out.ok) {
-      const err = out.error;
-      if (rpcCodeOf(err) === RPC_INVALID_FORKCHOICE) {
-        throw new ResetError("INVALID_FORKCHOICE", "forkchoice update rejected: invalid forkchoice state", {}, err);
-      }
-      throw new TemporaryError("ENGINE_FCU", "forkchoice update failed", {}, err);
-    }
-    const res = out.result;
-    const st = res.payloadStatus.status;
-    if (st === "INVALID" || st === "INVALID_BLOCK_HASH") {
-      throw new ResetError("FCU_INVALID", `forkchoice update returned ${st}`, {
-        validationError: res.payloadStatus.validationError ?? "",
-      });
-    }
+    checkForkchoiceUpdate(await this.inserter.forkchoice(this.state()));
     this.acked = sent;
     if (this.heads.unsafe === sent.unsafe && this.heads.safe === sent.safe && this.heads.finalized === sent.finalized)
       this.fcuDirty = false;
@@ -238,29 +212,10 @@ export class EngineController {
     }
     if (ps.number < this.heads.unsafe.number) {
       await this.settle();
-      const hashes = new AttributesTxHashes(d.attributes);
-      let existing = await this.existingBlock(ps.number + 1);
-      let mismatch = existing === undefined ? undefined : matchExisting(this.d.cfg, hashes, ps.hash, existing);
-      if (mismatch !== undefined) {
-        // A prefetched block may be stale, and a header's transaction hashes are the EL's word: decide on a fresh
-        // read of the whole block, its transactions compared byte for byte.
-        this.dropPrefetched();
-        const env = await this.timed("payloadByNumber", () => this.d.engine.payloadByNumber(ps.number + 1));
-        existing = env === undefined ? undefined : { envelope: env };
-        mismatch = existing === undefined ? undefined : matchExisting(this.d.cfg, hashes, ps.hash, existing);
-      }
-      if (existing !== undefined) {
-        const at = "header" in existing ? existing.header : existing.envelope.executionPayload;
-        if (this.d.isDenied?.(at.blockNumber, at.blockHash)) mismatch = "denied";
-        if (mismatch === undefined) {
-          const ref = existingBlockRef(existing, d, this.d.refFromPayload);
-          await this.promoteDerived(ref, d);
-          return "consolidated";
-        }
-        this.d.logger.warn(
-          { number: ps.number + 1, reason: mismatch },
-          "L2 reorg: derived attributes differ from the unsafe block; building the derived block",
-        );
+      const ref = await this.consolidator.consolidate(d, ps, this.heads.unsafe.number);
+      if (ref !== undefined) {
+        await this.promoteDerived(ref, d);
+        return "consolidated";
       }
     }
     let built: Awaited<ReturnType<EngineController["buildAndInsert"]>>;
@@ -280,11 +235,12 @@ export class EngineController {
   }
 
   private async promoteDerived(ref: L2BlockRef, d: DerivedAttributes): Promise<void> {
-    if (ref.number > this.heads.unsafe.number || this.heads.unsafe.hash !== ref.hash) {
-      if (ref.number >= this.heads.unsafe.number || !(await this.isCanonicalUnsafe(ref))) {
-        this.heads.unsafe = ref;
-        this.heads.crossUnsafe = ref;
-      }
+    // A derived block at or above the unsafe head becomes it (unless it is that very block); one below it matched
+    // (consolidated) or replaced the EL's canonical block at that height, so it is on the unsafe chain already.
+    const u = this.heads.unsafe;
+    if (ref.number > u.number || (ref.number === u.number && ref.hash !== u.hash)) {
+      this.heads.unsafe = ref;
+      this.heads.crossUnsafe = ref;
     }
     this.heads.pendingSafe = ref;
     if (d.concluding) {
@@ -297,12 +253,6 @@ export class EngineController {
         if (!this.inserter.defer(() => cb(ref, d.derivedFrom))) await cb(ref, d.derivedFrom);
       }
     }
-  }
-
-  private async isCanonicalUnsafe(ref: L2BlockRef): Promise<boolean> {
-    // A consolidated block below the unsafe head is on the unsafe chain by construction (it matched the EL's
-    // canonical block at that height).
-    return ref.number <= this.heads.unsafe.number;
   }
 
   /**
@@ -319,10 +269,11 @@ export class EngineController {
       rebuildWith?: (sealed: ExecutionPayloadEnvelope) => PayloadAttributes | undefined;
     } = {},
   ): Promise<{ envelope: ExecutionPayloadEnvelope; ref: L2BlockRef } | undefined> {
+    const onParent = headsOnParent(this.heads, parent);
     const fc: ForkchoiceState = {
       headBlockHash: parent.hash,
-      safeBlockHash: this.heads.safe.number <= parent.number ? this.heads.safe.hash : parent.hash,
-      finalizedBlockHash: this.heads.finalized.number <= parent.number ? this.heads.finalized.hash : parent.hash,
+      safeBlockHash: onParent.safe.hash,
+      finalizedBlockHash: onParent.finalized.hash,
     };
     let payloadId: `0x${string}` | null;
     // Settles the last derived block first; its held newPayload rides along when it is the parent.
@@ -337,28 +288,12 @@ export class EngineController {
       }
       if (st !== "VALID") throw new TemporaryError("ENGINE_SYNCING", `build start: engine is ${st}`);
       payloadId = res.payloadId;
-      const safeRef = this.heads.safe.number <= parent.number ? this.heads.safe : parent;
-      const finRef = this.heads.finalized.number <= parent.number ? this.heads.finalized : parent;
-      const ps = this.heads.pendingSafe.number <= parent.number ? this.heads.pendingSafe : safeRef;
-      this.acked = {
-        unsafe: parent,
-        crossUnsafe: parent,
-        pendingSafe: ps,
-        localSafe: safeRef,
-        safe: safeRef,
-        finalized: finRef,
-      };
+      this.acked = headsOnParent(this.heads, parent);
     } catch (err) {
-      const code = rpcCodeOf(err);
-      if (code === RPC_INVALID_ATTRIBUTES) {
-        this.d.logger.warn({ err: String(err) }, "payload attributes rejected as invalid");
-        return undefined;
-      }
-      if (code === RPC_INVALID_FORKCHOICE) {
-        throw new ResetError("INVALID_FORKCHOICE", "build start: invalid forkchoice state", {}, err);
-      }
-      if (err instanceof SupernodeError && err.severity !== "critical") throw err;
-      throw new TemporaryError("ENGINE_BUILD_START", "build start failed", {}, err);
+      const failure = buildStartFailure(err);
+      if (failure !== "invalid") throw failure;
+      this.d.logger.warn({ err: String(err) }, "payload attributes rejected as invalid");
+      return undefined;
     }
     if (payloadId === null) throw new TemporaryError("ENGINE_NO_PAYLOAD_ID", "build start returned no payload id");
     this.dropPrefetched();
@@ -369,13 +304,7 @@ export class EngineController {
         this.d.engine.getPayload(id, attrs.timestamp, attrs.transactions),
       );
     } catch (err) {
-      const code = rpcCodeOf(err);
-      throw new TemporaryError(
-        code === RPC_UNKNOWN_PAYLOAD ? "ENGINE_UNKNOWN_PAYLOAD" : "ENGINE_GET_PAYLOAD",
-        "sealing the block failed",
-        {},
-        err,
-      );
+      throw sealFailure(err);
     }
     const txs = envelope.executionPayload.transactions;
     if (txs.length === 0 || !txs[0]?.toLowerCase().startsWith("0x7e")) {

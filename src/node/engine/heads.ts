@@ -2,6 +2,7 @@
 import { ZERO_HASH } from "../../core/types/primitives.js";
 import type { L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
+import type { EngineApi } from "../ports.js";
 
 export interface L2Heads {
   unsafe: L2BlockRef;
@@ -25,6 +26,26 @@ export function genesisL2Ref(cfg: RollupConfig): L2BlockRef {
     l1origin: cfg.genesis.l1,
     sequenceNumber: 0,
   };
+}
+
+/** The heads under the EL's labels (`latest`, `safe`, `finalized`); missing ones default to genesis. */
+export async function headsFromEngine(e: EngineApi, cfg: RollupConfig): Promise<L2Heads> {
+  const genesis = (await e.l2BlockRefByNumber(cfg.genesis.l2.number)) ?? genesisL2Ref(cfg);
+  const finalized = (await e.l2BlockRefByLabel("finalized")) ?? genesis;
+  const safe = (await e.l2BlockRefByLabel("safe")) ?? finalized;
+  const unsafe = (await e.l2BlockRefByLabel("latest")) ?? safe;
+  return { unsafe, crossUnsafe: unsafe, pendingSafe: safe, localSafe: safe, safe, finalized };
+}
+
+/**
+ * The heads the EL holds once a build starts on `parent`: `parent` as unsafe head, safe and finalized as they are
+ * unless above it (then `parent`), pending-safe likewise (else safe); local-safe is safe.
+ */
+export function headsOnParent(h: L2Heads, parent: L2BlockRef): L2Heads {
+  const safe = h.safe.number <= parent.number ? h.safe : parent;
+  const finalized = h.finalized.number <= parent.number ? h.finalized : parent;
+  const pendingSafe = h.pendingSafe.number <= parent.number ? h.pendingSafe : safe;
+  return { unsafe: parent, crossUnsafe: parent, pendingSafe, localSafe: safe, safe, finalized };
 }
 
 export function sameBlock(a: { hash: string; number: number }, b: { hash: string; number: number }): boolean {
