@@ -1,0 +1,117 @@
+/**
+ * The Engine API's method encoding for one chain (pure): which version of each method the fork schedule asks for
+ * (op-node §3.1), the JSON-RPC calls of a forkchoice update and of a new payload, and the sealed payloads'
+ * own JSON (a getPayload result's payload text, sent back as the EL wrote it by the newPayload of that payload).
+ */
+import { DecodeError } from "../../core/errors/supernode-error.js";
+import type { Hex } from "../../core/types/primitives.js";
+import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
+import type { BatchResult, RpcCall } from "../json-rpc/http-client.js";
+import { jsonValueAt, RawJson } from "../json-rpc/raw-json.js";
+import {
+  decodePayloadEnvelope,
+  encodeExecutionPayload,
+  encodePayloadAttributesJson,
+  type ExecutionPayload,
+  type ExecutionPayloadEnvelope,
+  type ForkchoiceState,
+  type PayloadAttributes,
+} from "./engine-types.js";
+
+export function forkchoiceMethod(cfg: RollupConfig, attrs?: PayloadAttributes): string {
+  if (attrs === undefined) return "engine_forkchoiceUpdatedV3";
+  if (isForkActive(cfg, "ecotone", attrs.timestamp)) return "engine_forkchoiceUpdatedV3";
+  if (isForkActive(cfg, "canyon", attrs.timestamp)) return "engine_forkchoiceUpdatedV2";
+  return "engine_forkchoiceUpdatedV1";
+}
+
+export function newPayloadMethod(cfg: RollupConfig, timestamp: number): string {
+  if (isForkActive(cfg, "isthmus", timestamp)) return "engine_newPayloadV4";
+  if (isForkActive(cfg, "ecotone", timestamp)) return "engine_newPayloadV3";
+  return "engine_newPayloadV2";
+}
+
+export function getPayloadMethod(cfg: RollupConfig, timestamp: number): string {
+  if (isForkActive(cfg, "isthmus", timestamp)) return "engine_getPayloadV4";
+  if (isForkActive(cfg, "ecotone", timestamp)) return "engine_getPayloadV3";
+  return "engine_getPayloadV2";
+}
+
+/**
+ * `engine_forkchoiceUpdated(state, attrs)`; the attributes go as JSON text written without JSON.stringify's scan of
+ * their transactions (engine-types.ts). `standardOnly`: without the OP extensions (a non-OP EL, in tests).
+ */
+export function forkchoiceCall(
+  cfg: RollupConfig,
+  state: ForkchoiceState,
+  attrs: PayloadAttributes | undefined,
+  standardOnly: boolean,
+): RpcCall {
+  return {
+    method: forkchoiceMethod(cfg, attrs),
+    params: [
+      {
+        headBlockHash: state.headBlockHash,
+        safeBlockHash: state.safeBlockHash,
+        finalizedBlockHash: state.finalizedBlockHash,
+      },
+      attrs === undefined ? null : new RawJson(encodePayloadAttributesJson(attrs, standardOnly)),
+    ],
+  };
+}
+
+/** `engine_newPayload`: a sealed payload's own JSON when it has one ({@link decodeSealedPayload}), else encoded. */
+export function newPayloadCall(cfg: RollupConfig, envelope: ExecutionPayloadEnvelope): RpcCall {
+  const p = envelope.executionPayload;
+  const method = newPayloadMethod(cfg, p.timestamp);
+  const payload = sealedJson.get(p) ?? encodeExecutionPayload(p);
+  if (method === "engine_newPayloadV2") return { method, params: [payload] };
+  if (envelope.parentBeaconBlockRoot === undefined) {
+    throw new DecodeError("newPayload: parentBeaconBlockRoot required from Ecotone", { block: p.blockHash });
+  }
+  return {
+    method,
+    params:
+      method === "engine_newPayloadV4"
+        ? [payload, [], envelope.parentBeaconBlockRoot, []]
+        : [payload, [], envelope.parentBeaconBlockRoot],
+  };
+}
+
+/**
+ * A getPayload result (`result`, parsed from the response `text`) decoded for the node; the payload's own JSON text
+ * is kept for the newPayload of this very payload object. `expectTransactions`: see `decodeExecutionPayload`.
+ */
+export function decodeSealedPayload(
+  result: unknown,
+  text: string,
+  expectTransactions: readonly Hex[] | undefined,
+): ExecutionPayloadEnvelope {
+  return decodePayloadEnvelope(
+    result,
+    (payload, raw) => {
+      // V2+: {executionPayload, ...}; V1: the payload itself.
+      const json = jsonValueAt(text, raw === result ? ["result"] : ["result", "executionPayload"]);
+      sealedJson.set(payload, json === undefined ? raw : new RawJson(json));
+    },
+    expectTransactions,
+  );
+}
+
+/**
+ * The EL's own JSON of each payload object getPayload returned: its text as the EL wrote it (or, when the text could
+ * not be located, its parsed object). Decoded payloads are immutable, so the JSON stays true to the object it is
+ * keyed by; a copy or a payload from elsewhere is encoded afresh.
+ */
+const sealedJson = new WeakMap<ExecutionPayload, object>();
+
+/** A batch element decoded, or its error (a decoding failure included). */
+export function decodeOr<T>(r: BatchResult | undefined, decode: (v: unknown) => T): T | Error {
+  if (r === undefined) return new DecodeError("engine: batch response missing");
+  if (!r.ok) return r.error;
+  try {
+    return decode(r.result);
+  } catch (err) {
+    return err as Error;
+  }
+}
