@@ -65,12 +65,29 @@ export interface ExecutionPayloadEnvelope {
   readonly parentBeaconBlockRoot?: Hash | undefined;
 }
 
+/** The payload fields consolidation compares with derived attributes (op-node `AttributesMatchBlock`). */
+export type ComparedPayloadFields = Pick<
+  ExecutionPayload,
+  | "parentHash"
+  | "timestamp"
+  | "prevRandao"
+  | "gasLimit"
+  | "withdrawals"
+  | "withdrawalsRoot"
+  | "feeRecipient"
+  | "extraData"
+>;
+
 /**
- * An L2 block as `eth_getBlockBy*(…, false)` gives it: the payload's header fields and the hashes of its
- * transactions (keccak256 of their EIP-2718 bytes, deposits included) instead of the transactions. Enough to check
- * derived attributes against a block the EL already has without reading (or re-encoding) its transactions.
+ * An L2 block as `eth_getBlockBy*(…, false)` gives it, read for consolidation: the payload fields it compares, the
+ * block's own hash and number, and the hashes of its transactions (keccak256 of their EIP-2718 bytes, deposits
+ * included) instead of the transactions. Enough to check derived attributes against a block the EL already has
+ * without reading (or re-encoding) its transactions. `transactionHashes` are as the EL wrote them (either case; they
+ * are only ever compared, strictly, with hashes the node computed).
  */
-export interface L2BlockHeader extends Omit<ExecutionPayload, "transactions"> {
-  readonly transactionHashes: readonly Hash[];
+export interface L2BlockHeader extends ComparedPayloadFields {
+  readonly blockHash: Hash;
+  readonly blockNumber: number;
+  readonly transactionHashes: readonly string[];
   readonly parentBeaconBlockRoot?: Hash | undefined;
 }

@@ -90,22 +90,59 @@ export function payloadFromRpcBlock(block: unknown, cfg: RollupConfig): Executio
   return root === undefined ? { executionPayload: p } : { executionPayload: p, parentBeaconBlockRoot: root };
 }
 
-const TX_HASH_RE = /^0x[0-9a-fA-F]{64}$/;
+/** A 32-byte hash field that becomes part of a block ref: validated, lower-cased. */
+const refHash = (o: Json, k: string): Hash => hex(o, k, 32) as Hash;
+
+/** A field only compared with the node's own value (any mismatch, malformed included, is decided on the whole block). */
+function compared(o: Json, k: string): Hex {
+  const v = o[k];
+  if (typeof v !== "string") throw new DecodeError(`L2 block: field ${k} invalid`, { value: String(v).slice(0, 80) });
+  return v as Hex;
+}
 
 /**
- * Block JSON with transaction hashes (`eth_getBlockBy*(…, false)`) → L2BlockHeader. A full block (transaction
- * objects) is read too, from each object's `hash`.
+ * Block JSON with transaction hashes (`eth_getBlockBy*(…, false)`) → L2BlockHeader: only what consolidation reads.
+ * The block's hash, parent hash, number and timestamp (they make its ref) are validated and lower-cased; the other
+ * compared fields are taken as the EL wrote them (the comparison is strict, so a malformed one is a mismatch, which
+ * is decided on the whole block, validated in full); fields consolidation does not compare (state and receipts
+ * roots, logs bloom, gas used, base fee, blob gas) are not read. A full block (transaction objects) is read too,
+ * from each object's `hash`.
  */
 export function headerFromRpcBlock(block: unknown, cfg: RollupConfig): L2BlockHeader {
   const o = blockObject(block);
-  const transactionHashes = (o.transactions as unknown[]).map((t) => {
+  const txs = o.transactions as unknown[];
+  const transactionHashes: string[] = new Array(txs.length);
+  for (let i = 0; i < txs.length; i++) {
+    const t = txs[i];
     const v = typeof t === "object" && t !== null ? (t as Json).hash : t;
-    if (typeof v !== "string" || !TX_HASH_RE.test(v)) {
+    if (typeof v !== "string")
       throw new DecodeError("L2 block: transaction hash invalid", { value: String(v).slice(0, 80) });
-    }
-    return v.toLowerCase() as Hash;
-  });
-  const root = beaconRoot(o);
-  const h: L2BlockHeader = headerFields(o, cfg, { transactionHashes });
-  return root === undefined ? h : { ...h, parentBeaconBlockRoot: root };
+    transactionHashes[i] = v;
+  }
+  const timestamp = quantityToNumber(o.timestamp);
+  const root = o.parentBeaconBlockRoot;
+  const withdrawals = Array.isArray(o.withdrawals)
+    ? o.withdrawals
+    : isForkActive(cfg, "canyon", timestamp)
+      ? []
+      : undefined;
+  // As the payload reading does: a withdrawals root only from Isthmus (before it, a payload has none).
+  const withdrawalsRoot = isForkActive(cfg, "isthmus", timestamp) ? o.withdrawalsRoot : undefined;
+  // One object shape for every header (absent optional fields are undefined, not missing).
+  return {
+    parentHash: refHash(o, "parentHash"),
+    feeRecipient: compared(o, "miner"),
+    prevRandao: compared(o, "mixHash") as Hash,
+    blockNumber: quantityToNumber(o.number),
+    gasLimit: quantityToBigint(o.gasLimit),
+    timestamp,
+    extraData: compared(o, "extraData"),
+    blockHash: refHash(o, "hash"),
+    withdrawals,
+    withdrawalsRoot:
+      withdrawalsRoot === undefined || withdrawalsRoot === null ? undefined : (compared(o, "withdrawalsRoot") as Hash),
+    transactionHashes,
+    parentBeaconBlockRoot:
+      root === undefined || root === null ? undefined : (compared(o, "parentBeaconBlockRoot") as Hash),
+  };
 }

@@ -10,7 +10,8 @@ import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js
 import { EMPTY_TRIE_ROOT } from "../../protocol/block/trie.js";
 import { decodeEip1559Params, type Eip1559Params } from "../../protocol/l1/fee-scalars.js";
 import { decodeExtraData, type ExtraDataParams } from "../../protocol/l2/extra-data.js";
-import type { ExecutionPayload, ExecutionPayloadEnvelope, L2BlockHeader, PayloadAttributes } from "../ports.js";
+import type { ComparedPayloadFields } from "../../protocol/engine-api-types.js";
+import type { ExecutionPayloadEnvelope, L2BlockHeader, PayloadAttributes } from "../ports.js";
 
 const lc = (h: string | undefined) => h?.toLowerCase();
 
@@ -89,7 +90,7 @@ function decideExtraData(
 }
 
 /** The payload fields compared besides the transactions (a payload or a header read without transactions). */
-type BlockFields = Omit<ExecutionPayload, "transactions">;
+type BlockFields = ComparedPayloadFields;
 
 function matchFields(
   cfg: RollupConfig,
