@@ -11,13 +11,16 @@ import type { SimBlock } from "../src/devnet/el/types.js";
 import { hexToBytes } from "../src/core/codec/hex.js";
 import { postText } from "../src/io/json-rpc/http-post.js";
 import { type Bench, note } from "./harness.js";
+import { userTxBlocks } from "./sim-el/user-blocks.js";
 
 /**
  * The simulated execution client under the load a derivation run puts on it: per block one fcU with attributes
  * (an L1-info deposit plus one user deposit), getPayload, newPayload and a head fcU, over the JWT-authenticated
  * Engine API on loopback (sequential, like one virtual node). Figure `engine_blocks_per_s`. A second instance
  * imports the same payloads (newPayload + fcU only): `import_blocks_per_s`. Without HTTP, the block builder and
- * the re-execution of `newPayload` alone: `inproc_build_blocks_per_s`, `inproc_import_blocks_per_s`.
+ * the re-execution of `newPayload` alone: `inproc_build_blocks_per_s`, `inproc_import_blocks_per_s`. Blocks of 12
+ * signed user transactions in process (bench/sim-el/user-blocks.ts): `inproc_user_block_decode_us`,
+ * `inproc_user_block_build_us` (SIM_EL_USER_BLOCKS, default 300; 0 skips them).
  */
 const BLOCKS = 500;
 const SECRET = new Uint8Array(32).fill(3);
@@ -167,6 +170,8 @@ const bench: Bench = {
   name: "sim-el",
   async run(report) {
     inProcess(report);
+    const userBlocks = Number(process.env.SIM_EL_USER_BLOCKS ?? 300);
+    if (userBlocks > 0) await userTxBlocks(report, FORKS, userBlocks);
     const a = await start("a");
     const b = await start("b");
     try {

@@ -120,13 +120,16 @@ export function parseL1FeeParams(input: Hex): L1FeeParams | undefined {
   };
 }
 
+const FLZ_TABLE = new Uint32Array(8192);
+
 /**
  * FastLZ (level 1) compressed length of `ib`, as the Fjord L1-cost function uses it (the length only; nothing is
  * emitted). Written from the algorithm's description.
  */
 export function flzCompressLen(ib: Uint8Array): number {
   let n = 0;
-  const ht = new Uint32Array(8192);
+  // One 32 KiB hash table for every call, cleared rather than allocated anew (garbage for the collector).
+  const ht = FLZ_TABLE.fill(0);
   const u24 = (i: number): number => (ib[i] ?? 0) | ((ib[i + 1] ?? 0) << 8) | ((ib[i + 2] ?? 0) << 16);
   const hash = (v: number): number => (Math.imul(2654435769, v) >>> 19) & 0x1fff;
   const literals = (r: number): void => {
@@ -180,9 +183,17 @@ const FJORD_INTERCEPT = -42_585_600n;
 const FJORD_FASTLZ_COEF = 836_500n;
 const MIN_TX_SIZE_SCALED = 100_000_000n;
 
+/** FastLZ lengths by transaction bytes: the L1 fee and the Jovian DA footprint both need it for each transaction. */
+const flzLenOf = new WeakMap<Uint8Array, number>();
+
 /** Fjord's size estimate of a transaction, scaled by 1e6. */
 export function fjordEstimatedSizeScaled(raw: Uint8Array): bigint {
-  const est = FJORD_INTERCEPT + FJORD_FASTLZ_COEF * BigInt(flzCompressLen(raw));
+  let len = flzLenOf.get(raw);
+  if (len === undefined) {
+    len = flzCompressLen(raw);
+    flzLenOf.set(raw, len);
+  }
+  const est = FJORD_INTERCEPT + FJORD_FASTLZ_COEF * BigInt(len);
   return est < MIN_TX_SIZE_SCALED ? MIN_TX_SIZE_SCALED : est;
 }
 
