@@ -1,8 +1,8 @@
 import { bytesToHex } from "../../core/codec/hex.js";
 import type { Address, Hex } from "../../core/types/primitives.js";
-import { keccakHex } from "../../protocol/block/keccak.js";
-import { type RlpItem, bytesToBigint, rlpDecode } from "../../protocol/block/rlp.js";
-import { decodeSignedTx, txSender } from "../../protocol/l1/signed-tx.js";
+import { keccak, keccakHex } from "../../protocol/block/keccak.js";
+import { type RlpItem, bytesToBigint, rlpDecode, rlpEncodeBytes, uintToBytes } from "../../protocol/block/rlp.js";
+import { txSender } from "../../protocol/l1/signed-tx.js";
 import type { SimAuthorization, SimTx } from "./types.js";
 
 /**
@@ -10,8 +10,9 @@ import type { SimAuthorization, SimTx } from "./types.js";
  * read straight from their RLP. It gives exactly the `SimTx` the viem path gives (checked by a randomised test
  * against it) and returns undefined for anything unusual — non-canonical RLP or integers, a field of the wrong
  * shape, zero chain id or fee cap, a tip above the fee cap, integers viem reads as JS numbers past 2^53, an
- * unsigned transaction — which then takes viem's path, so errors stay viem's. The sender is recovered as before
- * (`protocol/l1/signed-tx.ts`); throws only when the signature does not recover.
+ * unsigned transaction, a set-code transaction without `to` — which then takes viem's path, so errors stay the
+ * same. The sender is recovered by `protocol/l1/signed-tx.ts` from the signing hash of the very bytes decoded (the
+ * unsigned fields are a contiguous run of `raw`); throws only when the signature does not recover.
  */
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -76,6 +77,50 @@ function authorizations(item: RlpItem | undefined): SimAuthorization[] | null {
   return out;
 }
 
+/** Where the RLP encoding of byte string `item` (a subarray of `base`, as `rlpDecode` returns it) starts in `base`. */
+function encodingStart(item: Uint8Array, base: Uint8Array): number {
+  const at = item.byteOffset - base.byteOffset;
+  if (item.length === 1 && (item[0] as number) < 0x80) return at;
+  if (item.length < 56) return at - 1;
+  let lenOfLen = 0;
+  for (let l = item.length; l > 0; l = Math.floor(l / 256)) lenOfLen++;
+  return at - 1 - lenOfLen;
+}
+
+function listHeader(len: number): Uint8Array {
+  if (len < 56) return Uint8Array.of(0xc0 + len);
+  const out: number[] = [];
+  for (let l = len; l > 0; l = Math.floor(l / 256)) out.unshift(l & 0xff);
+  return Uint8Array.of(0xf7 + out.length, ...out);
+}
+
+/**
+ * keccak of the signing preimage: `type ‖ rlp(fields before the signature)` for typed transactions; for legacy ones
+ * `rlp(first six fields)`, plus `chainId, 0, 0` under EIP-155. `first` and `sig` are the first field and the first
+ * signature field (v / yParity) of the decoded list `body`.
+ */
+function signingHash(body: Uint8Array, type: number, first: Uint8Array, sig: Uint8Array, chainId?: bigint): Uint8Array {
+  const from = encodingStart(first, body);
+  const to = encodingStart(sig, body);
+  const tail =
+    type === 0 && chainId !== undefined ? [rlpEncodeBytes(uintToBytes(chainId)), Uint8Array.of(0x80, 0x80)] : [];
+  let len = to - from;
+  for (const t of tail) len += t.length;
+  const header = listHeader(len);
+  const pre = new Uint8Array((type === 0 ? 0 : 1) + header.length + len);
+  let pos = 0;
+  if (type !== 0) pre[pos++] = type;
+  pre.set(header, pos);
+  pos += header.length;
+  pre.set(body.subarray(from, to), pos);
+  pos += to - from;
+  for (const t of tail) {
+    pre.set(t, pos);
+    pos += t.length;
+  }
+  return keccak(pre);
+}
+
 /** Field positions per type: [fields, chainId, nonce, gasPrice|tip, feeCap, gas, to, value, data, accessList, auth]. */
 const LAYOUT: Record<number, readonly number[]> = {
   0: [9, -1, 0, 1, -1, 2, 3, 4, 5, -1, -1],
@@ -90,9 +135,10 @@ export function decodeSignedFast(raw: Uint8Array): SimTx | undefined {
   const type = first >= 0xc0 ? 0 : first;
   const layout = LAYOUT[type];
   if (layout === undefined) return undefined;
+  const body = type === 0 ? raw : raw.subarray(1);
   let f: RlpItem;
   try {
-    f = rlpDecode(type === 0 ? raw : raw.subarray(1));
+    f = rlpDecode(body);
   } catch {
     return undefined;
   }
@@ -111,7 +157,10 @@ export function decodeSignedFast(raw: Uint8Array): SimTx | undefined {
   const sB = bytes(fields[n! - 1]);
   if (nonce === undefined || price === undefined || gas === undefined || value === undefined) return undefined;
   if (toB === undefined || (toB.length !== 0 && toB.length !== 20) || data === undefined) return undefined;
-  if (rB === undefined || sB === undefined || rB.length === 0 || sB.length === 0 || rB.length > 32 || sB.length > 32)
+  if (type === 4 && toB.length === 0) return undefined;
+  const r = uint(rB);
+  const s = uint(sB);
+  if (rB === undefined || sB === undefined || r === undefined || s === undefined || r === 0n || s === 0n)
     return undefined;
   let chainId: bigint | undefined;
   let v: bigint;
@@ -135,7 +184,10 @@ export function decodeSignedFast(raw: Uint8Array): SimTx | undefined {
   const access = iAccess === -1 ? [] : accessList(fields[iAccess!]);
   const auth = iAuth === -1 ? [] : authorizations(fields[iAuth!]);
   if (access === null || auth === null) return undefined;
-  const sender = txSender(decodeSignedTx(raw));
+  const firstField = fields[0] as Uint8Array; // nonce (legacy) or chain id: checked to be a byte string above
+  const hash = signingHash(body, type, firstField, yParityB as Uint8Array, chainId);
+  const recovery = type === 0 ? (v === 27n || v === 28n ? Number(v - 27n) : Number((v - 35n) & 1n)) : yParity;
+  const sender = txSender({ type, to: null, data, blobVersionedHashes: [], signature: { hash, recovery, r, s } });
   if (sender === null) throw new Error("invalid transaction signature");
   // Zero-valued optional fields are left out, as viem's parser leaves them out.
   return {

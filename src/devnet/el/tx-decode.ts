@@ -100,9 +100,10 @@ export async function decodeAnyTx(raw: Uint8Array): Promise<SimTx> {
 
 /** Intrinsic gas of a transaction: 21000, calldata (4 per zero byte, 16 per non-zero), 32000 for creation. */
 export function intrinsicGas(input: Hex, isCreate: boolean): bigint {
-  let gas = 21000n + (isCreate ? 32000n : 0n);
+  // Counted in a number (a bigint sum allocates at every byte), converted once.
+  let gas = 21000 + (isCreate ? 32000 : 0);
   for (let i = 2; i < input.length; i += 2) {
-    gas += input.charCodeAt(i) === 48 && input.charCodeAt(i + 1) === 48 ? 4n : 16n;
+    gas += input.charCodeAt(i) === 48 && input.charCodeAt(i + 1) === 48 ? 4 : 16;
   }
-  return gas;
+  return BigInt(gas);
 }
