@@ -177,18 +177,19 @@ function headerLength(len: number): number {
   return len < 56 ? 1 : len < 256 ? 2 : len < 65536 ? 3 : 4;
 }
 
-function writeHeader(out: Uint8Array, len: number, offset: number): number {
+/** Writes the RLP header of a payload of `len` bytes at `pos`; returns the new position. */
+function writeHeader(out: Uint8Array, pos: number, len: number, offset: number): number {
   if (len < 56) {
-    out[0] = offset + len;
-    return 1;
+    out[pos] = offset + len;
+    return pos + 1;
   }
   const n = headerLength(len) - 1;
-  out[0] = offset + 55 + n;
+  out[pos] = offset + 55 + n;
   for (let i = n; i >= 1; i--) {
-    out[i] = len & 0xff;
+    out[pos + i] = len & 0xff;
     len >>>= 8;
   }
-  return n + 1;
+  return pos + n + 1;
 }
 
 /** RLP byte-string length of a string of `n` bytes whose first byte is `first`. */
@@ -201,83 +202,104 @@ function writeBytesItem(out: Uint8Array, pos: number, b: Uint8Array): number {
     out[pos] = b[0] as number;
     return pos + 1;
   }
-  pos += writeHeader(out.subarray(pos), b.length, 0x80);
+  pos = writeHeader(out, pos, b.length, 0x80);
   out.set(b, pos);
   return pos + b.length;
 }
 
-/** Hex-prefix encoding of nibbles [from, to) of `key` (leaf flag for leaves). */
-function hexPrefix(key: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
-  const n = to - from;
-  const odd = (n & 1) === 1;
-  const out = new Uint8Array((n >> 1) + 1);
-  const flag = (leaf ? 2 : 0) + (odd ? 1 : 0);
-  let i = from;
-  out[0] = odd ? (flag << 4) | (key[i++] as number) : flag << 4;
-  for (let o = 1; i < to; i += 2, o++) out[o] = ((key[i] as number) << 4) | (key[i + 1] as number);
-  return out;
+/**
+ * Node encodings are written into one scratch buffer (a node is hashed right after it is encoded, and only the
+ * references are kept), so sealing a block allocates no encodings. Every child reference and leaf value is computed
+ * before the writing starts, as computing them encodes other nodes into the same buffer.
+ */
+let scratch = new Uint8Array(1024);
+
+function reserve(n: number): Uint8Array {
+  if (scratch.length < n) scratch = new Uint8Array(Math.max(n, 2 * scratch.length));
+  return scratch;
 }
 
-/** The RLP encoding of a node (its children's references computed and cached as needed). */
-export function encodeNode<V>(node: TrieNode<V>, enc: ValueEncoder<V>): Uint8Array {
+/** Writes the RLP of the hex-prefix encoding of nibbles [from, to) of `key` at `pos`; returns the new position. */
+function writePath(out: Uint8Array, pos: number, key: Uint8Array, from: number, to: number, leaf: boolean): number {
+  const n = to - from;
+  const odd = (n & 1) === 1;
+  const len = (n >> 1) + 1;
+  const flag = (leaf ? 2 : 0) + (odd ? 1 : 0);
+  let i = from;
+  const first = odd ? (flag << 4) | (key[i++] as number) : flag << 4;
+  if (len === 1 && first < 0x80) {
+    out[pos] = first;
+    return pos + 1;
+  }
+  out[pos++] = 0x80 + len; // at most 33 bytes
+  out[pos++] = first;
+  for (; i < to; i += 2) out[pos++] = ((key[i] as number) << 4) | (key[i + 1] as number);
+  return pos;
+}
+
+function pathItemLength(from: number, to: number): number {
+  const len = ((to - from) >> 1) + 1;
+  return len === 1 ? 1 : 1 + len; // a one-byte path (flag nibble ≤ 3) is below 0x80
+}
+
+/** Encodes `node` into the scratch buffer; returns its length. */
+function encodeInto<V>(node: TrieNode<V>, enc: ValueEncoder<V>): number {
   if (node instanceof Branch) {
     let len = 1; // the (always empty) value slot
-    const refs: (Uint8Array | undefined)[] = new Array(16);
     for (let i = 0; i < 16; i++) {
       const c = node.children[i];
-      if (c === undefined) len += 1;
-      else {
-        const r = nodeRef(c, enc);
-        refs[i] = r;
-        len += r.length;
-      }
+      len += c === undefined ? 1 : nodeRef(c, enc).length;
     }
-    const out = new Uint8Array(headerLength(len) + len);
-    let pos = writeHeader(out, len, 0xc0);
+    const out = reserve(headerLength(len) + len);
+    let pos = writeHeader(out, 0, len, 0xc0);
     for (let i = 0; i < 16; i++) {
-      const r = refs[i];
-      if (r === undefined) out[pos++] = 0x80;
+      const c = node.children[i];
+      if (c === undefined) out[pos++] = 0x80;
       else {
+        const r = c.ref as Uint8Array;
         out.set(r, pos);
         pos += r.length;
       }
     }
     out[pos] = 0x80;
-    return out;
+    return pos + 1;
   }
-  let path: Uint8Array;
   let second: Uint8Array;
-  let secondIsItem: boolean;
+  let secondLen: number;
+  let to: number;
   if (node instanceof Leaf) {
-    path = hexPrefix(node.key, node.from, KEY_NIBBLES, true);
     second = enc(node.value);
-    secondIsItem = false;
+    secondLen = bytesItemLength(second.length, second[0] as number);
+    to = KEY_NIBBLES;
   } else {
-    path = hexPrefix(node.key, node.from, node.to, false);
     second = nodeRef(node.child, enc);
-    secondIsItem = true; // already an RLP item
+    secondLen = second.length; // already an RLP item
+    to = node.to;
   }
-  const pathLen = bytesItemLength(path.length, path[0] as number);
-  const secondLen = secondIsItem ? second.length : bytesItemLength(second.length, second[0] as number);
-  const len = pathLen + secondLen;
-  const out = new Uint8Array(headerLength(len) + len);
-  let pos = writeHeader(out, len, 0xc0);
-  pos = writeBytesItem(out, pos, path);
-  if (secondIsItem) out.set(second, pos);
-  else writeBytesItem(out, pos, second);
-  return out;
+  const len = pathItemLength(node.from, to) + secondLen;
+  const out = reserve(headerLength(len) + len);
+  let pos = writeHeader(out, 0, len, 0xc0);
+  pos = writePath(out, pos, node.key, node.from, to, node instanceof Leaf);
+  if (node instanceof Leaf) return writeBytesItem(out, pos, second);
+  out.set(second, pos);
+  return pos + second.length;
+}
+
+/** The RLP encoding of a node (its children's references computed and cached as needed). */
+export function encodeNode<V>(node: TrieNode<V>, enc: ValueEncoder<V>): Uint8Array {
+  return scratch.slice(0, encodeInto(node, enc));
 }
 
 /** A child reference: the node's RLP when shorter than 32 bytes, else RLP(keccak(RLP)); cached on the node. */
 function nodeRef<V>(node: TrieNode<V>, enc: ValueEncoder<V>): Uint8Array {
   let r = node.ref;
   if (r === undefined) {
-    const e = encodeNode(node, enc);
-    if (e.length < 32) r = e;
+    const len = encodeInto(node, enc);
+    if (len < 32) r = scratch.slice(0, len);
     else {
       r = new Uint8Array(33);
       r[0] = 0xa0;
-      r.set(keccak(e), 1);
+      r.set(keccak(scratch.subarray(0, len)), 1);
     }
     node.ref = r;
   }
