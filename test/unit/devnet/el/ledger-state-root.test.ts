@@ -102,5 +102,5 @@ describe("ledger state root", () => {
       }),
       { numRuns: 120 },
     );
-  });
+  }, 60_000); // property runs: generous under a loaded machine
 });

@@ -62,7 +62,7 @@ describe("persistent state trie", () => {
       }),
       { numRuns: 150 },
     );
-  });
+  }, 60_000); // property runs: generous under a loaded machine
 
   it("proves present and absent keys exactly as @ethereumjs/mpt does", async () => {
     await fc.assert(
@@ -96,5 +96,5 @@ describe("persistent state trie", () => {
       }),
       { numRuns: 40 },
     );
-  });
+  }, 60_000); // property runs: generous under a loaded machine
 });
