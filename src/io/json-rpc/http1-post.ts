@@ -15,6 +15,7 @@ import { type PostResult, PostTimeoutError } from "./http-post.js";
 
 const MAX_SOCKETS = 16;
 const MAX_HEAD = 64 * 1024;
+const READ_BUFFER = 64 * 1024;
 const CRLFCRLF = Buffer.from("\r\n\r\n");
 
 interface Target {
@@ -30,6 +31,8 @@ interface Target {
   /** The one timer that enforces the in-flight requests' timeouts, and when it fires (performance.now()). */
   sweep: NodeJS.Timeout | undefined;
   sweepAt: number;
+  /** Where this target's sockets read into (each read is handled before the next one). */
+  readonly readBuffer: Buffer;
   /** The header lines of the last headers object seen (a caller passing the same object reuses them). */
   lastHeaders: Readonly<Record<string, string>> | undefined;
   lastLines: string;
@@ -55,6 +58,7 @@ function targetOf(url: string): Target {
       open: 0,
       waiting: [],
       busy: new Set(),
+      readBuffer: Buffer.allocUnsafe(READ_BUFFER),
       sweep: undefined,
       sweepAt: Number.POSITIVE_INFINITY,
       lastHeaders: undefined,
@@ -121,6 +125,8 @@ class Exchange {
   readonly body: Buffer[] = [];
   /** Body bytes received so far (bounded by `maxBytes`). */
   size = 0;
+  /** The body, when it was decoded straight from one read. */
+  text: string | undefined;
   resolve!: (r: PostResult) => void;
   reject!: (e: Error) => void;
   /** The abort listener, when a signal was given. */
@@ -148,10 +154,21 @@ class Conn {
   private dead = false;
 
   constructor(private readonly t: Target) {
-    this.sock = connect({ host: t.host, port: t.port });
+    // Reads go straight into a buffer of the target's and to onData, without node's stream machinery (a Buffer
+    // and a stream push per read); whatever is kept past the callback is copied out of it.
+    this.sock = connect({
+      host: t.host,
+      port: t.port,
+      onread: {
+        buffer: t.readBuffer,
+        callback: (n: number, buf: Uint8Array): boolean => {
+          this.onData(buf as Buffer, n);
+          return true; // false would pause the socket
+        },
+      },
+    });
     this.sock.setNoDelay(true);
     t.open++;
-    this.sock.on("data", (d: Buffer) => this.onData(d));
     this.sock.on("end", () => this.onClose());
     this.sock.on("close", () => this.onClose());
     this.sock.on("error", (err) => this.onClose(err));
@@ -208,12 +225,14 @@ class Conn {
     this.destroy(new Error(`bad HTTP response: ${msg}`));
   }
 
-  private onData(d: Buffer): void {
+  /** `n` bytes read into `into` (the target's read buffer: valid only during this call). */
+  private onData(into: Buffer, n: number): void {
     const ex = this.ex;
     if (ex === undefined) {
       this.destroy(new Error("unexpected data on an idle connection"));
       return;
     }
+    const d = into.subarray(0, n);
     const b = this.buf === undefined ? d : Buffer.concat([this.buf, d]);
     this.buf = undefined;
     let at = 0;
@@ -238,6 +257,13 @@ class Conn {
       }
       if (ex.phase === "fixed" || ex.phase === "chunk-data") {
         const n = Math.min(ex.remaining, b.length - at);
+        if (ex.phase === "fixed" && n === ex.remaining && ex.body.length === 0) {
+          // The whole body in this read (the usual case): decoded where it lies, nothing copied.
+          ex.text = b.toString("utf8", at, at + n);
+          at += n;
+          this.finish(ex);
+          break;
+        }
         if (n > 0 && !this.take(ex, b.subarray(at, at + n))) return;
         at += n;
         ex.remaining -= n;
@@ -285,7 +311,8 @@ class Conn {
         break;
       }
     }
-    if (this.ex === ex && at < b.length) this.buf = b.subarray(at);
+    if (this.ex === ex && at < b.length)
+      this.buf = Buffer.from(b.subarray(at)); // a copy: `into` is reused
     else if (this.ex !== ex && at < b.length && !this.dead) this.destroy(new Error("data after the response"));
   }
 
@@ -352,14 +379,15 @@ class Conn {
       this.destroy(new ResponseTooLargeError(ex.maxBytes));
       return false;
     }
-    ex.body.push(part);
+    ex.body.push(Buffer.from(part)); // a copy: the read buffer is reused
     return true;
   }
 
   private finish(ex: Exchange): void {
     this.ex = undefined;
     this.t.busy.delete(this);
-    const text = ex.body.length === 1 ? ex.body[0]!.toString("utf8") : Buffer.concat(ex.body).toString("utf8");
+    const text =
+      ex.text ?? (ex.body.length === 1 ? ex.body[0]!.toString("utf8") : Buffer.concat(ex.body).toString("utf8"));
     if (ex.keepAlive && this.usable) {
       this.sock.unref();
       this.t.idle.push(this);

@@ -123,20 +123,32 @@ describe("postHttp1 (lean HTTP/1.1 POST)", () => {
     expect((await postHttp1(`${url}/`, "{}", ok)).status).toBe(200);
   });
 
-  it("reads a body delimited by the connection close, skips interim responses, and rejects a truncated one", async () => {
+  it("reads a body delimited by the connection close, skips interim responses, joins pieces, and rejects a truncated one", async () => {
     let mode = "close-delimited";
     const raw: TcpServer = createTcpServer((s) => {
       s.once("data", () => {
         if (mode === "close-delimited") s.end("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end");
         else if (mode === "interim")
           s.end("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
-        else s.end("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort");
+        else if (mode === "pieces") {
+          // Head and body cut across reads (the client reads into one reused buffer: what it keeps is copied).
+          const parts = ["HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Le", "ngth: 12\r\n\r\nhello", " world", "!"];
+          const next = () => {
+            const p = parts.shift();
+            if (p === undefined) return void s.end();
+            s.write(p);
+            setTimeout(next, 20);
+          };
+          next();
+        } else s.end("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort");
       });
     });
     await new Promise<void>((r) => raw.listen(0, "127.0.0.1", r));
     const rawUrl = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/`;
     try {
       expect(await postHttp1(rawUrl, "{}", {})).toEqual({ status: 200, text: "until the end" });
+      mode = "pieces";
+      expect(await postHttp1(rawUrl, "{}", {})).toEqual({ status: 200, text: "hello world!" });
       mode = "interim";
       expect(await postHttp1(rawUrl, "{}", {})).toEqual({ status: 200, text: "ok" });
       mode = "truncated";
