@@ -1,5 +1,6 @@
 import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
 import { ZERO_HASH } from "../core/types/primitives.js";
+import { l2BlockRef } from "../protocol/l2/block-ref.js";
 import type { ActivityChainView } from "./ports.js";
 
 /** `supernode_syncStatus` result (op-supernode §4.4), plus `chain_states` (our addition, for operators). */
@@ -20,7 +21,7 @@ export interface ChainStateEntry {
 }
 
 const ZERO_L1: L1BlockRef = { hash: ZERO_HASH, number: 0, parentHash: ZERO_HASH, timestamp: 0 };
-const ZERO_L2: L2BlockRef = { ...ZERO_L1, l1origin: { hash: ZERO_HASH, number: 0 }, sequenceNumber: 0 };
+const ZERO_L2: L2BlockRef = l2BlockRef(ZERO_HASH, 0, ZERO_HASH, 0, { hash: ZERO_HASH, number: 0 }, 0);
 
 /** The all-zero status reported for a chain that never produced one. */
 export const ZERO_SYNC_STATUS: SyncStatus = {

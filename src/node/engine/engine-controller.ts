@@ -8,6 +8,7 @@ import { CriticalError, ResetError, TemporaryError } from "../../core/errors/sup
 import type { Logger } from "../../core/logger.js";
 import type { Hash } from "../../core/types/primitives.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
+import { l2BlockRef } from "../../protocol/l2/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ChainMetrics } from "../metrics.js";
 import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
@@ -340,14 +341,7 @@ export class EngineController {
       headAcked = forkchoice !== undefined;
     }
     const p = envelope.executionPayload;
-    const ref: L2BlockRef = {
-      hash: p.blockHash,
-      number: p.blockNumber,
-      parentHash: p.parentHash,
-      timestamp: p.timestamp,
-      l1origin: { hash: meta.l1origin.hash, number: meta.l1origin.number },
-      sequenceNumber: meta.sequenceNumber,
-    };
+    const ref = l2BlockRef(p.blockHash, p.blockNumber, p.parentHash, p.timestamp, meta.l1origin, meta.sequenceNumber);
     this.heads.unsafe = ref;
     this.heads.crossUnsafe = ref;
     if (headAcked) {

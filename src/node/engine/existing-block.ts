@@ -4,6 +4,7 @@
  */
 import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hex } from "../../core/types/primitives.js";
+import { l2BlockRef } from "../../protocol/l2/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { EngineApi, ExecutionPayloadEnvelope, L2BlockHeader } from "../ports.js";
 import { type AttributesTxHashes, attributesMatchBlock, attributesMatchHeader } from "./attributes-match.js";
@@ -54,14 +55,7 @@ export function existingBlockRef(
 ): L2BlockRef {
   if (!("header" in b)) return refFromPayload(b.envelope);
   const h = b.header;
-  return {
-    hash: h.blockHash,
-    number: h.blockNumber,
-    parentHash: h.parentHash,
-    timestamp: h.timestamp,
-    l1origin: { hash: d.l1origin.hash, number: d.l1origin.number },
-    sequenceNumber: d.sequenceNumber,
-  };
+  return l2BlockRef(h.blockHash, h.blockNumber, h.parentHash, h.timestamp, d.l1origin, d.sequenceNumber);
 }
 
 /**

@@ -1,6 +1,7 @@
 /** The L2 heads one virtual node keeps (op-node §2.12.1) and small helpers on block refs. */
 import { ZERO_HASH } from "../../core/types/primitives.js";
 import type { L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
+import { l2BlockRef } from "../../protocol/l2/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { EngineApi } from "../ports.js";
 
@@ -14,18 +15,11 @@ export interface L2Heads {
 }
 
 export const ZERO_L1_REF: L1BlockRef = { hash: ZERO_HASH, number: 0, parentHash: ZERO_HASH, timestamp: 0 };
-export const ZERO_L2_REF: L2BlockRef = { ...ZERO_L1_REF, l1origin: { hash: ZERO_HASH, number: 0 }, sequenceNumber: 0 };
+export const ZERO_L2_REF: L2BlockRef = l2BlockRef(ZERO_HASH, 0, ZERO_HASH, 0, { hash: ZERO_HASH, number: 0 }, 0);
 
 /** The L2 genesis block's ref as the rollup config describes it (parent hash unknown → zero). */
 export function genesisL2Ref(cfg: RollupConfig): L2BlockRef {
-  return {
-    hash: cfg.genesis.l2.hash,
-    number: cfg.genesis.l2.number,
-    parentHash: ZERO_HASH,
-    timestamp: cfg.genesis.l2_time,
-    l1origin: cfg.genesis.l1,
-    sequenceNumber: 0,
-  };
+  return l2BlockRef(cfg.genesis.l2.hash, cfg.genesis.l2.number, ZERO_HASH, cfg.genesis.l2_time, cfg.genesis.l1, 0);
 }
 
 /** The heads under the EL's labels (`latest`, `safe`, `finalized`); missing ones default to genesis. */

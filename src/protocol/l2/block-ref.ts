@@ -1,6 +1,6 @@
 import { hexToBytes } from "../../core/codec/hex.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
-import type { L2BlockRef } from "../../core/types/block-ref.js";
+import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
 import { asArray, asObject, jsonBig, jsonBytes, jsonHex, jsonNum } from "../block/json.js";
 import { encodeEcotoneScalars, encodeEip1559Params, encodeOperatorFeeParams } from "../l1/fee-scalars.js";
@@ -27,6 +27,30 @@ export interface L2BlockFacts {
   readonly l1InfoData?: Uint8Array;
 }
 
+/**
+ * The one constructor of L2 block refs: every producer (refs read from the EL, consolidated and built blocks, the
+ * genesis and all-zero refs, sync status) makes them here, so every ref has one hidden class (fields in one order,
+ * `l1origin` a fresh `{hash, number}`) and the code that handles heads stays optimized for it instead of
+ * deoptimizing on a "wrong map".
+ */
+export function l2BlockRef(
+  hash: Hash,
+  number: number,
+  parentHash: Hash,
+  timestamp: number,
+  l1origin: BlockId,
+  sequenceNumber: number,
+): L2BlockRef {
+  return {
+    hash,
+    number,
+    parentHash,
+    timestamp,
+    l1origin: { hash: l1origin.hash, number: l1origin.number },
+    sequenceNumber,
+  };
+}
+
 function isGenesis(cfg: RollupConfig, b: L2BlockFacts): boolean {
   if (b.number !== cfg.genesis.l2.number) return false;
   if (b.hash.toLowerCase() !== cfg.genesis.l2.hash.toLowerCase())
@@ -48,28 +72,16 @@ export function l1InfoOfL2Block(
 
 /** L2 block → L2 block reference (l1origin and sequence number from its L1-info deposit; genesis from the config). */
 export function l2BlockToBlockRef(cfg: RollupConfig, b: L2BlockFacts): L2BlockRef {
-  // One object literal, fields in the order every other ref producer uses (engine controller, existing-block.ts):
-  // refs of a single shape keep the code that handles heads optimized (a spread made another hidden class).
-  if (isGenesis(cfg, b)) {
-    const g = cfg.genesis.l1;
-    return {
-      hash: b.hash,
-      number: b.number,
-      parentHash: b.parentHash,
-      timestamp: b.timestamp,
-      l1origin: { hash: g.hash, number: g.number },
-      sequenceNumber: 0,
-    };
-  }
+  if (isGenesis(cfg, b)) return l2BlockRef(b.hash, b.number, b.parentHash, b.timestamp, cfg.genesis.l1, 0);
   const info = l1InfoOfL2Block(cfg, b);
-  return {
-    hash: b.hash,
-    number: b.number,
-    parentHash: b.parentHash,
-    timestamp: b.timestamp,
-    l1origin: { hash: info.blockHash, number: info.number },
-    sequenceNumber: info.sequenceNumber,
-  };
+  return l2BlockRef(
+    b.hash,
+    b.number,
+    b.parentHash,
+    b.timestamp,
+    { hash: info.blockHash, number: info.number },
+    info.sequenceNumber,
+  );
 }
 
 /**

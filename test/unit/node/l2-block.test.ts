@@ -69,3 +69,38 @@ describe("L2 payload → block ref and SystemConfig (protocol/l2)", () => {
     expect(() => systemConfigFromPayload(cfg, payload("0x"))).toThrow(DecodeError);
   });
 });
+
+describe("L2 block refs: one shape from every producer", () => {
+  it("payload reads, genesis, consolidated headers and the all-zero ref have the same fields in the same order", async () => {
+    const { genesisL2Ref, ZERO_L2_REF } = await import("../../../src/node/engine/heads.js");
+    const { existingBlockRef } = await import("../../../src/node/engine/existing-block.js");
+    const { ZERO_SYNC_STATUS } = await import("../../../src/activities/sync-status.js");
+    const fromPayload = l2RefFromPayload(cfg, payload(encodeJovianExtraData(250, 6, 1000n)));
+    // The config's L1 genesis object may carry more fields (or another field order): the ref copies hash and number.
+    const genesisCfg = { ...cfg, genesis: { ...cfg.genesis, l1: { number: 0, extra: 1, hash: h("l1-0") } } };
+    const genesis = genesisL2Ref(genesisCfg as typeof cfg);
+    const header = existingBlockRef(
+      { header: { blockHash: h("b"), blockNumber: 2, parentHash: h("p"), timestamp: ts } as never },
+      { l1origin: { hash: h("o"), number: 7 }, sequenceNumber: 3 },
+      () => {
+        throw new Error("not used for a header");
+      },
+    );
+    const shape = (r: object) => [Object.keys(r), Object.keys((r as { l1origin: object }).l1origin)];
+    const want = [
+      ["hash", "number", "parentHash", "timestamp", "l1origin", "sequenceNumber"],
+      ["hash", "number"],
+    ];
+    for (const r of [fromPayload, genesis, header, ZERO_L2_REF, ZERO_SYNC_STATUS.safe_l2])
+      expect(shape(r)).toEqual(want);
+    expect(genesis.l1origin).toEqual({ hash: h("l1-0"), number: 0 });
+    expect(header).toEqual({
+      hash: h("b"),
+      number: 2,
+      parentHash: h("p"),
+      timestamp: ts,
+      l1origin: { hash: h("o"), number: 7 },
+      sequenceNumber: 3,
+    });
+  });
+});
