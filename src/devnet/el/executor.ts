@@ -126,7 +126,9 @@ export class BlockExecutor {
     if (this.gasUsed + tx.gas > ctx.gasLimit) return { ok: false, reason: "gas limit reached" };
     const feeCap = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
     if (feeCap < ctx.baseFee) return { ok: false, reason: "max fee per gas less than block base fee" };
-    const tipCap = tx.maxPriorityFeePerGas ?? feeCap;
+    // A dynamic-fee transaction without a tip (a zero tip is left out when decoded) pays the base fee only;
+    // legacy and access-list transactions pay their gas price.
+    const tipCap = tx.maxFeePerGas !== undefined ? (tx.maxPriorityFeePerGas ?? 0n) : feeCap;
     const price = feeCap < ctx.baseFee + tipCap ? feeCap : ctx.baseFee + tipCap;
     let l1: L1FeeFields | null = null;
     if (this.#l1 !== undefined) l1 = l1FeeFor(tx.raw, this.#l1, ctx);
