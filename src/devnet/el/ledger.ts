@@ -165,6 +165,8 @@ export class LedgerWriter {
   readonly #accounts = new Map<string, Account>();
   /** Storage written in this block: lowercase address → (lowercase slot → value, 0 = deleted). */
   readonly #storage = new Map<string, Map<string, bigint>>();
+  /** Accounts read from the base (a block reads the same few accounts many times: senders, vaults). */
+  readonly #read = new Map<string, Account>();
 
   constructor(base: LedgerState) {
     this.#base = base;
@@ -172,7 +174,12 @@ export class LedgerWriter {
 
   account(addr: Address): Account {
     const k = addr.toLowerCase();
-    return this.#accounts.get(k) ?? this.#base.account(k as Address);
+    let a = this.#accounts.get(k) ?? this.#read.get(k);
+    if (a === undefined) {
+      a = this.#base.account(k as Address);
+      this.#read.set(k, a);
+    }
+    return a;
   }
 
   credit(addr: Address, amount: bigint): void {
