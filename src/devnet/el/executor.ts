@@ -49,6 +49,9 @@ interface TransferResult {
 
 export type ApplyResult = { ok: true } | { ok: false; reason: string };
 
+/** The bloom of every receipt without logs (most of them), shared: blooms are never written after they are made. */
+const EMPTY_BLOOM = new Uint8Array(256);
+
 function pad32(v: bigint): Hash {
   return `0x${v.toString(16).padStart(64, "0")}`;
 }
@@ -245,7 +248,8 @@ export class BlockExecutor {
   #push(tx: SimTx, r: Omit<SimReceipt, "cumulativeGasUsed" | "logsBloom">): void {
     this.gasUsed += r.gasUsed;
     this.txs.push(tx);
-    this.receipts.push({ ...r, cumulativeGasUsed: this.gasUsed, logsBloom: logsBloom(r.logs) });
+    const bloom = r.logs.length === 0 ? EMPTY_BLOOM : logsBloom(r.logs);
+    this.receipts.push({ ...r, cumulativeGasUsed: this.gasUsed, logsBloom: bloom });
   }
 
   /** Seals the post-state (the executor must not be used afterwards). */
