@@ -20,300 +20,48 @@
  *   from the unsafe head included.
  * - `cpu_us_per_consolidated_block` (goal ≤ 100 µs): warm code, as in a long-running supernode (whose chains are
  *   many instances of the same node code in one process). The consolidate phase runs DERIVATION_BENCH_WARMUP
- *   (default 12) + DERIVATION_BENCH_REPEAT (default 24) times in this process, a fresh node each time on the same EL.
+ *   (default 12) + DERIVATION_BENCH_REPEAT (default 48) times in this process, a fresh node each time on the same EL.
  *   The warm-up runs are not counted: V8 keeps compiling, deoptimising ("wrong map", "wrong call target" as each new
  *   node brings new objects and closures) and recompiling the path for several runs (~5,000 blocks) before its code
  *   is stable; their figures are printed, and `…_cold` is the process's first run. The figure is the total CPU of the
- *   measured runs' windows divided by their total blocks (24 × 400 blocks, ≈ 1 s of CPU: one compilation or major
+ *   measured runs' windows divided by their total blocks (48 × 400 blocks, ≈ 2 s of CPU: one compilation or major
  *   GC does not swing it); the runs' spread (min / median / max), CPU per thread and Engine API calls per block in
  *   the windows are printed on stderr. `…_whole`: the measured runs' whole phases (restart walk included) over their
  *   N blocks each.
+ * Parts: bench/derivation/el.ts (the simulated EL), mem-chain.ts (in-memory L1 and SafeDB), metering.ts (CPU,
+ * threads, calls, window bounds, profiles), node-code.ts (dist/ or sources), user-txs.ts, rollup-config.ts.
  */
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { bytesToHex, hexToBytes } from "../src/core/codec/hex.js";
-import { silentLogger } from "../src/core/logger.js";
-import { systemClock, type Clock } from "../src/core/time/clock.js";
-import type { BlockId, L1BlockRef } from "../src/core/types/block-ref.js";
+import type { Clock } from "../src/core/time/clock.js";
 import { type Hash, type Hex, ZERO_HASH } from "../src/core/types/primitives.js";
-import { forksFromRollupConfig, SimulatedExecutionClient } from "../src/devnet/el/index.js";
 import type { EngineClient } from "../src/io/engine/engine-client.js";
 import type { ChainNode, ChainNodeConfig } from "../src/node/chain-node.js";
-import type { BlockLabel, L1BlockInfo, L1Source, L1Transaction, SafeDbPort } from "../src/node/ports.js";
+import type { L1Source, L1Transaction } from "../src/node/ports.js";
 import { SINGULAR_BATCH_TYPE } from "../src/protocol/derive/batch.js";
 import { encodeChannel, splitIntoFrames } from "../src/protocol/derive/channel-out.js";
 import { encodeFrames } from "../src/protocol/derive/frame.js";
 import type { RollupConfig } from "../src/protocol/rollup-config.js";
+import { type ElHandle, startEl } from "./derivation/el.js";
+import { L1_BLOCK_TIME, MemL1, MemSafeDb } from "./derivation/mem-chain.js";
+import { addInto, calls, diff, mainThreadSleeps, mark, perBlock, startProfile } from "./derivation/metering.js";
 import { loadNodeCode, type NodeCode } from "./derivation/node-code.js";
-import { benchHash, benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
-import { TXS_PER_BLOCK, UserTxSource, sendRawBatch, userTxAlloc, userTxAllocRecord } from "./derivation/user-txs.js";
+import { benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
+import { TXS_PER_BLOCK, UserTxSource, sendRawBatch } from "./derivation/user-txs.js";
 import { type Bench, note } from "./harness.js";
 
 // Blocks per run (env DERIVATION_BENCH_N); 12 user transactions each. 600 blocks (7,200 transactions) amortise
 // the fresh EL process's JIT warm-up and keep the run near two minutes.
 const N = Number(process.env.DERIVATION_BENCH_N ?? 600);
-const L1_BLOCK_TIME = 12;
 const SECRET = new Uint8Array(32).fill(7);
 const BATCHER = privateKeyToAccount(`0x${"ab".repeat(32)}`);
-
-const h = benchHash;
 
 /** The node under test: dist/ or the sources (set first thing in `run`). */
 let code: NodeCode;
 
-interface MemBlock {
-  ref: L1BlockRef;
-  info: L1BlockInfo;
-  txs: L1Transaction[];
-}
-
-class MemL1 implements L1Source {
-  readonly blocks: MemBlock[] = [];
-  private readonly byHash = new Map<Hash, MemBlock>();
-
-  constructor() {
-    this.push([]);
-  }
-
-  push(txs: L1Transaction[]): L1BlockRef {
-    const parent = this.blocks[this.blocks.length - 1];
-    const number = parent === undefined ? 0 : parent.ref.number + 1;
-    const ref: L1BlockRef = {
-      hash: h(`l1-${number}`),
-      number,
-      parentHash: parent?.ref.hash ?? ZERO_HASH,
-      timestamp: GENESIS_TIME + number * L1_BLOCK_TIME,
-    };
-    // Headers are immutable: computed once and handed out as the same object, as the L1 client's cache does.
-    const info = { ...ref, baseFeePerGas: 1_000_000_000n, mixHash: h(`mix-${number}`), excessBlobGas: 0n };
-    const b = { ref, info, txs };
-    this.blocks.push(b);
-    this.byHash.set(ref.hash, b);
-    return ref;
-  }
-
-  private info(b: MemBlock): L1BlockInfo {
-    return b.info;
-  }
-  private get(hash: Hash): MemBlock {
-    const b = this.byHash.get(hash);
-    if (b === undefined) throw new code.TemporaryError("NOT_FOUND", "no such L1 block");
-    return b;
-  }
-  getLabel(label: BlockLabel): L1BlockRef | undefined {
-    const head = this.blocks[this.blocks.length - 1]!.ref;
-    return label === "latest" ? head : this.blocks[0]!.ref;
-  }
-  async l1BlockRefByLabel(label: BlockLabel) {
-    return this.getLabel(label)!;
-  }
-  async l1BlockRefByNumber(n: number) {
-    const b = this.blocks[n];
-    if (b === undefined) throw new code.TemporaryError("NOT_FOUND", "no such L1 block");
-    return b.ref;
-  }
-  async l1BlockRefByHash(hash: Hash) {
-    return this.get(hash).ref;
-  }
-  async infoByHash(hash: Hash) {
-    return this.info(this.get(hash));
-  }
-  async infoAndTxsByHash(hash: Hash) {
-    const b = this.get(hash);
-    return { info: this.info(b), txs: b.txs };
-  }
-  async fetchReceipts(hash: Hash) {
-    return { info: this.info(this.get(hash)), receipts: [] };
-  }
-}
-
-/** What the process had used when the safe head first reached a block: the bounds of a CPU window. */
-interface Mark {
-  readonly cpu: number;
-  readonly threads: Map<string, number>;
-  readonly calls: Map<string, number>;
-}
-
-/**
- * A window bound. Reading the threads' CPU from /proc costs the bench a fraction of a millisecond: a window's start
- * reads this process's CPU time last and its end reads it first, so that cost stays outside every window.
- */
-const mark = (end: boolean): Mark => {
-  if (end) return { cpu: cpuNow(), threads: threadCpuSec(), calls: new Map(calls) };
-  const threads = threadCpuSec();
-  const c = new Map(calls);
-  return { threads, calls: c, cpu: cpuNow() };
-};
-
-class MemSafeDb implements SafeDbPort {
-  last: { l1Block: BlockId; safeHead: BlockId } | undefined;
-  /** Taken when the safe head first reached each wanted block: exact window bounds. */
-  readonly marks = new Map<number, Mark>();
-  wanted: readonly number[] = [];
-  /** Called on every safe-head entry (the bench waits on it instead of polling). */
-  onUpdate: ((safe: number) => void) | undefined;
-  async safeHeadUpdated(safeHead: BlockId, l1Block: BlockId) {
-    this.last = { safeHead, l1Block };
-    for (const n of this.wanted) {
-      if (safeHead.number >= n && !this.marks.has(n))
-        this.marks.set(n, mark(n === this.wanted[this.wanted.length - 1]));
-    }
-    this.onUpdate?.(safeHead.number);
-  }
-  async safeHeadAtL1Block() {
-    return this.last;
-  }
-  async truncate() {}
-}
-
 function rollupConfig(genesisHash: Hash): RollupConfig {
   return benchRollupConfig(genesisHash, BATCHER.address.toLowerCase() as Hex);
-}
-
-async function startEl(cfg: RollupConfig | undefined): Promise<SimulatedExecutionClient> {
-  return SimulatedExecutionClient.start(
-    {
-      variant: "a",
-      chainId: 901n,
-      genesis: {
-        timestamp: GENESIS_TIME,
-        gasLimit: 30_000_000n,
-        alloc: userTxAllocRecord(),
-        forks: cfg === undefined ? forksFromRollupConfig(rollupConfig(ZERO_HASH)) : forksFromRollupConfig(cfg),
-      },
-      http: { port: 0, api: ["eth"] },
-      authrpc: { port: 0, jwtSecret: SECRET },
-    },
-    { logger: silentLogger, clock: systemClock },
-  );
-}
-
-interface ElHandle {
-  readonly authUrl: string;
-  readonly httpUrl: string;
-  readonly genesisHash: Hash;
-  /** CPU seconds the EL's own process has used (undefined when it runs in this process). */
-  cpuSec(): number | undefined;
-  stop(): Promise<void>;
-}
-
-const inProcess = (el: SimulatedExecutionClient): ElHandle => ({
-  authUrl: el.authUrl,
-  httpUrl: el.httpUrl,
-  genesisHash: el.genesisHash,
-  cpuSec: () => undefined,
-  stop: () => el.stop(),
-});
-
-/** utime + stime of a Linux process from /proc (clock ticks at the usual 100 Hz); undefined elsewhere. */
-function procCpuSec(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU seconds per thread of this process by thread name (Linux /proc; empty elsewhere). */
-function threadCpuSec(): Map<string, number> {
-  const out = new Map<string, number>();
-  try {
-    for (const tid of readdirSync("/proc/self/task")) {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const key = tid === String(process.pid) ? "main" : name;
-      out.set(key, (out.get(key) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
-    }
-  } catch {
-    // not Linux
-  }
-  return out;
-}
-
-/** Voluntary context switches of this process's main thread (each a sleep of the event loop, then a wake-up). */
-function mainThreadSleeps(): number {
-  try {
-    const m = /voluntary_ctxt_switches:\s*(\d+)/.exec(readFileSync(`/proc/self/task/${process.pid}/status`, "utf8"));
-    return m === null ? 0 : Number(m[1]);
-  } catch {
-    return 0;
-  }
-}
-
-const cpuNow = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
-
-/**
- * The simulated EL as its own process (`supernode devnet el`), as an execution client runs in production: the
- * node and the EL then use separate cores. Set DERIVATION_BENCH_INPROCESS=1 to run it in this process instead.
- */
-async function startElProcess(): Promise<ElHandle> {
-  const dir = mkdtempSync(join(tmpdir(), "derivation-bench-"));
-  const secretPath = join(dir, "jwt.hex");
-  writeFileSync(secretPath, `0x${Buffer.from(SECRET).toString("hex")}\n`, { mode: 0o600 });
-  const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-  // DERIVATION_BENCH_EL_NODE_ARGS: extra node flags for the EL process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
-  const nodeArgs = (process.env.DERIVATION_BENCH_EL_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
-  const child = spawn(
-    process.execPath,
-    [
-      ...nodeArgs,
-      join(root, "bin", "supernode.js"),
-      "devnet",
-      "el",
-      "--variant",
-      "a",
-      "--chain-id",
-      "901",
-      "--http.port",
-      "0",
-      "--authrpc.port",
-      "0",
-      "--authrpc.jwtsecret",
-      secretPath,
-      "--genesis.time",
-      String(GENESIS_TIME),
-      "--forks",
-      "regolith=0,canyon=0,delta=0,ecotone=0,fjord=0,granite=0,holocene=0,isthmus=0",
-      ...userTxAlloc().flatMap((a) => ["--alloc", a]),
-    ],
-    { stdio: ["ignore", "pipe", "ignore"] },
-  );
-  const line = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    rl.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`devnet el exited (${code})`)));
-  });
-  const info = JSON.parse(line) as { authrpc: string; http: string; genesis: { hash: Hash } };
-  return {
-    authUrl: info.authrpc,
-    httpUrl: info.http,
-    genesisHash: info.genesis.hash,
-    cpuSec: () => procCpuSec(child.pid),
-    async stop() {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function startEl2(cfg: RollupConfig | undefined): Promise<ElHandle> {
-  if (process.env.DERIVATION_BENCH_INPROCESS === "1") return inProcess(await startEl(cfg));
-  return startElProcess();
 }
 
 function nodeConfig(cfg: RollupConfig, sequencer: boolean): ChainNodeConfig {
@@ -374,17 +122,6 @@ interface Phase {
   readonly line: string;
 }
 
-const diff = (a: Map<string, number>, b: Map<string, number>): Map<string, number> =>
-  new Map([...a].map(([k, v]) => [k, v - (b.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
-
-/** Adds `b` into `a`. */
-const addInto = (a: Map<string, number>, b: Map<string, number>): void => {
-  for (const [k, v] of b) a.set(k, (a.get(k) ?? 0) + v);
-};
-
-const perBlock = (m: Map<string, number>, blocks: number, scale: number, unit: string): string =>
-  [...m].map(([k, v]) => `${k} ${Math.round((v * scale) / blocks)}${unit}`).join(", ");
-
 /**
  * Runs until the node's safe head reaches `n` and measures this process's CPU (the node; plus the EL when it runs
  * in process) and the EL process's. The steady window is bounded in the SafeDB callback: exact blocks, no poll
@@ -443,47 +180,21 @@ async function timeToSafe(node: ChainNode, n: number, el: ElHandle, safeDb: MemS
   };
 }
 
-let profiles = 0;
-/** JSON-RPC calls to the EL by method during a timed phase (a batch counts each of its calls). */
-const calls = new Map<string, number>();
-
-/**
- * DERIVATION_BENCH_PROFILE=<dir>: a V8 CPU profile of this process for each timed phase alone (without the setup),
- * written to <dir>/derivation-<k>.cpuprofile.
- */
-async function startProfile(): Promise<(() => Promise<void>) | undefined> {
-  const dir = process.env.DERIVATION_BENCH_PROFILE;
-  if (dir === undefined || dir === "") return undefined;
-  const { Session } = await import("node:inspector/promises");
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  // 100 µs between samples (V8's default is 1 ms): a phase of a few hundred ms needs the finer grain.
-  await session.post("Profiler.setSamplingInterval", { interval: 100 });
-  await session.post("Profiler.start");
-  return async () => {
-    const { profile } = await session.post("Profiler.stop");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `derivation-${profiles++}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  };
-}
-
 const bench: Bench = {
   name: "derivation",
   async run(report) {
     code = await loadNodeCode();
     note(`node under test: ${code.kind === "dist" ? "compiled dist/" : "sources through tsx"} (DERIVATION_BENCH_CODE)`);
-    const probe = await startEl2(undefined);
+    const probe = await startEl(rollupConfig(ZERO_HASH), SECRET);
     const cfg = rollupConfig(probe.genesisHash);
     await probe.stop();
-    const l1 = new MemL1();
+    const l1 = new MemL1(() => new code.TemporaryError("NOT_FOUND", "no such L1 block"));
     const epochs = Math.ceil((N * cfg.block_time) / L1_BLOCK_TIME) + 2;
     for (let i = 0; i < epochs; i++) l1.push([]);
 
     // 1. Sequence N blocks, one at a time: the block's 12 user transactions enter the EL's pool, then the clock
     //    moves to the block's time and the sequencer seals it.
-    const seqEl = await startEl2(cfg);
+    const seqEl = await startEl(cfg, SECRET);
     let allowed = 0;
     const paced: Clock = {
       nowMs: () => (GENESIS_TIME + cfg.block_time * allowed) * 1000,
@@ -580,7 +291,7 @@ async function consolidatePhases(
   report: Report,
 ) {
   const warmup = Math.max(0, Number(process.env.DERIVATION_BENCH_WARMUP ?? 12));
-  const repeat = Math.max(1, Number(process.env.DERIVATION_BENCH_REPEAT ?? 24));
+  const repeat = Math.max(1, Number(process.env.DERIVATION_BENCH_REPEAT ?? 48));
   const usOf = (r: Phase) => (r.steadySec * 1e6) / r.steadyBlocks;
   const cold: Phase[] = [];
   for (let k = 0; k < warmup; k++) {
@@ -638,7 +349,7 @@ async function consolidatePhase(cfg: RollupConfig, l1: MemL1, seqEl: ElHandle, s
 }
 
 async function buildPhase(cfg: RollupConfig, l1: MemL1, seqEngine: EngineClient, report: Report) {
-  const verEl = await startEl2(cfg);
+  const verEl = await startEl(cfg, SECRET);
   const ver = await startNode(cfg, l1, verEl, false, code.systemClock);
   const build = await timeToSafe(ver.node, N, verEl, ver.safeDb);
   note(`build: ${build.line}`);

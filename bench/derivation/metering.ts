@@ -1,0 +1,111 @@
+/**
+ * What the derivation bench measures with: CPU time of this process (every thread) and per thread, of another
+ * process, the main thread's sleeps, the Engine API calls made, window bounds taken in the SafeDB callback, and an
+ * optional V8 CPU profile per timed phase. Linux /proc where it is read; elsewhere the per-thread and per-process
+ * figures are empty.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** CPU seconds of this process, every thread. */
+export const cpuNow = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** utime + stime of a Linux process from /proc (clock ticks at the usual 100 Hz); undefined elsewhere. */
+export function procCpuSec(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds per thread of this process by thread name (Linux /proc; empty elsewhere). */
+export function threadCpuSec(): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync("/proc/self/task")) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const key = tid === String(process.pid) ? "main" : name;
+      out.set(key, (out.get(key) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
+/** Voluntary context switches of this process's main thread (each a sleep of the event loop, then a wake-up). */
+export function mainThreadSleeps(): number {
+  try {
+    const m = /voluntary_ctxt_switches:\s*(\d+)/.exec(readFileSync(`/proc/self/task/${process.pid}/status`, "utf8"));
+    return m === null ? 0 : Number(m[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** JSON-RPC calls to the EL by method during a timed phase (a batch counts each of its calls). */
+export const calls = new Map<string, number>();
+
+/** What the process had used when the safe head first reached a block: the bounds of a CPU window. */
+export interface Mark {
+  readonly cpu: number;
+  readonly threads: Map<string, number>;
+  readonly calls: Map<string, number>;
+}
+
+/**
+ * A window bound. Reading the threads' CPU from /proc costs the bench a fraction of a millisecond: a window's start
+ * reads this process's CPU time last and its end reads it first, so that cost stays outside every window.
+ */
+export const mark = (end: boolean): Mark => {
+  if (end) return { cpu: cpuNow(), threads: threadCpuSec(), calls: new Map(calls) };
+  const threads = threadCpuSec();
+  const c = new Map(calls);
+  return { threads, calls: c, cpu: cpuNow() };
+};
+
+/** `a − b` per key, positive differences only. */
+export const diff = (a: Map<string, number>, b: Map<string, number>): Map<string, number> =>
+  new Map([...a].map(([k, v]) => [k, v - (b.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
+
+/** Adds `b` into `a`. */
+export const addInto = (a: Map<string, number>, b: Map<string, number>): void => {
+  for (const [k, v] of b) a.set(k, (a.get(k) ?? 0) + v);
+};
+
+/** Each value of `m` × `scale` / `blocks`, rounded, with `unit`. */
+export const perBlock = (m: Map<string, number>, blocks: number, scale: number, unit: string): string =>
+  [...m].map(([k, v]) => `${k} ${Math.round((v * scale) / blocks)}${unit}`).join(", ");
+
+let profiles = 0;
+
+/**
+ * DERIVATION_BENCH_PROFILE=<dir>: a V8 CPU profile of this process for each timed phase alone (without the setup),
+ * written to <dir>/derivation-<k>.cpuprofile.
+ */
+export async function startProfile(): Promise<(() => Promise<void>) | undefined> {
+  const dir = process.env.DERIVATION_BENCH_PROFILE;
+  if (dir === undefined || dir === "") return undefined;
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  // 100 µs between samples (V8's default is 1 ms): a phase of a few hundred ms needs the finer grain.
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `derivation-${profiles++}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
