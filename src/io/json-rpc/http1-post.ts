@@ -10,7 +10,8 @@ import { type PostResult, PostTimeoutError } from "./http-post.js";
  * node:http's client on loopback. Same contract as `postText`: resolves with the status and body text; rejects
  * with the network error, the signal's reason when `signal` aborts, a PostTimeoutError after `timeoutMs`, or a
  * ResponseTooLargeError (connection destroyed) once the body, announced or received, exceeds `maxBytes`.
- * Not for `https:` (callers use `postText` there).
+ * Not for `https:` (callers use `postText` there). A `headers` object passed again must be unchanged: its header
+ * lines are built once and reused while the same object comes back (pass a new object to change them).
  */
 
 const MAX_SOCKETS = 16;
