@@ -28,6 +28,9 @@
  *   GC does not swing it); the runs' spread (min / median / max), CPU per thread and Engine API calls per block in
  *   the windows are printed on stderr. `…_whole`: the measured runs' whole phases (restart walk included) over their
  *   N blocks each.
+ * - `consolidate_major_gc_per_1000_blocks`: mark-compact GCs of this process (PerformanceObserver 'gc' entries) over the
+ *   measured runs' whole phases per 1,000 blocks, a figure that does not depend on the machine's load (ADR 0088
+ *   addendum); stderr adds scavenges and GC pause time per 1,000 blocks.
  * Parts: bench/derivation/el.ts (the simulated EL), mem-chain.ts (in-memory L1 and SafeDB), metering.ts (CPU,
  * threads, calls, window bounds, profiles), node-code.ts (dist/ or sources), user-txs.ts, rollup-config.ts.
  */
@@ -45,7 +48,16 @@ import { encodeFrames } from "../src/protocol/derive/frame.js";
 import type { RollupConfig } from "../src/protocol/rollup-config.js";
 import { type ElHandle, startEl } from "./derivation/el.js";
 import { L1_BLOCK_TIME, MemL1, MemSafeDb } from "./derivation/mem-chain.js";
-import { addInto, calls, diff, mainThreadSleeps, mark, perBlock, startProfile } from "./derivation/metering.js";
+import {
+  addInto,
+  calls,
+  diff,
+  gcMeter,
+  mainThreadSleeps,
+  mark,
+  perBlock,
+  startProfile,
+} from "./derivation/metering.js";
 import { loadNodeCode, type NodeCode } from "./derivation/node-code.js";
 import { benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
 import { TXS_PER_BLOCK, UserTxSource, sendRawBatch } from "./derivation/user-txs.js";
@@ -302,11 +314,16 @@ async function consolidatePhases(
   if (cold.length > 0)
     note(`consolidate warm-up runs, µs per block: ${cold.map((r) => Math.round(usOf(r))).join(" ")}`);
   const runs: Phase[] = [];
+  const gc = gcMeter();
   for (let k = 0; k < repeat; k++) {
     const r = await consolidatePhase(cfg, l1, seqEl, seqEngine);
     if (k === repeat - 1) note(`consolidate, last run: ${r.line}`);
     runs.push(r);
   }
+  // PerformanceObserver entries are delivered after the GC: let the last ones arrive.
+  await new Promise((r) => setImmediate(r));
+  const g = gc.read();
+  gc.stop();
   const sum = (f: (r: Phase) => number) => runs.reduce((a, r) => a + f(r), 0);
   const blocks = sum((r) => r.steadyBlocks);
   const cpu = sum((r) => r.steadySec);
@@ -324,6 +341,13 @@ async function consolidatePhases(
       `${q(0.5)} / max ${q(1)} µs per block; threads ${perBlock(threads, blocks, 1e6, " µs")}; engine calls per ` +
       `block ${perBlock(engineCalls, blocks, 1, "")}`,
   );
+  // GC over the measured runs' whole phases (restart walk included), per 1,000 blocks.
+  const k = 1000 / (N * repeat);
+  note(
+    `consolidate GC per 1,000 blocks (measured runs, whole phases): mark-compact ${(g.major * k).toFixed(2)}, ` +
+      `scavenge ${(g.minor * k).toFixed(1)}, pause ${(g.ms * k).toFixed(1)} ms (${g.major} mark-compacts in ${repeat} runs)`,
+  );
+  report({ figure: "consolidate_major_gc_per_1000_blocks", value: Number((g.major * k).toFixed(2)), unit: "GCs" });
   report({ figure: "consolidate_blocks_per_s", value: Math.round((N * repeat) / sum((r) => r.sec)), unit: "blocks/s" });
   reportCpu(report, "cpu_us_per_consolidated_block", (cpu * 1e6) / blocks, 100);
   report({

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { constants, PerformanceObserver } from "node:perf_hooks";
 
 /** CPU seconds of this process, every thread. */
 export const cpuNow = (): number => {
@@ -108,4 +109,27 @@ export async function startProfile(): Promise<(() => Promise<void>) | undefined>
     writeFileSync(join(dir, `derivation-${profiles++}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
   };
+}
+
+/** Garbage collections of this process by kind (PerformanceObserver 'gc' entries) and their pause time. */
+export interface GcCounts {
+  minor: number;
+  major: number;
+  /** Milliseconds of GC pause (every kind). */
+  ms: number;
+}
+
+/** Counts every GC of this process from now on (entries arrive shortly after each GC); `read()` copies the counts. */
+export function gcMeter(): { read(): GcCounts; stop(): void } {
+  const counts: GcCounts = { minor: 0, major: 0, ms: 0 };
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) counts.major++;
+      else if (kind === constants.NODE_PERFORMANCE_GC_MINOR) counts.minor++;
+      counts.ms += e.duration;
+    }
+  });
+  obs.observe({ entryTypes: ["gc"] });
+  return { read: () => ({ ...counts }), stop: () => obs.disconnect() };
 }
