@@ -16,8 +16,10 @@
  * per block while the node's safe head moves from block N/3 to block N, both bounds taken in the SafeDB callback
  * (the first time the safe head reaches them). The node is the compiled `dist/` by default (as operators run it;
  * DERIVATION_BENCH_CODE=src runs the sources through tsx; bench/derivation/node-code.ts).
- * - `cpu_us_per_built_block` (goal ≤ 300 µs): one build run; `…_whole`: the whole phase, the restart's walk back
- *   from the unsafe head included.
+ * - `cpu_us_per_built_block` (goal ≤ 300 µs): warm code too. The build phase runs DERIVATION_BENCH_BUILD_WARMUP
+ *   (default 3) + DERIVATION_BENCH_BUILD_REPEAT (default 4) times in this process, a fresh node on a fresh EL
+ *   process each time; the figure is Σ CPU / Σ blocks over the measured runs' windows, `…_cold` the first run,
+ *   `…_whole` the measured runs' whole phases (restart walk included).
  * - `cpu_us_per_consolidated_block` (goal ≤ 100 µs): warm code, as in a long-running supernode (whose chains are
  *   many instances of the same node code in one process). The consolidate phase runs DERIVATION_BENCH_WARMUP
  *   (default 12) + DERIVATION_BENCH_REPEAT (default 48) times in this process, a fresh node each time on the same EL.
@@ -28,7 +30,7 @@
  *   GC does not swing it); the runs' spread (min / median / max), CPU per thread and Engine API calls per block in
  *   the windows are printed on stderr. `…_whole`: the measured runs' whole phases (restart walk included) over their
  *   N blocks each.
- * - `consolidate_major_gc_per_1000_blocks`: mark-compact GCs of this process (PerformanceObserver 'gc' entries) over the
+ * - `build_major_gc_per_1000_blocks`, `consolidate_major_gc_per_1000_blocks`: mark-compact GCs of this process (PerformanceObserver 'gc' entries) over the
  *   measured runs' whole phases per 1,000 blocks, a figure that does not depend on the machine's load (ADR 0088
  *   addendum); stderr adds scavenges and GC pause time per 1,000 blocks.
  * Parts: bench/derivation/el.ts (the simulated EL), mem-chain.ts (in-memory L1 and SafeDB), metering.ts (CPU,
@@ -281,10 +283,19 @@ const bench: Bench = {
     const phases = (process.env.DERIVATION_BENCH_PHASES ?? "build,consolidate").split(",");
 
     // 3. Build path: a verifier with a fresh EL.
-    if (phases.includes("build")) await buildPhase(cfg, l1, seq.engine, report);
+    if (phases.includes("build")) {
+      const warmup = runsFromEnv("DERIVATION_BENCH_BUILD_WARMUP", 3, 0);
+      const repeat = runsFromEnv("DERIVATION_BENCH_BUILD_REPEAT", 4, 1);
+      await measuredRuns("build", warmup, repeat, () => buildPhase(cfg, l1, seq.engine), report, 300);
+    }
 
     // 4. Consolidation path: re-derive on the sequencer's EL, which already has every block.
-    if (phases.includes("consolidate")) await consolidatePhases(cfg, l1, seqEl, seq.engine, report);
+    if (phases.includes("consolidate")) {
+      const warmup = runsFromEnv("DERIVATION_BENCH_WARMUP", 12, 0);
+      const repeat = runsFromEnv("DERIVATION_BENCH_REPEAT", 48, 1);
+      const once = () => consolidatePhase(cfg, l1, seqEl, seq.engine);
+      await measuredRuns("consolidate", warmup, repeat, once, report, 100);
+    }
     await seqEl.stop();
   },
 };
@@ -292,32 +303,30 @@ const bench: Bench = {
 type Report = Parameters<Bench["run"]>[0];
 
 /**
- * The consolidate phase, warm-up runs then measured runs, a fresh node each time on the same EL (see the header):
- * the figure is Σ CPU / Σ blocks over the measured runs' steady windows.
+ * A phase run `warmup` + `repeat` times in this process, a fresh node each time (see the header): the figure is
+ * Σ CPU / Σ blocks over the measured runs' steady windows; the warm-up runs and the first (cold) run are printed.
  */
-async function consolidatePhases(
-  cfg: RollupConfig,
-  l1: MemL1,
-  seqEl: ElHandle,
-  seqEngine: EngineClient,
+async function measuredRuns(
+  label: "build" | "consolidate",
+  warmup: number,
+  repeat: number,
+  once: () => Promise<Phase>,
   report: Report,
+  goal: number,
 ) {
-  const warmup = Math.max(0, Number(process.env.DERIVATION_BENCH_WARMUP ?? 12));
-  const repeat = Math.max(1, Number(process.env.DERIVATION_BENCH_REPEAT ?? 48));
   const usOf = (r: Phase) => (r.steadySec * 1e6) / r.steadyBlocks;
   const cold: Phase[] = [];
   for (let k = 0; k < warmup; k++) {
-    const r = await consolidatePhase(cfg, l1, seqEl, seqEngine);
-    if (k === 0) note(`consolidate, first run (cold JIT): ${r.line}`);
+    const r = await once();
+    if (k === 0) note(`${label}, first run (cold JIT): ${r.line}`);
     cold.push(r);
   }
-  if (cold.length > 0)
-    note(`consolidate warm-up runs, µs per block: ${cold.map((r) => Math.round(usOf(r))).join(" ")}`);
+  if (cold.length > 0) note(`${label} warm-up runs, µs per block: ${cold.map((r) => Math.round(usOf(r))).join(" ")}`);
   const runs: Phase[] = [];
   const gc = gcMeter();
   for (let k = 0; k < repeat; k++) {
-    const r = await consolidatePhase(cfg, l1, seqEl, seqEngine);
-    if (k === repeat - 1) note(`consolidate, last run: ${r.line}`);
+    const r = await once();
+    if (k === repeat - 1) note(`${label}, last run: ${r.line}`);
     runs.push(r);
   }
   // PerformanceObserver entries are delivered after the GC: let the last ones arrive.
@@ -337,27 +346,31 @@ async function consolidatePhases(
   const q = (p: number) => Math.round(each[Math.round(p * (each.length - 1))]!);
   const order = runs.map((r) => Math.round(usOf(r))).join(" ");
   note(
-    `consolidate, ${repeat} measured runs (${blocks} blocks, ${cpu.toFixed(2)} s CPU): µs per block by run ${order}; min ${q(0)} / median ` +
+    `${label}, ${repeat} measured runs (${blocks} blocks, ${cpu.toFixed(2)} s CPU): µs per block by run ${order}; min ${q(0)} / median ` +
       `${q(0.5)} / max ${q(1)} µs per block; threads ${perBlock(threads, blocks, 1e6, " µs")}; engine calls per ` +
       `block ${perBlock(engineCalls, blocks, 1, "")}`,
   );
   // GC over the measured runs' whole phases (restart walk included), per 1,000 blocks.
   const k = 1000 / (N * repeat);
   note(
-    `consolidate GC per 1,000 blocks (measured runs, whole phases): mark-compact ${(g.major * k).toFixed(2)}, ` +
+    `${label} GC per 1,000 blocks (measured runs, whole phases): mark-compact ${(g.major * k).toFixed(2)}, ` +
       `scavenge ${(g.minor * k).toFixed(1)}, pause ${(g.ms * k).toFixed(1)} ms (${g.major} mark-compacts in ${repeat} runs)`,
   );
-  report({ figure: "consolidate_major_gc_per_1000_blocks", value: Number((g.major * k).toFixed(2)), unit: "GCs" });
-  report({ figure: "consolidate_blocks_per_s", value: Math.round((N * repeat) / sum((r) => r.sec)), unit: "blocks/s" });
-  reportCpu(report, "cpu_us_per_consolidated_block", (cpu * 1e6) / blocks, 100);
+  report({ figure: `${label}_major_gc_per_1000_blocks`, value: Number((g.major * k).toFixed(2)), unit: "GCs" });
+  const noun = label === "build" ? "built" : "consolidated";
+  report({ figure: `${label}_blocks_per_s`, value: Math.round((N * repeat) / sum((r) => r.sec)), unit: "blocks/s" });
+  reportCpu(report, `cpu_us_per_${noun}_block`, (cpu * 1e6) / blocks, goal);
   report({
-    figure: "cpu_us_per_consolidated_block_whole",
+    figure: `cpu_us_per_${noun}_block_whole`,
     value: Math.round((sum((r) => r.wholeSec) * 1e6) / (N * repeat)),
     unit: "µs",
   });
   const first = cold[0] ?? runs[0]!;
-  report({ figure: "cpu_us_per_consolidated_block_cold", value: Math.round(usOf(first)), unit: "µs" });
+  report({ figure: `cpu_us_per_${noun}_block_cold`, value: Math.round(usOf(first)), unit: "µs" });
 }
+
+const runsFromEnv = (name: string, fallback: number, min: number) =>
+  Math.max(min, Number(process.env[name] ?? fallback));
 
 /** Re-derives on the sequencer's EL, which already has every block: each must consolidate, none be built. */
 async function consolidatePhase(cfg: RollupConfig, l1: MemL1, seqEl: ElHandle, seqEngine: EngineClient) {
@@ -372,19 +385,20 @@ async function consolidatePhase(cfg: RollupConfig, l1: MemL1, seqEl: ElHandle, s
   return phase;
 }
 
-async function buildPhase(cfg: RollupConfig, l1: MemL1, seqEngine: EngineClient, report: Report) {
+/** A verifier with a fresh EL derives all N blocks, building each: the same chain as the sequencer's. */
+async function buildPhase(cfg: RollupConfig, l1: MemL1, seqEngine: EngineClient): Promise<Phase> {
   const verEl = await startEl(cfg, SECRET);
-  const ver = await startNode(cfg, l1, verEl, false, code.systemClock);
-  const build = await timeToSafe(ver.node, N, verEl, ver.safeDb);
-  note(`build: ${build.line}`);
-  const verHash = ver.node.syncStatus().safe_l2.hash;
-  await ver.node.stop();
-  await verEl.stop();
-  const seqHash = (await seqEngine.l2BlockRefByNumber(N))?.hash;
-  if (verHash !== seqHash) throw new Error("derivation bench: verifier derived a different chain");
-  report({ figure: "build_blocks_per_s", value: Math.round(N / build.sec), unit: "blocks/s" });
-  reportCpu(report, "cpu_us_per_built_block", (build.steadySec * 1e6) / build.steadyBlocks, 300);
-  report({ figure: "cpu_us_per_built_block_whole", value: Math.round((build.wholeSec * 1e6) / N), unit: "µs" });
+  try {
+    const ver = await startNode(cfg, l1, verEl, false, code.systemClock);
+    const build = await timeToSafe(ver.node, N, verEl, ver.safeDb);
+    const verHash = ver.node.syncStatus().safe_l2.hash;
+    await ver.node.stop();
+    const seqHash = (await seqEngine.l2BlockRefByNumber(N))?.hash;
+    if (verHash !== seqHash) throw new Error("derivation bench: verifier derived a different chain");
+    return build;
+  } finally {
+    await verEl.stop();
+  }
 }
 
 function reportCpu(report: Report, figure: string, us: number, goal: number): void {
