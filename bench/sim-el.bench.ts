@@ -11,7 +11,7 @@ import type { SimBlock } from "../src/devnet/el/types.js";
 import { hexToBytes } from "../src/core/codec/hex.js";
 import { postText } from "../src/io/json-rpc/http-post.js";
 import { type Bench, note } from "./harness.js";
-import { userTxBlocks } from "./sim-el/user-blocks.js";
+import { benchBlockAttributes, userTxBlocks } from "./sim-el/user-blocks.js";
 
 /**
  * The simulated execution client under the load a derivation run puts on it: per block one fcU with attributes
@@ -113,23 +113,7 @@ function inProcess(report: Parameters<Bench["run"]>[0]): void {
         ),
       ),
     ];
-    parent = buildBlock(
-      p,
-      parent,
-      {
-        timestamp: 1_700_000_000 + 2 * n,
-        prevRandao: `0x${"ab".repeat(32)}`,
-        suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-        withdrawals: [],
-        parentBeaconBlockRoot: `0x${"cd".repeat(32)}`,
-        transactions: txs,
-        noTxPool: true,
-        gasLimit: 30_000_000n,
-        eip1559Params: "0x0000000000000000",
-        minBaseFee: 0n,
-      },
-      [],
-    );
+    parent = buildBlock(p, parent, benchBlockAttributes(1_700_000_000 + 2 * n, txs), []);
     blocks.push(parent);
   }
   const buildS = (performance.now() - t0) / 1000;

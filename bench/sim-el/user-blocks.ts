@@ -3,10 +3,32 @@ import type { Hex } from "../../src/core/types/primitives.js";
 import { keccakHex } from "../../src/protocol/block/keccak.js";
 import { encodeDepositTxHex } from "../../src/protocol/l2/deposit-tx.js";
 import { DEFAULT_EIP1559, buildBlock, makeGenesis } from "../../src/devnet/el/block-builder.js";
+
+/** What `buildBlock` takes as a block's attributes. */
+type BuildAttributes = Parameters<typeof buildBlock>[2];
 import { decodeAnyTx } from "../../src/devnet/el/tx-decode.js";
 import type { ElForks } from "../../src/devnet/el/types.js";
 import { UserTxSource, userTxAllocRecord } from "../derivation/user-txs.js";
 import { type Bench, note } from "../harness.js";
+
+/** The attributes of every block the sim-el bench builds in process: a timestamp and its transactions vary. */
+export function benchBlockAttributes(
+  timestamp: number,
+  transactions: BuildAttributes["transactions"],
+): BuildAttributes {
+  return {
+    timestamp,
+    prevRandao: `0x${"ab".repeat(32)}`,
+    suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+    withdrawals: [],
+    parentBeaconBlockRoot: `0x${"cd".repeat(32)}`,
+    transactions,
+    noTxPool: true,
+    gasLimit: 30_000_000n,
+    eip1559Params: "0x0000000000000000",
+    minBaseFee: 0n,
+  };
+}
 
 /**
  * The simulated EL's own work for the blocks of the derivation bench, in process (no HTTP, no JSON): per block an
@@ -40,23 +62,7 @@ export async function userTxBlocks(report: Parameters<Bench["run"]>[0], forks: E
     const txs = [];
     for (const raw of raws[n - 1]!) txs.push(await decodeAnyTx(raw));
     const c1 = process.cpuUsage();
-    parent = buildBlock(
-      p,
-      parent,
-      {
-        timestamp: t0 + 2 * n,
-        prevRandao: `0x${"ab".repeat(32)}`,
-        suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-        withdrawals: [],
-        parentBeaconBlockRoot: `0x${"cd".repeat(32)}`,
-        transactions: txs,
-        noTxPool: true,
-        gasLimit: 30_000_000n,
-        eip1559Params: "0x0000000000000000",
-        minBaseFee: 0n,
-      },
-      [],
-    );
+    parent = buildBlock(p, parent, benchBlockAttributes(t0 + 2 * n, txs), []);
     const c2 = process.cpuUsage();
     if (parent.txs.length !== txs.length) throw new Error("user-tx block: a transaction did not apply");
     decodeUs += c1.user + c1.system - c0.user - c0.system;
