@@ -64,7 +64,7 @@ describe("persistent state trie", () => {
     );
   }, 60_000); // property runs: generous under a loaded machine
 
-  it("proves present and absent keys exactly as @ethereumjs/mpt does", async () => {
+  it("proves present and absent keys as @ethereumjs/mpt does, embedded nodes left out as geth does", async () => {
     await fc.assert(
       fc.asyncProperty(ops(30), key32, async (ops, absent) => {
         const ref = await createMPT();
@@ -84,7 +84,10 @@ describe("persistent state trie", () => {
         expect(bytesToHex(trieRoot(trie, id))).toBe(bytesToHex(ref.root()));
         for (const probe of [...ops.map((o) => o.key), absent]) {
           const mine = trieProof(trie, keyNibbles(probe), id);
-          expect(mine.map(bytesToHex)).toEqual((await createMerkleProof(ref, probe)).map(bytesToHex));
+          // @ethereumjs/mpt lists every node on the path; geth's eth_getProof (and ours) leaves out a node whose
+          // RLP is shorter than 32 bytes, since it is embedded in its parent — except the root.
+          const theirs = (await createMerkleProof(ref, probe)).filter((n, i) => i === 0 || n.length >= 32);
+          expect(mine.map(bytesToHex)).toEqual(theirs.map(bytesToHex));
           if (mine.length === 0) {
             expect(model.size).toBe(0); // the empty trie has no nodes to prove with
             continue;
