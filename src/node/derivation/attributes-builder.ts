@@ -25,6 +25,7 @@ import { isForkActive, type RollupConfig, type SystemConfig } from "../../protoc
 import type { EngineApi, L1BlockInfo, L1Source } from "../ports.js";
 import type { AttributesBuilder } from "./types.js";
 import { systemConfigFromPayload } from "./l2-block.js";
+import { RECENT_SYSTEM_CONFIGS, RecentSystemConfigs } from "./recent-system-configs.js";
 import { receiptsOf } from "./l1-slices.js";
 
 export function l1OriginInfo(cfg: RollupConfig, l1cfg: L1ChainConfig, info: L1BlockInfo): L1OriginInfo {
@@ -45,10 +46,10 @@ export function defaultL1ChainConfig(cfg: RollupConfig): L1ChainConfig {
 
 export class FetchingAttributesBuilder implements AttributesBuilder {
   /**
-   * SystemConfig of blocks built from our attributes, keyed by `${parentHash}:${origin hash}:${number}`: what
-   * reading the block back gives (op-node `PayloadToSystemConfig`), not the config the attributes were built with.
+   * SystemConfig of the last blocks built from our attributes, by parent hash, origin hash and number: what reading
+   * the block back gives (op-node `PayloadToSystemConfig`), not the config the attributes were built with.
    */
-  private readonly sysCache = new Map<string, SystemConfig>();
+  private readonly sysCache: RecentSystemConfigs;
   private readonly l1cfg: L1ChainConfig;
   /** The L1-info deposit from a per-epoch template (the SystemConfig and origin objects are reused within it). */
   private readonly l1InfoDeposits = new L1InfoDepositEncoder();
@@ -60,8 +61,11 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     l1cfg?: L1ChainConfig,
     /** Chains in the interop dependency set (the Interop activation block deploys the CrossL2Inbox when > 1). */
     private readonly dependencySetSize = 1,
+    /** Blocks whose read-back SystemConfig is remembered (older ones are read from the execution client). */
+    recentConfigs = RECENT_SYSTEM_CONFIGS,
   ) {
     this.l1cfg = l1cfg ?? defaultL1ChainConfig(cfg);
+    this.sysCache = new RecentSystemConfigs(recentConfigs);
   }
 
   /** L1OriginInfo of the last origin header (the same for every block of an epoch; headers are immutable). */
@@ -75,14 +79,10 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     return origin;
   }
 
-  private key(parentHash: string, origin: BlockId, number: number): string {
-    return `${parentHash}:${origin.hash}:${number}`;
-  }
-
   /** SystemConfig the block `parent` was built with. */
   async systemConfigOf(parent: L2BlockRef): Promise<SystemConfig> {
     if (parent.number === this.cfg.genesis.l2.number) return this.cfg.genesis.system_config;
-    const cached = this.sysCache.get(this.key(parent.parentHash, parent.l1origin, parent.number));
+    const cached = this.sysCache.get(parent.parentHash, parent.l1origin.hash, parent.number);
     if (cached !== undefined) return cached;
     const env = await this.engine.payloadByHash(parent.hash);
     if (env === undefined) throw new ResetError("UNKNOWN_L2_PARENT", `L2 block ${parent.hash} not found`);
@@ -183,14 +183,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     // carry yet (EIP-1559 params before Holocene, min base fee before Jovian, operator fee before the Isthmus L1-info
     // format, …) are lost, exactly as when the block is read from the execution client.
     const nextNumber = parent.number + 1;
-    this.sysCache.set(
-      this.key(parent.hash, { hash: info.hash, number: info.number }, nextNumber),
-      this.readBack(sys, attributes, nextNumber, parent.hash),
-    );
-    if (this.sysCache.size > 4096) {
-      const first = this.sysCache.keys().next().value;
-      if (first !== undefined) this.sysCache.delete(first);
-    }
+    this.sysCache.set(parent.hash, info.hash, nextNumber, this.readBack(sys, attributes, nextNumber, parent.hash));
     return {
       attributes,
       l1origin: { hash: info.hash, number: info.number, parentHash: info.parentHash, timestamp: info.timestamp },
