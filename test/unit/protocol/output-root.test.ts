@@ -6,6 +6,7 @@ import { DecodeError } from "../../../src/core/errors/supernode-error.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
 import { decodeOutputV0, encodeOutputV0, outputRootV0 } from "../../../src/protocol/output-root.js";
 import { decodeSuperV1, encodeSuperV1, superRootV1, superV1ToJson } from "../../../src/protocol/super-root.js";
+import { runs } from "../../support/property.js";
 
 const hashArb = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => bytesToHex(b) as Hash);
 
@@ -19,7 +20,7 @@ describe("output root v0", () => {
         expect(decodeOutputV0(pre)).toEqual(o);
         expect(outputRootV0(o)).toBe(keccak256(pre));
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
     const bad = new Uint8Array(128);
     bad[0] = 1;

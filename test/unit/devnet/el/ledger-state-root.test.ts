@@ -6,6 +6,7 @@ import { keccak } from "../../../../src/protocol/block/keccak.js";
 import { rlpEncode, uintToBytes } from "../../../../src/protocol/block/rlp.js";
 import { EMPTY_TRIE_ROOT, trieRootBytes } from "../../../../src/protocol/block/trie.js";
 import { EMPTY_CODE_HASH, LedgerState, LedgerWriter } from "../../../../src/devnet/el/ledger.js";
+import { runs } from "../../../support/property.js";
 
 /**
  * The ledger's incremental state root against a from-scratch model: plain maps of accounts and storage whose root
@@ -100,7 +101,7 @@ describe("ledger state root", () => {
           expect(s.state.account(addrs[0]!).balance).toBe(s.balance);
         }
       }),
-      { numRuns: 120 },
+      { numRuns: runs(120) },
     );
   }, 60_000); // property runs: generous under a loaded machine
 });

@@ -13,6 +13,7 @@ import {
   trieRoot,
   trieSet,
 } from "../../../../src/devnet/el/state-trie.js";
+import { runs } from "../../../support/property.js";
 
 const id = (v: Uint8Array) => v;
 /** Keys that often share long prefixes (so extensions, splits and merges all happen) but stay 32 bytes. */
@@ -60,7 +61,7 @@ describe("persistent state trie", () => {
           expect([...trieEntries(v.trie)].length).toBe(v.size);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   }, 60_000); // property runs: generous under a loaded machine
 
@@ -97,7 +98,7 @@ describe("persistent state trie", () => {
           expect(got === null ? null : bytesToHex(got)).toBe(want === undefined ? null : bytesToHex(want));
         }
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   }, 60_000); // property runs: generous under a loaded machine
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { hexToBytes } from "../../../../src/core/codec/hex.js";
 import { decodeSigned, decodeSignedWithViem } from "../../../../src/devnet/el/tx-decode.js";
 import { decodeSignedFast } from "../../../../src/devnet/el/tx-decode-fast.js";
+import { runs } from "../../../support/property.js";
 
 const account = privateKeyToAccount(`0x${"42".repeat(32)}`);
 const delegate = privateKeyToAccount(`0x${"43".repeat(32)}`);
@@ -94,7 +95,7 @@ describe("fast transaction decoding", () => {
           expect(viem.from).toBe(account.address.toLowerCase());
         },
       ),
-      { numRuns: 80 },
+      { numRuns: runs(80) },
     );
     expect(fastCount).toBeGreaterThan(40);
   }, 60_000); // property runs: generous under a loaded machine

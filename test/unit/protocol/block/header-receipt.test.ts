@@ -11,6 +11,7 @@ import { type BlockHeader, encodeHeader, headerHash, parseRpcHeader } from "../.
 import { computePayloadBlockHash, executionPayloadHeader } from "../../../../src/protocol/block/payload-hash.js";
 import { encodeReceipt, logsBloom, type Receipt } from "../../../../src/protocol/block/receipt.js";
 import { EMPTY_OMMERS_HASH, EMPTY_REQUESTS_HASH, EMPTY_TRIE_ROOT } from "../../../../src/protocol/block/trie.js";
+import { runs } from "../../../support/property.js";
 
 const h = (n: number): Hash => `0x${n.toString(16).padStart(64, "0")}`;
 
@@ -93,7 +94,7 @@ describe("block header", () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bytesToHex } from "../../../../src/core/codec/hex.js";
 import { keccak, keccakHex } from "../../../../src/protocol/block/keccak.js";
+import { runs } from "../../../support/property.js";
 
 describe("keccak entry point", () => {
   it("hashes the known vectors", () => {
@@ -20,7 +21,7 @@ describe("keccak entry point", () => {
         expect(keccak(view)).toEqual(want);
         expect(keccakHex(view)).toBe(bytesToHex(want));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -11,6 +11,7 @@ import {
   trieRootBytes,
 } from "../../../../src/protocol/block/trie.js";
 import { keccakHex } from "../../../../src/protocol/block/keccak.js";
+import { runs } from "../../../support/property.js";
 
 type Nested = Uint8Array | Nested[];
 const itemArb: fc.Arbitrary<Nested> = fc.letrec<{ item: Nested }>((tie) => ({
@@ -34,7 +35,7 @@ describe("rlp", () => {
         expect(toViem(rlpDecode(enc) as Nested)).toEqual(toViem(item));
         expect(fromRlp(bytesToHex(enc), "hex")).toEqual(toViem(item));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -56,7 +57,7 @@ describe("rlp", () => {
           expect(e).toBeInstanceOf(DecodeError);
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
     fc.assert(
       fc.property(itemArb, fc.nat(), (item, cut) => {
@@ -65,7 +66,7 @@ describe("rlp", () => {
         const t = enc.subarray(0, cut % enc.length);
         expect(() => rlpDecode(t)).toThrow(DecodeError);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -92,7 +93,7 @@ describe("trie", () => {
           expect(orderedTrieRoot(values)).toBe(bytesToHex(mpt.root()));
         },
       ),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 
@@ -110,7 +111,7 @@ describe("trie", () => {
           expect(bytesToHex(trieRootBytes(pairs))).toBe(bytesToHex(mpt.root()));
         },
       ),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 });

@@ -18,6 +18,7 @@ import {
   toSingularBatches,
 } from "../../../../src/protocol/derive/index.js";
 import { ALL_KINDS, CHAIN_ID, hash, l1, l2, makeTx } from "./fixtures.js";
+import { runs } from "../../../support/property.js";
 
 const hex = (b: Uint8Array) => bytesToHex(b);
 const hashArb = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => bytesToHex(b));
@@ -124,7 +125,7 @@ describe("span batch", () => {
           expect(span.elements.at(-1)!.epochNum).toBe(input.at(-1)!.epochNum);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -219,7 +220,7 @@ describe("span batch", () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

@@ -20,6 +20,7 @@ import {
   splitIntoFrames,
 } from "../../../../src/protocol/derive/index.js";
 import { CHAIN_ID, hash, l1, makeConfig, makeTx } from "./fixtures.js";
+import { runs } from "../../../support/property.js";
 
 const ID_A = `0x${"0a".repeat(16)}` as const;
 const ID_B = `0x${"0b".repeat(16)}` as const;
@@ -133,7 +134,7 @@ describe("channel reader", () => {
           expect(Array.isArray(res.batches)).toBe(true);
         }
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -147,7 +148,7 @@ describe("channel reader", () => {
           ids.map((i) => singular(i).timestamp),
         );
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DecodeError } from "../../../../src/core/errors/supernode-error.js";
 import { BLOB_SIZE, decodeBlob, encodeBlob, MAX_BLOB_DATA_SIZE } from "../../../../src/protocol/l1/blob.js";
+import { runs } from "../../../support/property.js";
 
 const bytes = (...b: number[]): Uint8Array => Uint8Array.from(b);
 const ff = (n: number): number[] => new Array(n).fill(0xff);
@@ -65,7 +66,7 @@ describe("blob codec (op-node §8 vectors)", () => {
       fc.property(fc.uint8Array({ maxLength: 3000 }), (d) => {
         same(decodeBlob(encodeBlob(d)), d);
       }),
-      { numRuns: 80 },
+      { numRuns: runs(80) },
     );
     const big = new Uint8Array(MAX_BLOB_DATA_SIZE).map((_, i) => (i * 7919) & 0xff);
     same(decodeBlob(encodeBlob(big)), big);
@@ -82,7 +83,7 @@ describe("blob codec (op-node §8 vectors)", () => {
           expect(e).toBeInstanceOf(DecodeError);
         }
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 });

@@ -19,6 +19,7 @@ import {
   userDepositSourceHash,
 } from "../../../../src/protocol/l1/source-hash.js";
 import { decodeDepositTx, encodeDepositTx } from "../../../../src/protocol/l2/deposit-tx.js";
+import { runs } from "../../../support/property.js";
 
 const BLOCK: Hash = "0xc00e5d67c2755389aded7d8b151cbd5bcdf7ed275ad5e028b664880fc7581c77";
 const PORTAL: Address = "0xbeb5fc579115071764c7423a4f12edde41f106ed";
@@ -75,7 +76,7 @@ describe("TransactionDeposited logs", () => {
         expect(dep.sourceHash).toBe(userDepositSourceHash(BLOCK, logIndex));
         expect(decodeDepositTx(encodeDepositTx(dep))).toEqual(dep);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -108,7 +109,7 @@ describe("TransactionDeposited logs", () => {
           expect(e).toBeInstanceOf(DecodeError);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

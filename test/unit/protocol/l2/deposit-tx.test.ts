@@ -14,6 +14,7 @@ import {
   depositTxHash,
   encodeDepositTx,
 } from "../../../../src/protocol/l2/deposit-tx.js";
+import { runs } from "../../../support/property.js";
 
 const bytesArb = (n: number) => fc.uint8Array({ minLength: n, maxLength: n }).map((b) => bytesToHex(b));
 const depositArb: fc.Arbitrary<DepositTx> = fc.record({
@@ -36,7 +37,7 @@ describe("deposit transaction (0x7E)", () => {
         expect(decodeDepositTx(enc)).toEqual(d);
         expect(depositTxHash(d)).toBe(keccakHex(enc));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -46,7 +47,7 @@ describe("deposit transaction (0x7E)", () => {
         const enc = encodeDepositTx(d);
         expect(() => decodeDepositTx(enc.subarray(0, cut % enc.length))).toThrow(DecodeError);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
     fc.assert(
       fc.property(
@@ -63,7 +64,7 @@ describe("deposit transaction (0x7E)", () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -78,7 +79,7 @@ describe("deposit transaction (0x7E)", () => {
           }
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

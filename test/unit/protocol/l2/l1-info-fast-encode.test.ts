@@ -8,6 +8,7 @@ import { decodeDepositTx, depositTxData, encodeDepositTx } from "../../../../src
 import { encodeL1InfoDepositTx, l1InfoDepositTx } from "../../../../src/protocol/l2/l1-info.js";
 import { L1InfoDepositEncoder } from "../../../../src/protocol/l2/l1-info-deposit-encoder.js";
 import type { RollupConfig, SystemConfig } from "../../../../src/protocol/rollup-config.js";
+import { runs } from "../../../support/property.js";
 
 // The direct L1-info deposit encoder must be byte-for-byte the generic path (DepositTx with hex fields → RLP).
 const h = (n: number): Hash => `0x${n.toString(16).padStart(64, "0")}`;
@@ -68,7 +69,7 @@ describe("encodeL1InfoDepositTx", () => {
           expect(bytesToHex(fast)).toBe(bytesToHex(encodeDepositTx(l1InfoDepositTx(cfg, s, origin, seq, ts))));
         },
       ),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 });
@@ -112,7 +113,7 @@ describe("L1InfoDepositEncoder", () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });
@@ -161,7 +162,7 @@ describe("depositTxData", () => {
         const want = outcome(() => hexToBytes(decodeDepositTx(raw).data));
         expect(outcome(() => depositTxData(raw))).toBe(want);
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });

@@ -11,6 +11,7 @@ import {
   l1InfoFormatAt,
 } from "../../../../src/protocol/l2/l1-info.js";
 import type { RollupConfig } from "../../../../src/protocol/rollup-config.js";
+import { runs } from "../../../support/property.js";
 
 // L1-info calldata of OP Mainnet-derived blocks (kona test utilities, op-node §8).
 const w = (hex: string): string => hex.padStart(64, "0");
@@ -102,7 +103,7 @@ describe("L1-info deposit calldata", () => {
         for (let cut = 0; cut < enc.length; cut += 37)
           expect(() => decodeL1InfoData(enc.subarray(0, cut), f)).toThrow(DecodeError);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), (b) => {
