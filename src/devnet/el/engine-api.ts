@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { bytesToHex, hexToBytes, isHex } from "../../core/codec/hex.js";
 import { quantityToBigint, quantityToNumber, toQuantity } from "../../core/codec/quantity.js";
 import { type Address, type Hash, type Hex, ZERO_HASH } from "../../core/types/primitives.js";
@@ -6,6 +5,7 @@ import { type BlockHeader, headerHash } from "../../protocol/block/header.js";
 import { type ExecutionPayload, executionPayloadHeader } from "../../protocol/block/payload-hash.js";
 import { type BuildAttributes, BuildError, buildBlock, executePayload, forkActive } from "./block-builder.js";
 import type { ElCore } from "./el-core.js";
+import { payloadIdOf, payloadIdVersion } from "./payload-ids.js";
 import { INVALID_PARAMS, RpcError, type RpcHandler } from "./json-rpc.js";
 import type { SimBlock, SimTx } from "./types.js";
 
@@ -209,10 +209,8 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
     let payloadId: Hex | null = null;
     if (attrsJson !== undefined) {
       const attrs = await parseAttrs(attrsJson, version);
-      payloadId = `0x${createHash("sha256")
-        .update(`${head.hash}|${JSON.stringify(attrsJson)}`)
-        .digest("hex")
-        .slice(0, 16)}`;
+      payloadId = payloadIdOf(head.hash, attrs, version) ?? null;
+      if (payloadId === null) throw new RpcError(INVALID_PAYLOAD_ATTRIBUTES, "Invalid payload attributes");
       if (!core.payloads.has(payloadId)) {
         let block: SimBlock;
         try {
@@ -233,6 +231,10 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
 
   const getPayload = (version: number) => (params: readonly unknown[]) => {
     const id = params[0];
+    // op-geth: getPayloadV1 takes ids of version 1, V2 of 1 or 2, V3 and V4 of 3 (the id's first byte).
+    const idVersion = payloadIdVersion(id);
+    if (idVersion === undefined || (version <= 2 ? idVersion > version : idVersion !== 3))
+      throw new RpcError(UNSUPPORTED_FORK, "Unsupported fork");
     const block = typeof id === "string" ? core.payloads.get(id.toLowerCase()) : undefined;
     if (block === undefined) throw new RpcError(UNKNOWN_PAYLOAD, "Unknown payload");
     const t = block.header.timestamp;

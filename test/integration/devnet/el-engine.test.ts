@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHmac } from "node:crypto";
 import { hexToBytes } from "../../../src/core/codec/hex.js";
-import type { Hash, Hex } from "../../../src/core/types/primitives.js";
+import type { Address, Hash, Hex } from "../../../src/core/types/primitives.js";
+import type { PayloadAttributes } from "../../../src/protocol/engine-api-types.js";
+import { predictPayloadId } from "../../../src/protocol/payload-id.js";
 import { orderedTrieRoot } from "../../../src/protocol/block/trie.js";
 import { type BlockHeader, headerHash } from "../../../src/protocol/block/header.js";
 import { type SimulatedExecutionClient, mintEngineJwt } from "../../../src/devnet/el/index.js";
@@ -25,6 +27,22 @@ import {
 } from "./el-support.js";
 
 const now = () => Math.floor(Date.now() / 1000);
+
+/** The node's attributes type of the JSON attributes el-support writes (Jovian fields). */
+function payloadAttributesFromJson(j: Record<string, unknown>): PayloadAttributes {
+  return {
+    timestamp: Number(j.timestamp),
+    prevRandao: j.prevRandao as Hash,
+    suggestedFeeRecipient: j.suggestedFeeRecipient as Address,
+    withdrawals: [],
+    parentBeaconBlockRoot: j.parentBeaconBlockRoot as Hash,
+    transactions: j.transactions as Hex[],
+    noTxPool: j.noTxPool === true,
+    gasLimit: BigInt(j.gasLimit as string),
+    eip1559Params: j.eip1559Params as Hex,
+    minBaseFee: BigInt(j.minBaseFee as number),
+  };
+}
 
 function attrsFor(n: number, extra: Hex[] = [], o: { randao?: Hash; noTxPool?: boolean } = {}) {
   const ts = GENESIS_TIME + 2 * n;
@@ -230,6 +248,9 @@ describe("simulated execution client: Engine API", () => {
         { headBlockHash: c.genesisHash, safeBlockHash: c.genesisHash, finalizedBlockHash: c.genesisHash },
         attrsFor(1, [userDeposit(BOB, 2n, 2n, "y")], { randao: `0x${"02".repeat(32)}` }),
       ]);
+      // the id is op-geth's for these attributes (protocol/payload-id.ts), as the node predicts it
+      const sent = attrsFor(1, [userDeposit(BOB, 2n, 2n, "y")], { randao: `0x${"02".repeat(32)}` });
+      expect(r.payloadId).toBe(predictPayloadId(c.genesisHash, payloadAttributesFromJson(sent), 3));
       // fcU to genesis already rewound the chain
       expect(await call(c.httpUrl, "eth_blockNumber")).toBe("0x0");
       const y = (await engine<{ executionPayload: Record<string, unknown> }>(c, "engine_getPayloadV4", [r.payloadId]))
@@ -318,8 +339,11 @@ describe("simulated execution client: Engine API", () => {
   });
 
   it("answers engine errors: unknown payload, invalid fork-choice state, bad attributes", async () => {
-    const e1 = await engine(a, "engine_getPayloadV4", ["0x0000000000000001"]).catch((e) => e);
+    const e1 = await engine(a, "engine_getPayloadV4", ["0x0300000000000001"]).catch((e) => e);
     expect(e1.code).toBe(-38001);
+    // op-geth checks the id's version byte first: getPayloadV3/V4 take only ids of forkchoiceUpdatedV3.
+    const e0 = await engine(a, "engine_getPayloadV4", ["0x0000000000000001"]).catch((e) => e);
+    expect(e0.code).toBe(-38005);
     const e2 = await engine(a, "engine_forkchoiceUpdatedV3", [
       { headBlockHash: a.head.hash, safeBlockHash: `0x${"99".repeat(32)}`, finalizedBlockHash: a.genesisHash },
       null,

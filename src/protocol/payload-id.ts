@@ -1,0 +1,154 @@
+/**
+ * The payload id an OP execution client returns from `engine_forkchoiceUpdated` with attributes, computed from the
+ * same inputs (docs/adr/0094-local-payload-id.md): op-geth (`BuildPayloadArgs.Id`) and op-reth
+ * (`payload_id_optimism`) both take the first 8 bytes of
+ *
+ *   sha256( parent hash ‖ timestamp u64 BE ‖ prevRandao ‖ fee recipient ‖ RLP(withdrawals)
+ *           ‖ parentBeaconBlockRoot (when present)
+ *           ‖ [noTxPool 1 byte ‖ tx count u64 BE ‖ keccak256(tx) for each tx]  (when noTxPool or any tx)
+ *           ‖ gasLimit u64 BE (when present) ‖ eip1559Params 8 bytes (when present) ‖ minBaseFee u64 BE (when present) )
+ *
+ * with byte 0 replaced by the payload version (1, 2 or 3: the forkchoiceUpdated method's version). Knowing the id
+ * before the answer lets `engine_getPayload` ride in the same request as the build start.
+ *
+ * Undefined where the two clients differ or the input is outside what the node sends: withdrawals absent (op-geth
+ * hashes RLP of the empty list, op-reth nothing) or not empty (OP blocks carry none), malformed hex, or an integer
+ * past 64 bits. A prediction is only ever a guess: the caller checks it against the id the EL returns.
+ */
+import { createSHA256 } from "hash-wasm";
+import type { Hash, Hex } from "../core/types/primitives.js";
+import { keccak } from "./block/keccak.js";
+import type { PayloadAttributes } from "./engine-api-types.js";
+import { transactionBytesOf } from "./l2/attributes.js";
+
+// One instance, used synchronously (init → update → digest never interleave), as keccak.ts does.
+const sha256 = await createSHA256();
+
+const U64_MAX = (1n << 64n) - 1n;
+
+/** RLP of an empty list: what both clients hash for `withdrawals: []`. */
+const EMPTY_LIST_RLP: Uint8Array = Uint8Array.of(0xc0);
+
+/** The payload version byte of a forkchoiceUpdated method (`engine_forkchoiceUpdatedV3` → 3), else undefined. */
+export function payloadVersionOf(forkchoiceMethod: string): 1 | 2 | 3 | undefined {
+  const v = forkchoiceMethod.charCodeAt(forkchoiceMethod.length - 1) - 48;
+  return forkchoiceMethod.startsWith("engine_forkchoiceUpdatedV") && (v === 1 || v === 2 || v === 3) ? v : undefined;
+}
+
+/** The inputs of a payload id, as the execution client holds them after parsing the attributes. */
+export interface PayloadIdInput {
+  readonly parentHash: Hash;
+  readonly timestamp: number;
+  readonly prevRandao: Hash;
+  readonly feeRecipient: Hex;
+  /** RLP of the withdrawals list as the client hashes it (op-geth: always, `0xc0` for none; op-reth: when given). */
+  readonly withdrawalsRlp: Uint8Array | undefined;
+  readonly parentBeaconBlockRoot: Hash | undefined;
+  readonly noTxPool: boolean;
+  /** keccak256 of each transaction's EIP-2718 bytes (its hash). */
+  readonly txHashes: readonly Uint8Array[];
+  readonly gasLimit: bigint | undefined;
+  /** 8 bytes of hex, from Holocene. */
+  readonly eip1559Params: Hex | undefined;
+  readonly minBaseFee: bigint | undefined;
+  readonly version: number;
+}
+
+/** The payload id of `x` (0x + 16 lower-case hex digits); undefined when a field is malformed or out of range. */
+export function payloadId(x: PayloadIdInput): Hex | undefined {
+  const n = x.txHashes.length;
+  const extended = x.noTxPool || n > 0;
+  const { gasLimit, minBaseFee: mbf, eip1559Params: eip, parentBeaconBlockRoot: pbr } = x;
+  if (gasLimit !== undefined && (gasLimit < 0n || gasLimit > U64_MAX)) return undefined;
+  if (mbf !== undefined && (mbf < 0n || mbf > U64_MAX)) return undefined;
+  if (!Number.isSafeInteger(x.timestamp) || x.timestamp < 0) return undefined;
+  const wLen = x.withdrawalsRlp?.length ?? 0;
+  const size =
+    32 +
+    8 +
+    32 +
+    20 +
+    wLen +
+    (pbr === undefined ? 0 : 32) +
+    (extended ? 9 + 32 * n : 0) +
+    (gasLimit === undefined ? 0 : 8) +
+    (eip === undefined ? 0 : 8) +
+    (mbf === undefined ? 0 : 8);
+  const buf = Buffer.allocUnsafe(size);
+  let off = 0;
+  const hex = (h: string, len: number): boolean => {
+    if (h.length !== 2 + 2 * len || buf.write(h.slice(2), off, len, "hex") !== len) return false;
+    off += len;
+    return true;
+  };
+  if (!hex(x.parentHash, 32)) return undefined;
+  buf.writeUInt32BE(Math.floor(x.timestamp / 2 ** 32), off);
+  buf.writeUInt32BE(x.timestamp >>> 0, off + 4);
+  off += 8;
+  if (!hex(x.prevRandao, 32) || !hex(x.feeRecipient, 20)) return undefined;
+  if (x.withdrawalsRlp !== undefined) {
+    buf.set(x.withdrawalsRlp, off);
+    off += wLen;
+  }
+  if (pbr !== undefined && !hex(pbr, 32)) return undefined;
+  if (extended) {
+    buf[off++] = x.noTxPool ? 1 : 0;
+    buf.writeBigUInt64BE(BigInt(n), off);
+    off += 8;
+    for (const h of x.txHashes) {
+      if (h.length !== 32) return undefined;
+      buf.set(h, off);
+      off += 32;
+    }
+  }
+  if (gasLimit !== undefined) {
+    buf.writeBigUInt64BE(gasLimit, off);
+    off += 8;
+  }
+  if (eip !== undefined && !hex(eip, 8)) return undefined;
+  if (mbf !== undefined) {
+    buf.writeBigUInt64BE(mbf, off);
+    off += 8;
+  }
+  sha256.init();
+  sha256.update(buf);
+  const digest = sha256.digest("binary");
+  digest[0] = x.version;
+  return `0x${Buffer.from(digest.buffer, digest.byteOffset, 8).toString("hex")}`;
+}
+
+/**
+ * The id the EL will return for building `attrs` on `parentHash` with forkchoiceUpdated version `version`, or
+ * undefined where op-geth and op-reth would differ (withdrawals absent, i.e. before Canyon) or the attributes hold
+ * withdrawals (OP blocks never do) or malformed fields.
+ */
+export function predictPayloadId(parentHash: Hash, attrs: PayloadAttributes, version: 1 | 2 | 3): Hex | undefined {
+  if (attrs.withdrawals === undefined || attrs.withdrawals.length !== 0) return undefined;
+  // Attributes made from transaction bytes keep them: their hex is then never encoded just for this.
+  const bytes = transactionBytesOf(attrs);
+  const txHashes: Uint8Array[] = [];
+  if (bytes !== undefined) {
+    for (const b of bytes) txHashes.push(keccak(b));
+  } else {
+    for (const h of attrs.transactions) {
+      if (h.length % 2 !== 0 || !h.startsWith("0x")) return undefined;
+      const b = Buffer.from(h.slice(2), "hex");
+      if (b.length !== (h.length - 2) >> 1) return undefined;
+      txHashes.push(keccak(b));
+    }
+  }
+  return payloadId({
+    parentHash,
+    timestamp: attrs.timestamp,
+    prevRandao: attrs.prevRandao,
+    feeRecipient: attrs.suggestedFeeRecipient,
+    withdrawalsRlp: EMPTY_LIST_RLP,
+    parentBeaconBlockRoot: attrs.parentBeaconBlockRoot,
+    noTxPool: attrs.noTxPool,
+    txHashes,
+    gasLimit: attrs.gasLimit,
+    eip1559Params: attrs.eip1559Params,
+    minBaseFee: attrs.minBaseFee,
+    version,
+  });
+}
