@@ -13,6 +13,8 @@ export interface ChainMetrics {
   readonly blocksBuilt: { inc(): void };
   readonly sequencedBlocks: { inc(): void };
   readonly engineLatency: { startTimer(labels: { method: string }): () => void };
+  /** Derived build starts sent with a predicted payload id: `hit` (payload taken from the batch) or `miss`. */
+  readonly payloadIdPredictions: { inc(labels: { outcome: "hit" | "miss" }): void };
   readonly resets: { inc(labels: { reason: string }): void };
   readonly errors: { inc(labels: { severity: string }): void };
 }
@@ -67,6 +69,12 @@ export function createChainMetrics(register: Registry, chainId: bigint): ChainMe
         registers: [register],
       }),
   );
+  const predictions = counter(
+    register,
+    "supernode_node_payload_id_predictions_total",
+    "Derived-block build starts sent with getPayload of a locally computed payload id, by outcome (hit or miss)",
+    ["chain_id", "outcome"],
+  );
   const resets = counter(register, "supernode_node_resets_total", "Derivation pipeline / engine resets by reason", [
     "chain_id",
     "reason",
@@ -86,6 +94,7 @@ export function createChainMetrics(register: Registry, chainId: bigint): ChainMe
     blocksBuilt: { inc: () => built.inc({ chain_id: chain }) },
     sequencedBlocks: { inc: () => sequenced.inc({ chain_id: chain }) },
     engineLatency: { startTimer: (l) => latency.startTimer({ chain_id: chain, method: l.method }) },
+    payloadIdPredictions: { inc: (l) => predictions.inc({ chain_id: chain, outcome: l.outcome }) },
     resets: { inc: (l) => resets.inc({ chain_id: chain, reason: l.reason }) },
     errors: { inc: (l) => errors.inc({ chain_id: chain, severity: l.severity }) },
   };

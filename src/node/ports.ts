@@ -92,6 +92,8 @@ export type {
   ExecutionPayload,
   ExecutionPayloadEnvelope,
   L2BlockHeader,
+  BuildStartRequest,
+  BuildStartResult,
 } from "../protocol/engine-api-types.js";
 import type {
   PayloadStatus,
@@ -100,6 +102,8 @@ import type {
   PayloadAttributes,
   ExecutionPayloadEnvelope,
   L2BlockHeader,
+  BuildStartRequest,
+  BuildStartResult,
 } from "../protocol/engine-api-types.js";
 
 /**
@@ -129,6 +133,21 @@ export interface EngineApi {
   readonly batchesEngineCalls?: boolean;
   /** Stops batching engine calls for this EL (logged once). */
   stopBatchingEngineCalls?(reason: string): void;
+  /**
+   * Optional: the payload id this EL will return for building `attrs` on `parentHash` (protocol/payload-id.ts), or
+   * undefined when the port does not predict ids for this EL (not batching, prediction stopped, or not predictable).
+   */
+  predictPayloadId?(parentHash: Hash, attrs: PayloadAttributes): Hex | undefined;
+  /** Stops predicting payload ids for this EL (logged once, at info). */
+  stopPredictingPayloadIds?(reason: string): void;
+  /**
+   * Optional: a build start and the payload it will seal in one request: `newPayload(held)` when given,
+   * `forkchoiceUpdated(state, attrs)`, then `getPayload(payloadId)` with the predicted id, as one JSON-RPC batch the
+   * EL runs in order. Each element is that call's result or its error (the payload decoded as by
+   * {@link getPayload}); the caller uses the payload only when the update returned exactly `payloadId`. A request
+   * that failed as a whole rejects.
+   */
+  buildStartWithPayload?(req: BuildStartRequest): Promise<BuildStartResult>;
   /** Undefined when the EL has no such label yet (e.g. no finalized block). */
   l2BlockRefByLabel(label: BlockLabel): Promise<L2BlockRef | undefined>;
   /** Undefined when the EL has no canonical block at `n`. */

@@ -91,3 +91,22 @@ export interface L2BlockHeader extends ComparedPayloadFields {
   readonly transactionHashes: readonly string[];
   readonly parentBeaconBlockRoot?: Hash | undefined;
 }
+
+/** A build start with its payload fetched in the same request (the node's `EngineApi.buildStartWithPayload`). */
+export interface BuildStartRequest {
+  /** A sealed payload to insert first (the held newPayload of the parent), if any. */
+  readonly held?: ExecutionPayloadEnvelope | undefined;
+  readonly state: ForkchoiceState;
+  readonly attrs: PayloadAttributes;
+  /** The predicted payload id (what the update should return). */
+  readonly payloadId: Hex;
+  /** As `EngineApi.getPayload`'s `expectTransactions`. */
+  readonly expectTransactions?: readonly Hex[] | undefined;
+}
+
+export interface BuildStartResult {
+  /** Present when `held` was sent. */
+  readonly newPayload?: PayloadStatus | Error | undefined;
+  readonly forkchoice: ForkchoiceResult | Error;
+  readonly payload: ExecutionPayloadEnvelope | Error;
+}

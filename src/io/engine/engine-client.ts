@@ -7,7 +7,9 @@ import type { Address, Hash, Hex } from "../../core/types/primitives.js";
 import type { Receipt } from "../../protocol/block/receipt.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import { DEFAULT_ENGINE_MAX_RESPONSE_BYTES } from "../common/response-limit.js";
-import { HttpRpcClient, type RpcRequestEvent } from "../json-rpc/http-client.js";
+import { DecodeError } from "../../core/errors/supernode-error.js";
+import { HttpRpcClient, type RpcCall, type RpcRequestEvent } from "../json-rpc/http-client.js";
+import { payloadVersionOf, predictPayloadId } from "../../protocol/payload-id.js";
 import {
   decodeOr,
   decodeSealedPayload,
@@ -28,6 +30,7 @@ import {
   type PayloadAttributes,
   type PayloadStatus,
 } from "./engine-types.js";
+import type { BuildStartRequest, BuildStartResult } from "./engine-types.js";
 import { jwtAuthHeaders } from "./jwt.js";
 import { L2BlockReads, type L2Label } from "./l2-reads.js";
 
@@ -71,6 +74,8 @@ export class EngineClient {
   private readonly reads: L2BlockReads;
   private readonly standardOnly: boolean;
   private batching = true;
+  /** Payload ids are predicted (getPayload rides with the build start) until a prediction missed. */
+  private predicting = true;
 
   private constructor(
     readonly opts: EngineClientOptions,
@@ -158,6 +163,55 @@ export class EngineClient {
     if (!this.batching) return;
     this.batching = false;
     this.deps.logger.warn({ reason }, "execution client: engine calls are no longer batched");
+  }
+
+  /**
+   * The id this EL will return for building `attrs` on `parentHash` (protocol/payload-id.ts: op-geth's and op-reth's
+   * rule), or undefined: while calls are batched and predictions have not missed, for the OP attributes only.
+   */
+  predictPayloadId(parentHash: Hash, attrs: PayloadAttributes): Hex | undefined {
+    if (!this.predicting || !this.batching || this.standardOnly) return undefined;
+    const version = payloadVersionOf(forkchoiceMethod(this.cfg, attrs));
+    return version === undefined ? undefined : predictPayloadId(parentHash, attrs, version);
+  }
+
+  /** After a prediction missed: every later build start goes without its getPayload (logged once, at info). */
+  stopPredictingPayloadIds(reason: string): void {
+    if (!this.predicting) return;
+    this.predicting = false;
+    this.deps.logger.info({ reason }, "execution client: payload ids are no longer predicted");
+  }
+
+  /**
+   * `[newPayload(held)], forkchoiceUpdated(state, attrs), getPayload(payloadId)` as one JSON-RPC batch (one round
+   * trip for a derived block's build start and its payload). The payload is decoded as {@link getPayload} does, its
+   * JSON text kept from this batch element's; each element is the call's result or its error.
+   */
+  buildStartWithPayload(req: BuildStartRequest): Promise<BuildStartResult> {
+    const calls: RpcCall[] = [];
+    if (req.held !== undefined) calls.push(newPayloadCall(this.cfg, req.held));
+    calls.push(forkchoiceCall(this.cfg, req.state, req.attrs, this.standardOnly));
+    calls.push({ method: this.getPayloadMethod(req.attrs.timestamp), params: [req.payloadId] });
+    return this.queue.run(async () => {
+      const { results, itemText } = await this.rpc.batchWithText(calls);
+      const k = req.held === undefined ? 0 : 1;
+      const gp = results[k + 1];
+      let payload: ExecutionPayloadEnvelope | Error;
+      if (gp === undefined) payload = new DecodeError("engine: batch response missing");
+      else if (!gp.ok) payload = gp.error;
+      else {
+        try {
+          payload = decodeSealedPayload(gp.result, itemText(k + 1) ?? "", req.expectTransactions);
+        } catch (err) {
+          payload = err as Error;
+        }
+      }
+      return {
+        ...(k === 1 ? { newPayload: decodeOr(results[0], decodePayloadStatus) } : {}),
+        forkchoice: decodeOr(results[k], decodeForkchoiceResult),
+        payload,
+      };
+    });
   }
 
   /**

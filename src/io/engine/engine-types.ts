@@ -17,6 +17,8 @@ export type {
   ExecutionPayload,
   ExecutionPayloadEnvelope,
   L2BlockHeader,
+  BuildStartRequest,
+  BuildStartResult,
 } from "../../protocol/engine-api-types.js";
 import type {
   PayloadStatusKind,

@@ -6,7 +6,7 @@ import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 import { postHttp1 } from "./http1-post.js";
 import type { Agent as HttpAgent } from "node:http";
 import type { Turns } from "../../core/async/turns.js";
-import { requestJson } from "./raw-json.js";
+import { jsonArrayItemWithId, requestJson } from "./raw-json.js";
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
 
@@ -170,7 +170,19 @@ export class HttpRpcClient {
 
   /** Sends calls as one JSON-RPC batch; results come back in call order, each a result or an error. */
   async batch(calls: readonly RpcCall[], signal?: AbortSignal): Promise<BatchResult[]> {
-    if (calls.length === 0) return [];
+    return (await this.batchWithText(calls, signal)).results;
+  }
+
+  /**
+   * {@link batch}, also giving the response text of each element (`itemText(i)`: the JSON text of call `i`'s
+   * response object, found on demand; undefined when the server did not answer it in an array), for a caller that
+   * passes part of it on as it is (raw-json.ts).
+   */
+  async batchWithText(
+    calls: readonly RpcCall[],
+    signal?: AbortSignal,
+  ): Promise<{ results: BatchResult[]; itemText: (i: number) => string | undefined }> {
+    if (calls.length === 0) return { results: [], itemText: () => undefined };
     const firstId = this.nextId;
     this.nextId += calls.length;
     let payload = "[";
@@ -181,8 +193,9 @@ export class HttpRpcClient {
     payload += "]";
     const started = this.clock.nowMs();
     let body: unknown;
+    let text: string;
     try {
-      body = (await this.post(payload, calls[0]?.method ?? "batch", signal)).parsed;
+      ({ parsed: body, text } = await this.post(payload, calls[0]?.method ?? "batch", signal));
     } catch (err) {
       for (const c of calls) this.report(c.method, started, outcomeOf(err));
       throw err;
@@ -195,11 +208,13 @@ export class HttpRpcClient {
           ? toRpcError(single.error, "batch")
           : new TemporaryError("RPC_BAD_RESPONSE", "batch response is not an array", { url: this.url });
       for (const c of calls) this.report(c.method, started, "rpc_error");
-      return calls.map(() => ({ ok: false as const, error: err }));
+      return { results: calls.map(() => ({ ok: false as const, error: err })), itemText: () => undefined };
     }
     const byId = new Map<unknown, JsonRpcResponse>();
     for (const r of body as JsonRpcResponse[]) byId.set(r?.id, r);
-    return calls.map((c, i) => {
+    const itemText = (i: number): string | undefined =>
+      i >= 0 && i < calls.length ? jsonArrayItemWithId(text, firstId + i) : undefined;
+    const results = calls.map((c, i): BatchResult => {
       const r = byId.get(firstId + i);
       if (r === undefined) {
         this.report(c.method, started, "decode");
@@ -217,6 +232,7 @@ export class HttpRpcClient {
         return { ok: false as const, error: error as Error };
       }
     });
+    return { results, itemText };
   }
 
   private unwrap(r: JsonRpcResponse, method: string): unknown {

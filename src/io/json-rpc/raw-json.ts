@@ -127,3 +127,24 @@ export function jsonValueAt(text: string, path: readonly string[]): string | und
   }
   return text.slice(start, end);
 }
+
+/**
+ * The text of the element of the top-level array `text` (valid JSON) whose `id` member is the number `id`: the
+ * response to one call of a JSON-RPC batch, whose elements may come in any order. Undefined when there is none.
+ */
+export function jsonArrayItemWithId(text: string, id: number): string | undefined {
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 0x5b /* [ */) return undefined;
+  const want = String(id);
+  i = skipSpace(text, i + 1);
+  while (i < text.length && text.charCodeAt(i) !== 0x5d /* ] */) {
+    const end = valueEnd(text, i);
+    if (end < 0) return undefined;
+    const item = text.slice(i, end);
+    if (jsonValueAt(item, ["id"]) === want) return item;
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) !== 0x2c /* , */) break;
+    i = skipSpace(text, i + 1);
+  }
+  return undefined;
+}

@@ -4,7 +4,7 @@
  * already has (consolidator.ts) or built (op-node §2.12). All calls for one chain go through one instance, one at a
  * time (the node's driver loop).
  */
-import { CriticalError, ResetError, TemporaryError } from "../../core/errors/supernode-error.js";
+import { CriticalError, ResetError } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { Hash } from "../../core/types/primitives.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
@@ -15,9 +15,9 @@ import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttri
 import { DeniedPayloadError } from "../denied-txs.js";
 import type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 import { Consolidator } from "./consolidator.js";
-import { buildStartFailure, checkForkchoiceUpdate, sealFailure } from "./engine-errors.js";
+import { type BuildStartDeps, buildAndSeal } from "./build-start.js";
+import { checkForkchoiceUpdate } from "./engine-errors.js";
 import { PayloadInserter } from "./payload-inserter.js";
-import { sealedPayloadMismatch } from "./sealed-payload.js";
 import { allHeads, genesisL2Ref, headsFromEngine, headsOnParent, type L2Heads } from "./heads.js";
 
 export type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
@@ -53,6 +53,8 @@ export class EngineController {
   private readonly d: EngineControllerDeps;
   /** Checks derived attributes against blocks the EL already has (and reads those ahead). */
   private readonly consolidator: Consolidator;
+  /** What a build start and its seal need (build-start.ts). */
+  private readonly builds: BuildStartDeps;
 
   constructor(deps: EngineControllerDeps) {
     this.d = deps;
@@ -75,6 +77,13 @@ export class EngineController {
         this.dropPrefetched();
       },
     });
+    this.builds = {
+      engine: deps.engine,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      inserter: this.inserter,
+      timed: (method, fn) => this.timed(method, fn),
+    };
   }
 
   /**
@@ -276,47 +285,11 @@ export class EngineController {
       safeBlockHash: onParent.safe.hash,
       finalizedBlockHash: onParent.finalized.hash,
     };
-    let payloadId: `0x${string}` | null;
-    // Settles the last derived block first; its held newPayload rides along when it is the parent.
-    const out = await this.inserter.forkchoice(fc, attrs);
-    try {
-      if (!out.ok) throw out.error;
-      const res = out.result;
-      const st = res.payloadStatus.status;
-      if (st === "INVALID" || st === "INVALID_BLOCK_HASH") {
-        this.d.logger.warn({ status: st, error: res.payloadStatus.validationError }, "build start rejected");
-        return undefined;
-      }
-      if (st !== "VALID") throw new TemporaryError("ENGINE_SYNCING", `build start: engine is ${st}`);
-      payloadId = res.payloadId;
+    const envelope = await buildAndSeal(this.builds, fc, attrs, parent, opts.speculative === true, () => {
       this.acked = headsOnParent(this.heads, parent);
-    } catch (err) {
-      const failure = buildStartFailure(err);
-      if (failure !== "invalid") throw failure;
-      this.d.logger.warn({ err: String(err) }, "payload attributes rejected as invalid");
-      return undefined;
-    }
-    if (payloadId === null) throw new TemporaryError("ENGINE_NO_PAYLOAD_ID", "build start returned no payload id");
-    this.dropPrefetched();
-    const id = payloadId;
-    let envelope: ExecutionPayloadEnvelope;
-    try {
-      envelope = await this.timed("getPayload", () =>
-        this.d.engine.getPayload(id, attrs.timestamp, attrs.transactions),
-      );
-    } catch (err) {
-      throw sealFailure(err);
-    }
-    const txs = envelope.executionPayload.transactions;
-    if (txs.length === 0 || !txs[0]?.toLowerCase().startsWith("0x7e")) {
-      this.d.logger.warn({}, "sealed payload does not start with a deposit");
-      return undefined;
-    }
-    const wrong = sealedPayloadMismatch(attrs, parent, envelope.executionPayload);
-    if (wrong !== undefined) {
-      this.d.logger.warn({ reason: wrong }, "the EL sealed a payload that is not the one asked for");
-      throw new TemporaryError("ENGINE_WRONG_PAYLOAD", `getPayload returned another block: ${wrong}`);
-    }
+      this.dropPrefetched();
+    });
+    if (envelope === undefined) return undefined;
     const redo = opts.rebuildWith?.(envelope);
     if (redo !== undefined) return this.buildAndInsert(redo, parent, meta, { speculative: opts.speculative === true });
     if (this.d.isDenied?.(envelope.executionPayload.blockNumber, envelope.executionPayload.blockHash)) {

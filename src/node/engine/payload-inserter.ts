@@ -10,7 +10,7 @@
  */
 import { ResetError, TemporaryError } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
-import type { Hash } from "../../core/types/primitives.js";
+import type { Hash, Hex } from "../../core/types/primitives.js";
 import type {
   EngineApi,
   ExecutionPayloadEnvelope,
@@ -30,10 +30,24 @@ export interface PayloadInserterDeps {
   readonly restoreHeads: (before: L2Heads) => void;
 }
 
-/** The forkchoice update's own outcome: its result, or its error (unclassified, for the caller). */
+/**
+ * The forkchoice update's own outcome: its result, or its error (unclassified, for the caller); with a `fetch`,
+ * `payload` is the batched getPayload's outcome when it went out.
+ */
 export type ForkchoiceOutcome =
-  | { readonly ok: true; readonly result: ForkchoiceResult }
+  | {
+      readonly ok: true;
+      readonly result: ForkchoiceResult;
+      readonly payload?: ExecutionPayloadEnvelope | Error;
+    }
   | { readonly ok: false; readonly error: unknown };
+
+/** getPayload of a predicted id, to send with a build start (ADR 0094). */
+export interface PayloadFetch {
+  readonly payloadId: Hex;
+  /** As `EngineApi.getPayload`'s `expectTransactions`. */
+  readonly expectTransactions?: readonly Hex[] | undefined;
+}
 
 /** A derived block adopted before the EL's verdict on it. */
 interface Adopted {
@@ -136,39 +150,63 @@ export class PayloadInserter {
    * {@link settle} does (its failures throw), and only then is the update's own outcome returned. An update the EL
    * answered SYNCING although it had just accepted the head shows that it did not run the batch in order: batching
    * stops and the update is sent again on its own.
+   *
+   * `fetch` (a build start with a predicted payload id, ADR 0094): `getPayload` of that id rides in the same request
+   * when the port batches; its outcome comes back as `payload` next to the update's result, for the caller to use
+   * only when the update returned that very id. Its error is never the update's.
    */
-  async forkchoice(fc: ForkchoiceState, attrs?: PayloadAttributes): Promise<ForkchoiceOutcome> {
+  async forkchoice(fc: ForkchoiceState, attrs?: PayloadAttributes, fetch?: PayloadFetch): Promise<ForkchoiceOutcome> {
     const f = this.adopted;
     const e = this.d.engine;
-    const pair =
-      f !== undefined &&
-      f.valid === undefined &&
-      f.envelope.executionPayload.blockHash === fc.headBlockHash &&
-      this.batching() &&
-      e.newPayloadAndForkchoice !== undefined
-        ? await this.d
-            .timed("newPayloadAndForkchoiceUpdated", () => e.newPayloadAndForkchoice!(f.envelope, fc, attrs))
-            .catch((err: unknown) => [err as Error, err as Error] as const)
+    const batching = this.batching();
+    const held =
+      f !== undefined && f.valid === undefined && f.envelope.executionPayload.blockHash === fc.headBlockHash && batching
+        ? f
         : undefined;
-    if (pair === undefined) {
+    const withPayload = fetch !== undefined && attrs !== undefined && batching && e.buildStartWithPayload !== undefined;
+    if (!withPayload && (held === undefined || e.newPayloadAndForkchoice === undefined)) {
       await this.settle();
       return this.forkchoiceAlone(fc, attrs);
     }
-    const [np, res] = pair;
-    if (np instanceof Error && np === res && !isTransportFailure(np)) {
-      // The whole batch was refused (one error object for both): this EL takes engine calls one by one.
-      e.stopBatchingEngineCalls?.(`batch refused: ${np.message}`);
+    if (held === undefined) await this.settle();
+    let np: PayloadStatus | Error | undefined;
+    let res: ForkchoiceResult | Error;
+    let payload: ExecutionPayloadEnvelope | Error | undefined;
+    if (withPayload) {
+      const req = { held: held?.envelope, state: fc, attrs, ...fetch };
+      const r = await this.d
+        .timed("buildStartWithPayload", () => e.buildStartWithPayload!(req))
+        .catch((err: unknown) => ({ newPayload: err as Error, forkchoice: err as Error, payload: err as Error }));
+      np =
+        held === undefined
+          ? undefined
+          : (r.newPayload ?? new TemporaryError("ENGINE_NEW_PAYLOAD", "newPayload: no answer in the batch"));
+      res = r.forkchoice;
+      payload = r.payload;
+    } else {
+      [np, res] = await this.d
+        .timed("newPayloadAndForkchoiceUpdated", () => e.newPayloadAndForkchoice!(held!.envelope, fc, attrs))
+        .catch((err: unknown) => [err as Error, err as Error] as const);
     }
-    f!.valid = np instanceof Error ? Promise.reject(np) : (async () => this.verdict(np))();
-    f!.valid.catch(() => {});
-    await this.settle();
-    if (np instanceof Error) return this.forkchoiceAlone(fc, attrs);
+    // One error object for the first two elements: the request failed as a whole, or the EL refused the batch.
+    const first = held === undefined ? res : np;
+    const whole = first instanceof Error && first === (held === undefined ? payload : res);
+    if (whole && !isTransportFailure(first)) e.stopBatchingEngineCalls?.(`batch refused: ${first.message}`);
+    if (held !== undefined) {
+      const st = np;
+      held.valid = st === undefined || st instanceof Error ? Promise.reject(st) : (async () => this.verdict(st))();
+      held.valid.catch(() => {});
+      await this.settle();
+      if (np instanceof Error) return this.forkchoiceAlone(fc, attrs);
+    } else if (whole && !isTransportFailure(first)) {
+      return this.forkchoiceAlone(fc, attrs);
+    }
     if (res instanceof Error) return { ok: false, error: res };
-    if (res.payloadStatus.status === "SYNCING") {
+    if (held !== undefined && res.payloadStatus.status === "SYNCING") {
       e.stopBatchingEngineCalls?.("the forkchoice update of a batch ran before its newPayload (answered SYNCING)");
       return this.forkchoiceAlone(fc, attrs);
     }
-    return { ok: true, result: res };
+    return payload === undefined ? { ok: true, result: res } : { ok: true, result: res, payload };
   }
 
   /**

@@ -6,7 +6,13 @@ import {
   encodePayloadAttributesJson,
   type PayloadAttributes,
 } from "../../../src/io/engine/engine-types.js";
-import { hexArrayJson, jsonValueAt, RawJson, requestJson } from "../../../src/io/json-rpc/raw-json.js";
+import {
+  hexArrayJson,
+  jsonArrayItemWithId,
+  jsonValueAt,
+  RawJson,
+  requestJson,
+} from "../../../src/io/json-rpc/raw-json.js";
 
 const H = (b: string): Hex => `0x${b.repeat(32)}` as Hex;
 
@@ -102,5 +108,20 @@ describe("raw JSON for the Engine API's large requests and responses", () => {
     ).toEqual(["0x7e01", "0x02ab", "0x03"]);
     expect(() => decodePayloadEnvelope(payload(["0x7e01", "0xzz"]), undefined, known)).toThrow(/invalid/);
     expect(() => decodePayloadEnvelope(payload(["0x7e01", 5]), undefined, known)).toThrow(/invalid/);
+  });
+});
+
+describe("jsonArrayItemWithId", () => {
+  it("finds a batch element by its top-level id, in any order, across whitespace and nested ids", () => {
+    const a = '{"jsonrpc":"2.0","result":{"id":7,"s":"]\\"id\\":7,"},"id":8}';
+    const b = '{ "id" : 7 , "result" : [1, {"id": 8}] }';
+    const text = ` [ ${a} ,\n ${b}, {"id":9,"error":{"code":-38001,"message":"Unknown payload"}} ] `;
+    expect(JSON.parse(text)).toHaveLength(3);
+    expect(jsonArrayItemWithId(text, 7)).toBe(b);
+    expect(jsonArrayItemWithId(text, 8)).toBe(a);
+    expect(JSON.parse(jsonArrayItemWithId(text, 9) ?? "null")).toMatchObject({ error: { code: -38001 } });
+    expect(jsonArrayItemWithId(text, 10)).toBeUndefined();
+    expect(jsonArrayItemWithId(a, 8)).toBeUndefined(); // not an array
+    expect(jsonArrayItemWithId("[]", 1)).toBeUndefined();
   });
 });
