@@ -177,7 +177,7 @@ export const fastSupervisor = {
 };
 export const testLogger = silentLogger;
 
-export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const t0 = Date.now();
   while (!(await cond())) {
     if (Date.now() - t0 > timeoutMs) throw new Error("condition not met in time");

@@ -42,7 +42,7 @@ class WsClient {
       this.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
     });
   }
-  async waitFor(pred: () => boolean, ms = 3000): Promise<void> {
+  async waitFor(pred: () => boolean, ms = 30_000): Promise<void> {
     const end = Date.now() + ms;
     while (!pred()) {
       if (Date.now() > end) throw new Error("timed out waiting for notifications");

@@ -20,6 +20,7 @@ describe("postHttp1 (lean HTTP/1.1 POST)", () => {
           auth: req.headers.authorization,
           body,
         });
+        // A TimeoutError (not this late reply) shows a client timer fired first: no wall-clock bound needed.
         if (req.url === "/slow") return void setTimeout(() => res.end("late"), 2_000);
         if (req.url === "/chunked") {
           // No content-length: node:http sends it chunked, in several writes.
@@ -74,9 +75,7 @@ describe("postHttp1 (lean HTTP/1.1 POST)", () => {
   });
 
   it("times out, aborts, and reports refused connections", async () => {
-    const t0 = Date.now();
     await expect(postHttp1(`${url}/slow`, "{}", {}, undefined, 100)).rejects.toMatchObject({ name: "TimeoutError" });
-    expect(Date.now() - t0).toBeLessThan(1_500);
     const stop = new AbortController();
     setTimeout(() => stop.abort(new Error("stop")), 50);
     await expect(postHttp1(`${url}/slow`, "{}", {}, stop.signal)).rejects.toThrow("stop");
