@@ -1,11 +1,11 @@
 import { FORKS } from "../protocol/rollup-config.js";
 import { ENGINE_KINDS, LOG_FORMATS, LOG_LEVELS, SYNC_MODES } from "./types.js";
+import { L1_CHAIN_OPTIONS } from "./chain-options-l1.js";
 import { P2P_CHAIN_OPTIONS } from "./chain-options-p2p.js";
-import { M, type OptionSpec, opt, S } from "./option-spec.js";
+import { type OptionSpec, opt, S } from "./option-spec.js";
 
 const G_ROLLUP = "Rollup";
 const G_ENGINE = "Execution engine (L2)";
-const G_L1 = "L1 (owned by the supernode unless noted)";
 const G_SYNC = "Sync and finality";
 const G_SEQ = "Sequencer";
 const G_OPS = "Operations";
@@ -175,106 +175,7 @@ export const CHAIN_OPTIONS: readonly OptionSpec[] = [
     G_ENGINE,
     "Read the message-passer storage root from state instead of the header (Isthmus)",
   ),
-  // L1
-  opt("l1", "string", undefined, "L1_ETH_RPC", G_L1, "Discarded: the supernode's --l1 is used"),
-  opt("l1.beacon", "string", undefined, "L1_BEACON", G_L1, "Discarded: the supernode's --l1.beacon is used"),
-  opt(
-    "l1.beacon-header",
-    "string",
-    "",
-    "L1_BEACON_HEADER",
-    G_L1,
-    'Header for beacon requests ("X-Key: Value"); no effect with a shared beacon',
-  ),
-  opt(
-    "l1.beacon-fallbacks",
-    "list",
-    [],
-    ["L1_BEACON_FALLBACKS", "L1_BEACON_ARCHIVER"],
-    G_L1,
-    "No effect: use the supernode's --l1.beacon-fallbacks",
-    { aliases: ["l1.beacon-archiver"] },
-  ),
-  opt(
-    "l1.beacon.ignore",
-    "bool",
-    false,
-    "L1_BEACON_IGNORE",
-    G_L1,
-    "Allow no beacon endpoint although blobs are scheduled (the supernode still requires one)",
-  ),
-  opt(
-    "l1.beacon.fetch-all-sidecars",
-    "bool",
-    false,
-    "L1_BEACON_FETCH_ALL_SIDECARS",
-    G_L1,
-    "Fetch all blob sidecars of a block (no effect)",
-  ),
-  opt("l1.trustrpc", "bool", false, "L1_TRUST_RPC", G_L1, "Trust the L1 RPC (no effect: shared L1 client)"),
-  opt("l1.rpckind", "enum", "standard", "L1_RPC_KIND", G_L1, "L1 RPC provider kind (no effect: shared L1 client)", {
-    choices: [
-      "alchemy",
-      "quicknode",
-      "infura",
-      "parity",
-      "nethermind",
-      "debug_geth",
-      "erigon",
-      "basic",
-      "any",
-      "standard",
-    ],
-  }),
-  opt(
-    "l1.max-concurrency",
-    "uint",
-    10,
-    "L1_MAX_CONCURRENCY",
-    G_L1,
-    "Concurrent L1 requests (no effect: shared L1 client)",
-  ),
-  opt(
-    "l1.rpc-rate-limit",
-    "uint",
-    0,
-    "L1_RPC_RATE_LIMIT",
-    G_L1,
-    "L1 requests per second (no effect: shared L1 client)",
-  ),
-  opt(
-    "l1.rpc-max-batch-size",
-    "uint",
-    20,
-    "L1_RPC_MAX_BATCH_SIZE",
-    G_L1,
-    "L1 batch size (no effect: shared L1 client)",
-  ),
-  opt("l1.cache-size", "uint", 900, "L1_CACHE_SIZE", G_L1, "L1 cache size (no effect: shared L1 client)"),
-  opt(
-    "l1.http-poll-interval",
-    "duration",
-    12 * S,
-    "L1_HTTP_POLL_INTERVAL",
-    G_L1,
-    "Ignored with a warning: use the supernode's --l1.http-poll-interval",
-  ),
-  opt(
-    "l1.epoch-poll-interval",
-    "duration",
-    6 * M + 24 * S,
-    "L1_EPOCH_POLL_INTERVAL",
-    G_L1,
-    "Poll interval of the L1 safe and finalized heads",
-  ),
-  opt(
-    "l1.runtime-config-reload-interval",
-    "duration",
-    10 * M,
-    "L1_RUNTIME_CONFIG_RELOAD_INTERVAL",
-    G_L1,
-    "Reload interval of the runtime config from L1 (0 = never)",
-  ),
+  ...L1_CHAIN_OPTIONS,
   // Sync and finality
   opt(
     "syncmode",

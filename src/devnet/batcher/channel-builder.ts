@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { bytesToHex } from "../../core/codec/hex.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
 import { type BatchData, SINGULAR_BATCH_TYPE, SPAN_BATCH_TYPE } from "../../protocol/derive/batch.js";
-import { spanBatchFromSingularBatches } from "../../protocol/derive/batch-span.js";
+import { spanBatchFromSingularBatches } from "../../protocol/derive/batch-span-encode.js";
 import { isBrotliAllowed, isSpanBatchAllowed } from "../../protocol/derive/chain-spec.js";
 import { encodeChannel, splitIntoFrames } from "../../protocol/derive/channel-out.js";
 import type { Compression } from "../../protocol/derive/channel-reader.js";

@@ -4,7 +4,8 @@
  */
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import { decodeSingularBatch, encodeSingularBatch, type SingularBatch } from "./batch-singular.js";
-import { decodeRawSpanBatch, encodeRawSpanBatch, type RawSpanBatch } from "./batch-span.js";
+import { decodeRawSpanBatch, type RawSpanBatch } from "./batch-span.js";
+import { encodeRawSpanBatch } from "./batch-span-encode.js";
 
 export const SINGULAR_BATCH_TYPE = 0;
 export const SPAN_BATCH_TYPE = 1;

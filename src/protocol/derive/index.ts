@@ -2,6 +2,7 @@
 export * from "./batch.js";
 export * from "./batch-singular.js";
 export * from "./batch-span.js";
+export * from "./batch-span-encode.js";
 export * from "./chain-spec.js";
 export * from "./channel.js";
 export * from "./channel-assembler.js";
