@@ -9,7 +9,10 @@
  * in the same run on the same connection, `engine_cpu_us_per_round_trip` (a bare `eth_chainId` call): the ratio
  * `engine_round_trips_per_built_block` = built-block CPU / round-trip CPU is robust to machine load.
  *
- * REPLAY_EL_DELAY_MS=<ms> makes the EL answer every request that late, as a real EL that executes the block does:
+ * REPLAY_EL_BUILD_MS=<ms> delays only requests holding a build start (op-geth builds a derived payload inside
+ * forkchoiceUpdated; getPayload and newPayload then answer at once); REPLAY_EL_IDS=counter gives payload ids the node
+ * cannot predict (getPayload then goes on its own, docs/adr/0094). REPLAY_EL_DELAY_MS=<ms> makes the EL answer every
+ * request that late, as a real EL that executes the block does:
  * the node's thread then sleeps during each round trip, which on a virtualised 2-core machine costs far more CPU
  * than the work itself (ADR 0084: 5 ms → ~700 µs per built block against ~300 µs at once). The replaying EL prints
  * how many requests it got, and how many of them were batches, when it stops.
@@ -19,6 +22,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { hexToBytes } from "../src/core/codec/hex.js";
 import { silentLogger } from "../src/core/logger.js";
 import { systemClock } from "../src/core/time/clock.js";
 import type { L2BlockRef } from "../src/core/types/block-ref.js";
@@ -26,6 +30,7 @@ import type { Hash, Hex } from "../src/core/types/primitives.js";
 import { EngineClient } from "../src/io/engine/engine-client.js";
 import { EngineController } from "../src/node/engine/engine-controller.js";
 import type { PayloadAttributes } from "../src/node/ports.js";
+import { attributesWithTransactionBytes } from "../src/protocol/l2/attributes.js";
 import type { RollupConfig } from "../src/protocol/rollup-config.js";
 import { benchHash, benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
 import { UserTxSource } from "./derivation/user-txs.js";
@@ -39,10 +44,11 @@ const h = benchHash;
 
 const cfg = (genesis: Hash): RollupConfig => benchRollupConfig(genesis, `0x${"ab".repeat(20)}`);
 
-async function startReplayEl(): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startReplayEl(env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
   const here = dirname(fileURLToPath(import.meta.url));
   const child = spawn(process.execPath, [join(here, "engine-build", "replay-el.mjs")], {
     stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
   });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once("line", resolve);
@@ -72,65 +78,101 @@ const cpuUs = (): number => {
   return u.user + u.system;
 };
 
+/** One node's engine path against its own replaying EL. */
+interface Chain {
+  readonly engine: EngineClient;
+  buildOne(n: number): Promise<void>;
+  finish(): Promise<void>;
+}
+
+function chainOn(url: string, blocks: (n: number) => PayloadAttributes): Chain {
+  const rollup = cfg(h("genesis"));
+  const engine = EngineClient.create(
+    { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: rollup },
+    { clock: systemClock, logger: silentLogger },
+  );
+  let refs = 0;
+  const controller = new EngineController({
+    engine,
+    cfg: rollup,
+    logger: silentLogger,
+    refFromPayload: () => {
+      refs++;
+      throw new Error("engine-build bench: refFromPayload is not on the build path");
+    },
+  });
+  let parent: L2BlockRef = controller.heads.unsafe;
+  const meta = { l1origin: { hash: h("l1-1"), number: 1 }, sequenceNumber: 0 };
+  return {
+    engine,
+    async buildOne(n) {
+      const built = await controller.buildAndInsert(blocks(n), parent, meta, { speculative: true });
+      if (built === undefined) throw new Error(`engine-build bench: block ${n} was not built`);
+      if (built.ref.number !== n) throw new Error(`engine-build bench: built ${built.ref.number}, expected ${n}`);
+      parent = built.ref;
+    },
+    async finish() {
+      await controller.flushForkchoice();
+      if (refs !== 0) throw new Error("engine-build bench: the build path decoded a payload's L1-info deposit");
+    },
+  };
+}
+
 const bench: Bench = {
   name: "engine-build",
   async run(report) {
+    // The chain under test gets op-geth's payload ids (getPayload rides with the build start, ADR 0094); a control
+    // chain, built in alternating slices in this process, gets ids from a counter (getPayload on its own).
     const el = await startReplayEl();
+    const elCounter = await startReplayEl({ REPLAY_EL_IDS: "counter" });
     try {
-      const rollup = cfg(h("genesis"));
-      const engine = EngineClient.create(
-        { url: el.url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: rollup },
-        { clock: systemClock, logger: silentLogger },
-      );
-      let refs = 0;
-      const controller = new EngineController({
-        engine,
-        cfg: rollup,
-        logger: silentLogger,
-        refFromPayload: () => {
-          refs++;
-          throw new Error("engine-build bench: refFromPayload is not on the build path");
-        },
-      });
       // 64 distinct blocks of user transactions, reused round robin (signing is not what is measured).
       const src = new UserTxSource();
       const userBlocks: Hex[][] = [];
       for (let i = 0; i < 64; i++) userBlocks.push(await src.nextBlock());
-      let parent: L2BlockRef = controller.heads.unsafe;
-      const attrsFor = (n: number): PayloadAttributes => ({
-        timestamp: GENESIS_TIME + 2 * n,
-        prevRandao: h(`randao-${Math.floor(n / 6)}`),
-        suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-        withdrawals: [],
-        parentBeaconBlockRoot: h(`beacon-${Math.floor(n / 6)}`),
-        transactions: [l1InfoDeposit(n), ...userBlocks[n % userBlocks.length]!],
-        noTxPool: true,
-        gasLimit: 30_000_000n,
-        eip1559Params: "0x000000fa00000006",
-      });
-      const meta = { l1origin: { hash: h("l1-1"), number: 1 }, sequenceNumber: 0 };
+      // As derivation makes them: the transactions held as bytes (their hex is encoded once, for the request). Each
+      // chain has its own objects (the hex is cached per object).
+      const attrsFor = (n: number): PayloadAttributes =>
+        attributesWithTransactionBytes(
+          {
+            timestamp: GENESIS_TIME + 2 * n,
+            prevRandao: h(`randao-${Math.floor(n / 6)}`),
+            suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+            withdrawals: [],
+            parentBeaconBlockRoot: h(`beacon-${Math.floor(n / 6)}`),
+            noTxPool: true,
+            gasLimit: 30_000_000n,
+            eip1559Params: "0x000000fa00000006",
+          },
+          [l1InfoDeposit(n), ...userBlocks[n % userBlocks.length]!].map(hexToBytes),
+        );
       const attrs = Array.from({ length: N + 1 }, (_, i) => attrsFor(i + 1));
-      const buildOne = async (n: number) => {
-        const built = await controller.buildAndInsert(attrs[n - 1]!, parent, meta, { speculative: true });
-        if (built === undefined) throw new Error(`engine-build bench: block ${n} was not built`);
-        if (built.ref.number !== n) throw new Error(`engine-build bench: built ${built.ref.number}, expected ${n}`);
-        parent = built.ref;
-      };
+      const attrsCounter = Array.from({ length: N + 1 }, (_, i) => attrsFor(i + 1));
+      const chain = chainOn(el.url, (n) => attrs[n - 1]!);
+      const control = chainOn(elCounter.url, (n) => attrsCounter[n - 1]!);
       const roundTrip = async () => {
-        if ((await engine.chainId()) !== 901n) throw new Error("engine-build bench: wrong chain id");
+        if ((await chain.engine.chainId()) !== 901n) throw new Error("engine-build bench: wrong chain id");
       };
-      // Warm-up (JIT), then alternate timed slices of both so that load changes hit both alike.
-      for (let n = 1; n <= WARMUP; n++) await buildOne(n);
+      // Warm-up (JIT), then alternate timed slices of all three so that load changes hit them alike.
+      for (let n = 1; n <= WARMUP; n++) {
+        await chain.buildOne(n);
+        await control.buildOne(n);
+      }
       for (let i = 0; i < 600; i++) await roundTrip();
-      let next = 201;
+      let next = WARMUP + 1;
       let buildUs = 0;
+      let controlUs = 0;
       let tripUs = 0;
       let trips = 0;
       const SLICE = 100;
       while (next <= N) {
+        const from = next;
         let t = cpuUs();
-        for (let k = 0; k < SLICE && next <= N; k++) await buildOne(next++);
+        for (let k = 0; k < SLICE && next <= N; k++) await chain.buildOne(next++);
         buildUs += cpuUs() - t;
+        t = cpuUs();
+        for (let n = from; n < next; n++) await control.buildOne(n);
+        controlUs += cpuUs() - t;
         t = cpuUs();
         for (let k = 0; k < 3 * SLICE; k++) await roundTrip();
         tripUs += cpuUs() - t;
@@ -140,29 +182,31 @@ const bench: Bench = {
       // blocks alone (no control round trips mixed in), written to <dir>/engine-build.cpuprofile.
       const profileDir = process.env.ENGINE_BUILD_BENCH_PROFILE;
       if (profileDir !== undefined && profileDir !== "") {
+        const extra = Array.from({ length: 2000 }, (_, i) => attrsFor(N + 2 + i));
+        attrs.push(...extra);
         const { Session } = await import("node:inspector/promises");
         const session = new Session();
         session.connect();
         await session.post("Profiler.enable");
         await session.post("Profiler.setSamplingInterval", { interval: 100 });
         await session.post("Profiler.start");
-        const extra = Array.from({ length: 2000 }, (_, i) => attrsFor(N + 2 + i));
-        attrs.push(...extra);
-        for (let k = 0; k < 2000; k++) await buildOne(next++);
+        for (let k = 0; k < 2000; k++) await chain.buildOne(next++);
         const { profile } = await session.post("Profiler.stop");
         mkdirSync(profileDir, { recursive: true });
         writeFileSync(join(profileDir, "engine-build.cpuprofile"), JSON.stringify(profile));
         session.disconnect();
       }
-      await controller.flushForkchoice();
-      if (refs !== 0) throw new Error("engine-build bench: the build path decoded a payload's L1-info deposit");
+      await chain.finish();
+      await control.finish();
       const built = N - WARMUP;
       const perBlock = buildUs / built;
+      const perControl = controlUs / built;
       const perTrip = tripUs / trips;
       note(
-        `engine-build: ${built} blocks, ${Math.round(perBlock)} µs node CPU per built block, ${Math.round(perTrip)} µs per bare round trip`,
+        `engine-build: ${built} blocks, ${Math.round(perBlock)} µs node CPU per built block (getPayload in the build-start batch), ${Math.round(perControl)} µs with unpredictable ids (getPayload alone), ${Math.round(perTrip)} µs per bare round trip`,
       );
       report({ figure: "engine_cpu_us_per_built_block", value: Math.round(perBlock), unit: "µs" });
+      report({ figure: "engine_cpu_us_per_built_block_unpredicted", value: Math.round(perControl), unit: "µs" });
       report({ figure: "engine_cpu_us_per_round_trip", value: Math.round(perTrip), unit: "µs" });
       report({
         figure: "engine_round_trips_per_built_block",
@@ -171,6 +215,7 @@ const bench: Bench = {
       });
     } finally {
       await el.stop();
+      await elCounter.stop();
     }
   },
 };
