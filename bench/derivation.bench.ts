@@ -32,7 +32,12 @@
  *   N blocks each.
  * - `build_major_gc_per_1000_blocks`, `consolidate_major_gc_per_1000_blocks`: mark-compact GCs of this process (PerformanceObserver 'gc' entries) over the
  *   measured runs' whole phases per 1,000 blocks, a figure that does not depend on the machine's load (ADR 0088
- *   addendum); stderr adds scavenges and GC pause time per 1,000 blocks.
+ *   addendum); stderr adds scavenges and GC pause time per 1,000 blocks, and marks with `*` the runs during which a
+ *   mark-compact happened.
+ * - `build_promoted_bytes_per_block`, `consolidate_promoted_bytes_per_block`: bytes the scavenges moved into the old
+ *   generation (v8.GCProfiler) over the measured runs' whole phases per block: what fills the old generation and
+ *   so paces the mark-compacts; load-independent too (ADR 0095). DERIVATION_BENCH_HEAP_PROFILE=<file> writes a
+ *   sampling heap profile of the objects that survived the scavenges over the measured runs (where they are made).
  * Parts: bench/derivation/el.ts (the simulated EL), mem-chain.ts (in-memory L1 and SafeDB), metering.ts (CPU,
  * threads, calls, window bounds, profiles), node-code.ts (dist/ or sources), user-txs.ts, rollup-config.ts.
  */
@@ -59,6 +64,7 @@ import {
   mark,
   perBlock,
   startProfile,
+  startSurvivorProfile,
 } from "./derivation/metering.js";
 import { loadNodeCode, type NodeCode } from "./derivation/node-code.js";
 import { benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
@@ -198,7 +204,8 @@ const bench: Bench = {
   name: "derivation",
   async run(report) {
     code = await loadNodeCode();
-    note(`node under test: ${code.kind === "dist" ? "compiled dist/" : "sources through tsx"} (DERIVATION_BENCH_CODE)`);
+    const codeName = { dist: "compiled dist/", src: "sources through tsx" }[code.kind] ?? `compiled ${code.kind}`;
+    note(`node under test: ${codeName} (DERIVATION_BENCH_CODE)`);
     const probe = await startEl(rollupConfig(ZERO_HASH), SECRET);
     const cfg = rollupConfig(probe.genesisHash);
     await probe.stop();
@@ -323,16 +330,21 @@ async function measuredRuns(
   }
   if (cold.length > 0) note(`${label} warm-up runs, µs per block: ${cold.map((r) => Math.round(usOf(r))).join(" ")}`);
   const runs: Phase[] = [];
+  const survivors = await startSurvivorProfile();
   const gc = gcMeter();
+  /** Runs during which a mark-compact was reported (its entry may arrive in the next run: an approximation). */
+  const withMajor = new Set<Phase>();
   for (let k = 0; k < repeat; k++) {
+    const majors = gc.majors();
     const r = await once();
     if (k === repeat - 1) note(`${label}, last run: ${r.line}`);
     runs.push(r);
+    if (gc.majors() > majors) withMajor.add(r);
   }
   // PerformanceObserver entries are delivered after the GC: let the last ones arrive.
   await new Promise((r) => setImmediate(r));
-  const g = gc.read();
-  gc.stop();
+  const g = gc.stop();
+  await survivors?.();
   const sum = (f: (r: Phase) => number) => runs.reduce((a, r) => a + f(r), 0);
   const blocks = sum((r) => r.steadyBlocks);
   const cpu = sum((r) => r.steadySec);
@@ -344,9 +356,9 @@ async function measuredRuns(
   }
   const each = runs.map(usOf).sort((a, b) => a - b);
   const q = (p: number) => Math.round(each[Math.round(p * (each.length - 1))]!);
-  const order = runs.map((r) => Math.round(usOf(r))).join(" ");
+  const order = runs.map((r) => `${Math.round(usOf(r))}${withMajor.has(r) ? "*" : ""}`).join(" ");
   note(
-    `${label}, ${repeat} measured runs (${blocks} blocks, ${cpu.toFixed(2)} s CPU): µs per block by run ${order}; min ${q(0)} / median ` +
+    `${label}, ${repeat} measured runs (${blocks} blocks, ${cpu.toFixed(2)} s CPU): µs per block by run ${order} (* a mark-compact); min ${q(0)} / median ` +
       `${q(0.5)} / max ${q(1)} µs per block; threads ${perBlock(threads, blocks, 1e6, " µs")}; engine calls per ` +
       `block ${perBlock(engineCalls, blocks, 1, "")}`,
   );
@@ -354,9 +366,11 @@ async function measuredRuns(
   const k = 1000 / (N * repeat);
   note(
     `${label} GC per 1,000 blocks (measured runs, whole phases): mark-compact ${(g.major * k).toFixed(2)}, ` +
-      `scavenge ${(g.minor * k).toFixed(1)}, pause ${(g.ms * k).toFixed(1)} ms (${g.major} mark-compacts in ${repeat} runs)`,
+      `scavenge ${(g.minor * k).toFixed(1)}, pause ${(g.ms * k).toFixed(1)} ms (${g.major} mark-compacts in ${repeat} runs); ` +
+      `promoted by scavenges ${(g.promoted / (N * repeat) / 1000).toFixed(2)} kB per block`,
   );
   report({ figure: `${label}_major_gc_per_1000_blocks`, value: Number((g.major * k).toFixed(2)), unit: "GCs" });
+  report({ figure: `${label}_promoted_bytes_per_block`, value: Math.round(g.promoted / (N * repeat)), unit: "B" });
   const noun = label === "build" ? "built" : "consolidated";
   report({ figure: `${label}_blocks_per_s`, value: Math.round((N * repeat) / sum((r) => r.sec)), unit: "blocks/s" });
   reportCpu(report, `cpu_us_per_${noun}_block`, (cpu * 1e6) / blocks, goal);

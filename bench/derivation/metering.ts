@@ -7,6 +7,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { constants, PerformanceObserver } from "node:perf_hooks";
+import { GCProfiler } from "node:v8";
 
 /** CPU seconds of this process, every thread. */
 export const cpuNow = (): number => {
@@ -111,17 +112,62 @@ export async function startProfile(): Promise<(() => Promise<void>) | undefined>
   };
 }
 
+/**
+ * DERIVATION_BENCH_HEAP_PROFILE=<file>: V8's sampling heap profiler over the measured runs, keeping only samples of
+ * objects that survived the scavenges (`includeObjectsCollectedByMinorGC: false`; those a mark-compact later
+ * collected are kept): where what is promoted is allocated (ADR 0095).
+ */
+export async function startSurvivorProfile(): Promise<(() => Promise<void>) | undefined> {
+  const file = process.env.DERIVATION_BENCH_HEAP_PROFILE;
+  if (file === undefined || file === "") return undefined;
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.enable");
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: false,
+  });
+  return async () => {
+    const { profile } = await session.post("HeapProfiler.stopSampling");
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 /** Garbage collections of this process by kind (PerformanceObserver 'gc' entries) and their pause time. */
 export interface GcCounts {
   minor: number;
   major: number;
   /** Milliseconds of GC pause (every kind). */
   ms: number;
+  /**
+   * Bytes that scavenges moved into the old generation (old space's used size after − before each scavenge, from
+   * `v8.GCProfiler`): what survived two scavenges, the garbage a later mark-compact has to find. Independent of the
+   * machine's load.
+   */
+  promoted: number;
 }
 
-/** Counts every GC of this process from now on (entries arrive shortly after each GC); `read()` copies the counts. */
-export function gcMeter(): { read(): GcCounts; stop(): void } {
-  const counts: GcCounts = { minor: 0, major: 0, ms: 0 };
+interface SpaceStat {
+  readonly spaceName: string;
+  readonly spaceUsedSize: number;
+}
+interface GcStat {
+  readonly gcType: string;
+  readonly beforeGC: { readonly heapSpaceStatistics: readonly SpaceStat[] };
+  readonly afterGC: { readonly heapSpaceStatistics: readonly SpaceStat[] };
+}
+
+const oldUsed = (spaces: readonly SpaceStat[]) => spaces.find((sp) => sp.spaceName === "old_space")?.spaceUsedSize ?? 0;
+
+/**
+ * Counts every GC of this process from now on (entries arrive shortly after each GC); `majors()` is the count of
+ * mark-compacts so far, `stop()` ends the count and returns it.
+ */
+export function gcMeter(): { majors(): number; stop(): GcCounts } {
+  const counts: GcCounts = { minor: 0, major: 0, ms: 0, promoted: 0 };
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
@@ -131,5 +177,24 @@ export function gcMeter(): { read(): GcCounts; stop(): void } {
     }
   });
   obs.observe({ entryTypes: ["gc"] });
-  return { read: () => ({ ...counts }), stop: () => obs.disconnect() };
+  const profiler = new GCProfiler();
+  profiler.start();
+  return {
+    majors: () => counts.major,
+    stop: () => {
+      obs.disconnect();
+      const data = profiler.stop() as { statistics?: readonly GcStat[] } | undefined;
+      const stats = data?.statistics ?? [];
+      if (process.env.DERIVATION_BENCH_GC_DUMP)
+        writeFileSync(process.env.DERIVATION_BENCH_GC_DUMP, JSON.stringify(data));
+      for (const g of stats) {
+        if (g.gcType !== "Scavenge") continue;
+        counts.promoted += Math.max(
+          0,
+          oldUsed(g.afterGC.heapSpaceStatistics) - oldUsed(g.beforeGC.heapSpaceStatistics),
+        );
+      }
+      return { ...counts };
+    },
+  };
 }

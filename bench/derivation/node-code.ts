@@ -12,11 +12,14 @@
  *
  * `dist/` is rebuilt (`tsc -p tsconfig.build.json`) when a file under `src/` is newer than `dist/cli/main.js` (the
  * rule of bin/supernode.js); a failed build stops the bench rather than measuring stale code.
+ *
+ * For an A/B pair of code changes, `DERIVATION_BENCH_CODE=/abs/path/to/other/dist` runs another compiled build
+ * (e.g. a copy of `dist/` made before the change) with this bench, taken as it is.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type * as Errors from "../../src/core/errors/supernode-error.js";
 import type * as Log from "../../src/core/logger.js";
@@ -26,8 +29,8 @@ import type * as Create from "../../src/node/create.js";
 import { note } from "../harness.js";
 
 export interface NodeCode {
-  /** "dist" (compiled by tsc) or "src" (TypeScript through tsx). */
-  readonly kind: "dist" | "src";
+  /** "dist" (compiled by tsc), "src" (TypeScript through tsx) or the absolute path of another compiled build. */
+  readonly kind: string;
   readonly createChainNode: typeof Create.createChainNode;
   readonly EngineClient: typeof Client.EngineClient;
   readonly TemporaryError: typeof Errors.TemporaryError;
@@ -66,11 +69,13 @@ function buildDist(): void {
 /** Loads the node's code from the build named by DERIVATION_BENCH_CODE ("dist", the default, or "src"). */
 export async function loadNodeCode(): Promise<NodeCode> {
   const kind = process.env.DERIVATION_BENCH_CODE ?? "dist";
-  if (kind !== "dist" && kind !== "src") throw new Error(`DERIVATION_BENCH_CODE: "dist" or "src", not "${kind}"`);
+  const other = isAbsolute(kind) && existsSync(join(kind, "cli", "main.js"));
+  if (kind !== "dist" && kind !== "src" && !other)
+    throw new Error(`DERIVATION_BENCH_CODE: "dist", "src" or the absolute path of a compiled build, not "${kind}"`);
   if (kind === "dist" && distStale()) buildDist();
   // The sources by their `.js` names, as the rest of the bench imports them (tsx maps them to the `.ts` files): the
   // same module instances, not a second copy.
-  const base = join(root, kind);
+  const base = other ? kind : join(root, kind);
   const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(base, `${path}.js`)).href) as Promise<T>;
   const [create, client, errors, log, time] = await Promise.all([
     load<typeof Create>("node/create"),
