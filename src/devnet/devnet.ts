@@ -67,6 +67,8 @@ export interface DevnetOptions {
   readonly dataMode?: DataMode;
   readonly batchType?: BatchType;
   readonly batcherPollIntervalMs?: number;
+  /** A batcher transaction still unmined after this long counts as dropped and is posted again (default 12 s). */
+  readonly batcherPendingTimeoutMs?: number;
   /** Close a batcher channel after this many L1 blocks (default 0: every poll posts what it has). */
   readonly maxChannelDurationL1Blocks?: number;
   /** Namespaces served on each EL's HTTP port (default eth, net, web3, txpool, debug). */
@@ -224,6 +226,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         batchType: spec.batchType ?? opts.batchType ?? "singular",
         maxChannelDurationL1Blocks: opts.maxChannelDurationL1Blocks ?? 0,
         pollIntervalMs: opts.batcherPollIntervalMs ?? 1000,
+        ...(opts.batcherPendingTimeoutMs === undefined ? {} : { pendingTimeoutMs: opts.batcherPendingTimeoutMs }),
         logger: log,
       });
       chains.push({

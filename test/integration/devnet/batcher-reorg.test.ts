@@ -27,6 +27,9 @@ describe("batcher: reorgs", () => {
       l1BlockTimeSec: 0,
       // L2 timestamps far ahead of the automined L1 blocks: any L1 block of the test can be an L2 block's origin
       l2BlockTimeSec: 60,
+      // Far beyond the test's time: a stranded transaction is replaced because the batcher noticed the reorg, never
+      // because it stayed unmined too long (what "within seconds" means, without a wall-clock bound).
+      batcherPendingTimeoutMs: 3_600_000,
       chains: [
         { chainId: 901, variant: "a", dataMode: "calldata", batchType: "singular" },
         { chainId: 902, variant: "a", dataMode: "calldata", batchType: "singular" },
@@ -63,10 +66,7 @@ describe("batcher: reorgs", () => {
     await anvil.setAutomine(true);
     await anvil.mine(1);
 
-    const t0 = Date.now();
-    const stats = await chain.batcher.flush(30_000);
-    const took = Date.now() - t0;
-    expect(took).toBeLessThan(15_000);
+    const stats = await chain.batcher.flush(40_000);
     expect(stats.resubmittedChannels).toBeGreaterThanOrEqual(1);
     expect(stats.confirmedThrough).toBe(built[built.length - 1]!.number);
     expect(stats.unconfirmed).toBe(0);
