@@ -88,7 +88,7 @@ describe("EngineClient against a strict fake Engine API", () => {
     await app.close();
   });
 
-  const client = (timeoutMs = 2000) =>
+  const client = (timeoutMs = 30_000) =>
     EngineClient.create(
       { url, jwtSecret: SECRET, kind: "variant_a", timeoutMs, rollupConfig: CFG },
       { clock, logger: silentLogger },

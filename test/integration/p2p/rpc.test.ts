@@ -9,6 +9,8 @@ import { P2PRig } from "./rig.js";
 
 const seqAddr = addressOfSecretKey(parseSecretKeyHex(`0x${"11".repeat(32)}`));
 const rig = new P2PRig();
+// vi.waitFor's own default (1 s) is too short for a gossipsub subscription on a loaded machine.
+const WAIT = { timeout: 30_000, interval: 25 };
 afterAll(() => rig.closeAll());
 
 const METHODS = [
@@ -89,7 +91,7 @@ describe("stackp2p_* over real hosts", () => {
       );
       expect(dump.totalConnected).toBe(1);
       expect(dump.peers[b.p2p.peerId]?.connectedness).toBe(1);
-    });
+    }, WAIT);
     const dump = await ok<Record<string, unknown>>(t, "stackp2p_peers", [true]);
     expect(Object.keys(dump)).toEqual(["totalConnected", "peers", "bannedPeers", "bannedIPS", "bannedSubnets"]);
     const peer = (dump.peers as Record<string, Record<string, unknown>>)[b.p2p.peerId];
@@ -99,7 +101,7 @@ describe("stackp2p_* over real hosts", () => {
       const stats = await ok<Record<string, number>>(t, "stackp2p_peerStats");
       expect(stats.connected).toBe(1);
       expect(stats.blocksTopicV4).toBe(1);
-    });
+    }, WAIT);
     expect(Object.keys(await ok<object>(t, "stackp2p_peerStats"))).toEqual([
       "connected",
       "table",
@@ -150,8 +152,9 @@ describe("stackp2p_* over real hosts", () => {
 
     // a blocked peer cannot connect; unblocked it can
     await ok(t, "stackp2p_disconnectPeer", [b.p2p.peerId]);
-    await vi.waitFor(async () =>
-      expect((await ok<{ totalConnected: number }>(t, "stackp2p_peers", [true])).totalConnected).toBe(0),
+    await vi.waitFor(
+      async () => expect((await ok<{ totalConnected: number }>(t, "stackp2p_peers", [true])).totalConnected).toBe(0),
+      WAIT,
     );
     await ok(t, "stackp2p_blockPeer", [b.p2p.peerId]);
     expect((await call(t, "stackp2p_connectPeer", [bAddr])).error?.code).toBe(-32000);

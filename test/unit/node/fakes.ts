@@ -462,7 +462,7 @@ export async function loopTurns(clock: { sleeps: number }, n = 3): Promise<void>
   await waitFor(() => clock.sleeps >= start + n);
 }
 
-export async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function waitFor(cond: () => boolean, timeoutMs = 30_000): Promise<void> {
   const start = Date.now();
   while (!cond()) {
     if (Date.now() - start > timeoutMs) throw new Error("waitFor: timed out");
