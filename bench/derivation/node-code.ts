@@ -14,7 +14,8 @@
  * rule of bin/supernode.js); a failed build stops the bench rather than measuring stale code.
  *
  * For an A/B pair of code changes, `DERIVATION_BENCH_CODE=/abs/path/to/other/dist` runs another compiled build
- * (e.g. a copy of `dist/` made before the change) with this bench, taken as it is.
+ * (e.g. a copy of `dist/` made before the change, in a folder with a `package.json` of `"type": "module"` and the
+ * repository's `node_modules` beside it) with this bench, taken as it is.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";

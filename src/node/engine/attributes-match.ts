@@ -13,7 +13,15 @@ import { decodeExtraData, type ExtraDataParams } from "../../protocol/l2/extra-d
 import type { ComparedPayloadFields } from "../../protocol/engine-api-types.js";
 import type { ExecutionPayloadEnvelope, L2BlockHeader, PayloadAttributes } from "../ports.js";
 
-const lc = (h: string | undefined) => h?.toLowerCase();
+/**
+ * Equal hex strings in either case. The execution client and the attributes write lower case, so the common case
+ * is decided by `===` without allocating lower-cased copies.
+ */
+function sameHex(a: string | undefined, b: string | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  return a.toLowerCase() === b.toLowerCase();
+}
 
 /** Expected EIP-1559 (denominator, elasticity) for attributes' `eip1559Params`: (0,0) means the chain constants. */
 function effectiveEip1559(cfg: RollupConfig, params: Hex): Eip1559Params | string {
@@ -102,9 +110,9 @@ function matchFields(
   attrTxCount: number,
   txDiffers: (i: number) => boolean,
 ): string | undefined {
-  if (lc(b.parentHash) !== lc(parentHash)) return `parent hash differs: ${b.parentHash} vs ${parentHash}`;
+  if (!sameHex(b.parentHash, parentHash)) return `parent hash differs: ${b.parentHash} vs ${parentHash}`;
   if (b.timestamp !== attrs.timestamp) return `timestamp differs: ${b.timestamp} vs ${attrs.timestamp}`;
-  if (lc(b.prevRandao) !== lc(attrs.prevRandao)) return "prevRandao differs";
+  if (!sameHex(b.prevRandao, attrs.prevRandao)) return "prevRandao differs";
   if (txCount !== attrTxCount) return `transaction count differs: ${txCount} vs ${attrTxCount}`;
   for (let i = 0; i < txCount; i++) {
     if (txDiffers(i)) return `transaction ${i} differs`;
@@ -115,15 +123,15 @@ function matchFields(
   if (canyon) {
     if (b.withdrawals === undefined || b.withdrawals.length !== 0) return "block withdrawals must be an empty list";
     if (attrs.withdrawals === undefined || attrs.withdrawals.length !== 0) return "attributes withdrawals must be []";
-    if (!isthmus && b.withdrawalsRoot !== undefined && lc(b.withdrawalsRoot) !== EMPTY_TRIE_ROOT) {
+    if (!isthmus && b.withdrawalsRoot !== undefined && !sameHex(b.withdrawalsRoot, EMPTY_TRIE_ROOT)) {
       return "pre-Isthmus withdrawalsRoot must be the empty trie root";
     }
   } else if (attrs.withdrawals !== undefined) {
     return "pre-Canyon attributes must not carry withdrawals";
   }
   if (isthmus && b.withdrawalsRoot === undefined) return "Isthmus block lacks withdrawalsRoot";
-  if (lc(parentBeaconBlockRoot) !== lc(attrs.parentBeaconBlockRoot)) return "parentBeaconBlockRoot differs";
-  if (lc(b.feeRecipient) !== lc(attrs.suggestedFeeRecipient)) return "fee recipient differs";
+  if (!sameHex(parentBeaconBlockRoot, attrs.parentBeaconBlockRoot)) return "parentBeaconBlockRoot differs";
+  if (!sameHex(b.feeRecipient, attrs.suggestedFeeRecipient)) return "fee recipient differs";
   return checkExtraData(cfg, attrs, b.extraData, b.timestamp);
 }
 
@@ -145,7 +153,7 @@ export function attributesMatchBlock(
     txs.length,
     attrs.transactions.length,
     (i) => {
-      return lc(txs[i]) !== lc(attrs.transactions[i]);
+      return !sameHex(txs[i], attrs.transactions[i]);
     },
   );
 }

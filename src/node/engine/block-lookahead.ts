@@ -23,8 +23,18 @@ export class BlockLookahead<B> {
   /** With batched reads: blocks per batch request, and how far ahead of the block asked for. */
   static readonly BATCH = 32;
   static readonly AHEAD = 64;
+  /** Slots of the ring (a power of two above AHEAD + BATCH: a block read ahead keeps its slot until asked for). */
+  private static readonly SLOTS = 128;
 
-  private readonly ahead = new Map<number, Promise<B | undefined>>();
+  /**
+   * The blocks read ahead, in a fixed ring by block number (slot `n & (SLOTS − 1)`): the number, the read's promise
+   * (a batch's, shared by its blocks, or a single read's) and the block's index in the batch (−1: a single read).
+   * Written in place, never rehashed nor holding a promise per block: nothing here keeps a block alive once it is
+   * handed out or overwritten (ADR 0095).
+   */
+  private readonly numbers = new Array<number>(BlockLookahead.SLOTS).fill(-1);
+  private readonly reads = new Array<Promise<unknown> | undefined>(BlockLookahead.SLOTS).fill(undefined);
+  private readonly index = new Array<number>(BlockLookahead.SLOTS).fill(-1);
   /** Highest block number requested in batches. */
   private requestedTo = 0;
 
@@ -35,15 +45,43 @@ export class BlockLookahead<B> {
 
   /** Block `n`; then the following blocks up to the look-ahead limit (never beyond `unsafe`) are requested. */
   get(n: number, unsafe: number): Promise<B | undefined> {
-    const p = this.ahead.get(n) ?? this.timed(this.source.names.one, () => this.source.one(n));
-    this.ahead.delete(n);
+    const p = this.take(n) ?? this.timed(this.source.names.one, () => this.source.one(n));
     this.fill(n + 1, unsafe);
     return p;
   }
 
   drop(): void {
-    this.ahead.clear();
+    this.numbers.fill(-1);
+    this.reads.fill(undefined);
+    this.index.fill(-1);
     this.requestedTo = 0;
+  }
+
+  private has(n: number): boolean {
+    return this.numbers[n & (BlockLookahead.SLOTS - 1)] === n;
+  }
+
+  /** The read of block `n` made ahead, if any; its slot is freed. */
+  private take(n: number): Promise<B | undefined> | undefined {
+    const slot = n & (BlockLookahead.SLOTS - 1);
+    if (this.numbers[slot] !== n) return undefined;
+    const read = this.reads[slot];
+    const i = this.index[slot]!;
+    this.numbers[slot] = -1;
+    this.reads[slot] = undefined;
+    if (i < 0) return read as Promise<B | undefined>;
+    return (read as Promise<(B | undefined | Error)[]>).then((r) => {
+      const v = r[i];
+      if (v instanceof Error) throw v;
+      return v;
+    });
+  }
+
+  private put(n: number, read: Promise<unknown>, i: number): void {
+    const slot = n & (BlockLookahead.SLOTS - 1);
+    this.numbers[slot] = n;
+    this.reads[slot] = read;
+    this.index[slot] = i;
   }
 
   private fill(from: number, unsafe: number): void {
@@ -51,10 +89,10 @@ export class BlockLookahead<B> {
     if (batched === undefined) {
       const last = Math.min(from - 1 + BlockLookahead.SINGLE_AHEAD, unsafe);
       for (let k = from; k <= last; k++) {
-        if (this.ahead.has(k)) continue;
+        if (this.has(k)) continue;
         const q = this.source.one(k);
         q.catch(() => {});
-        this.ahead.set(k, q);
+        this.put(k, q, -1);
       }
       return;
     }
@@ -67,15 +105,9 @@ export class BlockLookahead<B> {
       const ns: number[] = [];
       for (let k = start; k <= end; k++) ns.push(k);
       const all = this.timed(this.source.names.many, () => batched(ns));
-      ns.forEach((k, i) => {
-        const q = all.then((r) => {
-          const v = r[i];
-          if (v instanceof Error) throw v;
-          return v;
-        });
-        q.catch(() => {});
-        this.ahead.set(k, q);
-      });
+      // A failed batch surfaces only to whoever asks for one of its blocks.
+      all.catch(() => {});
+      for (let i = 0; i < ns.length; i++) this.put(ns[i]!, all, i);
       this.requestedTo = end;
       start = end + 1;
     }

@@ -131,6 +131,18 @@ describe("attributesMatchHeader (transactions compared by hash)", () => {
     );
   });
 
+  it("compares the hex fields in either case, and a different value of the same length still differs", () => {
+    const up = (x: string) => `0x${x.slice(2).toUpperCase()}` as Hex;
+    const p = env.executionPayload;
+    const mixed = { ...header(env, txs), parentHash: up(p.parentHash), prevRandao: up(p.prevRandao) };
+    mixed.feeRecipient = up(p.feeRecipient);
+    expect(attributesMatchHeader(holocene, new AttributesTxHashes(a), h("parent"), mixed)).toBe(undefined);
+    const flipped = `${p.prevRandao.slice(0, -1)}${p.prevRandao.endsWith("0") ? "1" : "0"}` as Hex;
+    expect(
+      attributesMatchHeader(holocene, new AttributesTxHashes(a), h("parent"), { ...mixed, prevRandao: flipped }),
+    ).toBe("prevRandao differs");
+  });
+
   it("reports the first differing transaction, a differing count, and the other fields as for a payload", () => {
     const other: Hex[] = ["0x7e01", "0x02f8ab", "0x01c0"];
     expect(attributesMatchHeader(holocene, new AttributesTxHashes(a), h("parent"), header(env, other))).toBe(
