@@ -101,7 +101,14 @@ async function startNode(cfg: RollupConfig, l1: L1Source, el: ElHandle, sequence
   const safeDb = new MemSafeDb();
   safeDb.wanted = [1, Math.floor(N / 3), N];
   const engine = code.EngineClient.create(
-    { url: el.authUrl, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg },
+    {
+      url: el.authUrl,
+      jwtSecret: SECRET,
+      kind: "variant_a",
+      rollupConfig: cfg,
+      // DERIVATION_BENCH_PREDICT=0: getPayload on its own after each build start (no local payload id, ADR 0094).
+      predictPayloadIds: process.env.DERIVATION_BENCH_PREDICT !== "0",
+    },
     {
       clock: code.systemClock,
       logger: code.silentLogger,

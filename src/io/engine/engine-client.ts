@@ -51,6 +51,11 @@ export interface EngineClientOptions {
    * gasLimit, eip1559Params, minBaseFee). Only for driving a non-OP execution client, e.g. in tests.
    */
   readonly standardAttributesOnly?: boolean;
+  /**
+   * Predict payload ids so that a derived block's getPayload rides in its build-start request (default true;
+   * docs/adr/0094). False: every getPayload goes on its own, as before.
+   */
+  readonly predictPayloadIds?: boolean;
 }
 
 export interface EngineClientDeps {
@@ -83,6 +88,7 @@ export class EngineClient {
   ) {
     this.cfg = opts.rollupConfig;
     this.standardOnly = opts.standardAttributesOnly === true;
+    this.predicting = opts.predictPayloadIds !== false;
     this.rpc = new HttpRpcClient({
       url: opts.url,
       timeoutMs: opts.timeoutMs ?? 10_000,

@@ -129,7 +129,7 @@ describe("derived blocks: getPayload in the build-start request (local payload i
     for (const el of els) await el.stop();
   });
 
-  async function rig(mode: Mode) {
+  async function rig(mode: Mode, predictPayloadIds = true) {
     const el = await startEl({ variant: "a" });
     els.push(el);
     const proxy = new CountingProxy(el.authUrl, mode);
@@ -151,7 +151,7 @@ describe("derived blocks: getPayload in the build-start request (local payload i
     const infos: [unknown, string | undefined][] = [];
     const logger = { ...silentLogger, info: (o: unknown, msg?: string) => void infos.push([o, msg]) };
     const engine = EngineClient.create(
-      { url: proxy.url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg },
+      { url: proxy.url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg, predictPayloadIds },
       { clock: systemClock, logger: logger as typeof silentLogger },
     );
     const registry = new Registry();
@@ -231,6 +231,20 @@ describe("derived blocks: getPayload in the build-start request (local payload i
       expect(reason).toMatch(mode === "other-ids" ? /returned payload id/ : /Unknown payload/);
     });
   }
+
+  it("predictPayloadIds false: getPayload on its own, nothing counted", async () => {
+    const { el, proxy, ctl, predictions } = await rig("plain", false);
+    const refs = await derive(ctl, 2);
+    expect(proxy.requests).toEqual([
+      ["engine_forkchoiceUpdatedV3"],
+      ["engine_getPayloadV4"],
+      ["engine_newPayloadV4", "engine_forkchoiceUpdatedV3"],
+      ["engine_getPayloadV4"],
+      ["engine_newPayloadV4", "engine_forkchoiceUpdatedV3"],
+    ]);
+    expect(el.head.hash).toBe(refs[1]!.hash);
+    expect((await predictions("hit")) + (await predictions("miss"))).toBe(0);
+  });
 
   it("sequencer: its blocks never batch getPayload", async () => {
     const { proxy, ctl, predictions } = await rig("plain");
