@@ -1,10 +1,11 @@
 import { connect, type Socket } from "node:net";
 import { ResponseTooLargeError } from "../common/response-limit.js";
-import { type PostResult, PostTimeoutError } from "./http-post.js";
+import type { PostResult } from "./http-post.js";
+import { armSweep, type EndpointTarget, headerLines, targetOf } from "./http1-target.js";
 
 /**
  * A lean HTTP/1.1 POST for plain `http:` JSON-RPC endpoints the node calls thousands of times a second (the
- * Engine API on the auth port during catch-up): keep-alive sockets of our own, the request written as one string
+ * Engine API on the auth port during catch-up): keep-alive sockets of our own, the request written as one buffer
  * (request line, headers and body in one socket write), the response parsed here (status line, headers,
  * `content-length`, `transfer-encoding: chunked`, or a body up to the close). About half the CPU per request of
  * node:http's client on loopback. Same contract as `postText`: resolves with the status and body text; rejects
@@ -16,103 +17,9 @@ import { type PostResult, PostTimeoutError } from "./http-post.js";
 
 const MAX_SOCKETS = 16;
 const MAX_HEAD = 64 * 1024;
-const READ_BUFFER = 64 * 1024;
 const CRLFCRLF = Buffer.from("\r\n\r\n");
 
-interface Target {
-  readonly host: string;
-  readonly port: number;
-  /** `POST <path> HTTP/1.1\r\nHost: <host>\r\n` */
-  readonly prefix: string;
-  readonly idle: Conn[];
-  open: number;
-  readonly waiting: (() => void)[];
-  /** Connections with a request in flight (their deadlines are checked by one timer per target). */
-  readonly busy: Set<Conn>;
-  /** The one timer that enforces the in-flight requests' timeouts, and when it fires (performance.now()). */
-  sweep: NodeJS.Timeout | undefined;
-  sweepAt: number;
-  /** Where this target's sockets read into (each read is handled before the next one). */
-  readonly readBuffer: Buffer;
-  /** The header lines of the last headers object seen (a caller passing the same object reuses them). */
-  lastHeaders: Readonly<Record<string, string>> | undefined;
-  lastLines: string;
-}
-
-const targets = new Map<string, Target>();
-
-function targetOf(url: string): Target {
-  let t = targets.get(url);
-  if (t === undefined) {
-    const u = new URL(url);
-    if (u.protocol !== "http:") throw new Error(`lean HTTP/1.1 POST supports http: only, got ${u.protocol}`);
-    const host = u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname;
-    const auth =
-      u.username === ""
-        ? ""
-        : `Authorization: Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")}\r\n`;
-    t = {
-      host,
-      port: u.port === "" ? 80 : Number(u.port),
-      prefix: `POST ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n${auth}`,
-      idle: [],
-      open: 0,
-      waiting: [],
-      busy: new Set(),
-      readBuffer: Buffer.allocUnsafe(READ_BUFFER),
-      sweep: undefined,
-      sweepAt: Number.POSITIVE_INFINITY,
-      lastHeaders: undefined,
-      lastLines: "",
-    };
-    if (targets.size > 256) targets.clear();
-    targets.set(url, t);
-  }
-  return t;
-}
-
-/** `name: value\r\n` for each header; a CR or LF in a name or value would split the request: refused. */
-function headerLines(t: Target, headers: Readonly<Record<string, string>>): string {
-  if (headers === t.lastHeaders) return t.lastLines;
-  let lines = "";
-  for (const k in headers) {
-    const v = headers[k]!;
-    if (/[\r\n]/.test(k) || /[\r\n]/.test(v)) throw new TypeError(`invalid header ${k}`);
-    lines += `${k}: ${v}\r\n`;
-  }
-  t.lastHeaders = headers;
-  t.lastLines = lines;
-  return lines;
-}
-
-/**
- * Arms the target's timeout timer for `deadline` unless it fires earlier already. One timer serves every request
- * in flight: requests of one client share their timeout, so deadlines only grow and the timer is set once per
- * timeout period, not once per request (a timer per request cost ~3 µs of insertion and removal each).
- */
-function armSweep(t: Target, deadline: number): void {
-  if (deadline >= t.sweepAt) return;
-  if (t.sweep !== undefined) clearTimeout(t.sweep);
-  t.sweepAt = deadline;
-  t.sweep = setTimeout(sweep, Math.max(1, Math.ceil(deadline - performance.now())), t);
-  // The in-flight socket keeps the process alive; the timer alone must not.
-  t.sweep.unref();
-}
-
-/** Fails the requests past their deadline, and re-arms for the earliest remaining one. */
-function sweep(t: Target): void {
-  t.sweep = undefined;
-  t.sweepAt = Number.POSITIVE_INFINITY;
-  const now = performance.now();
-  let next = Number.POSITIVE_INFINITY;
-  for (const c of t.busy) {
-    const ex = c.exchange;
-    if (ex === undefined) continue;
-    if (ex.deadline <= now) c.destroy(new PostTimeoutError(ex.timeoutMs));
-    else if (ex.deadline < next) next = ex.deadline;
-  }
-  if (next !== Number.POSITIVE_INFINITY) armSweep(t, next);
-}
+type Target = EndpointTarget<Conn>;
 
 type Phase = "head" | "fixed" | "chunk-size" | "chunk-data" | "chunk-crlf" | "trailers" | "until-close";
 
@@ -427,7 +334,7 @@ export async function postHttp1(
   maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<PostResult> {
   if (signal?.aborted) throw signal.reason;
-  const t = targetOf(url);
+  const t = targetOf<Conn>(url);
   // One buffer for head and body, written as it is: a request string would be flattened once more (a copy of the
   // ~25 kB of a build start) and encoded by the socket's stream again.
   const bodyBytes = Buffer.byteLength(body, "utf8");
