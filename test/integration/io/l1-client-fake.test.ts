@@ -167,11 +167,12 @@ describe("L1Client against a programmable fake L1", () => {
   });
 
   it("times out slow requests (typed RPC_TIMEOUT) and retries them", async () => {
-    failures.set("eth_getBlockByNumber", [{ hang: 400 }]);
-    const ref = await client({ timeoutMs: 100 }).l1BlockRefByNumber(7);
+    // The retry that succeeds must answer within timeoutMs: 500 ms leaves room on a loaded machine (was 100 ms).
+    failures.set("eth_getBlockByNumber", [{ hang: 1_000 }]);
+    const ref = await client({ timeoutMs: 500 }).l1BlockRefByNumber(7);
     expect(ref.number).toBe(7);
-    failures.set("eth_getBlockByNumber", [{ hang: 400 }, { hang: 400 }, { hang: 400 }, { hang: 400 }]);
-    await expect(client({ timeoutMs: 100 }).l1BlockRefByNumber(8)).rejects.toMatchObject({ code: "RPC_TIMEOUT" });
+    failures.set("eth_getBlockByNumber", [{ hang: 1_000 }, { hang: 1_000 }, { hang: 1_000 }, { hang: 1_000 }]);
+    await expect(client({ timeoutMs: 500 }).l1BlockRefByNumber(8)).rejects.toMatchObject({ code: "RPC_TIMEOUT" });
   });
 
   it("keeps at most maxConcurrency requests in flight", async () => {
