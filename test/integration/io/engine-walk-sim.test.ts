@@ -20,6 +20,7 @@ import {
   l1InfoJovian,
   startEl,
 } from "../devnet/el-support.js";
+import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 
 const BLOCKS = 90;
 
@@ -42,15 +43,7 @@ describe("EngineClient walk read-ahead against the simulated EL", () => {
     const cfg = {
       genesis: { l1: { hash: `0x${"00".repeat(32)}`, number: 0 }, l2: { hash: el.genesisHash, number: 0 } },
       block_time: 2,
-      regolith_time: 0,
-      canyon_time: 0,
-      delta_time: 0,
-      ecotone_time: 0,
-      fjord_time: 0,
-      granite_time: 0,
-      holocene_time: 0,
-      isthmus_time: 0,
-      jovian_time: 0,
+      ...EVERY_FORK_AT_GENESIS,
     } as unknown as RollupConfig;
     const calls: string[] = [];
     const engine = EngineClient.create(

@@ -28,6 +28,7 @@ import {
   signTransfer,
   startEl,
 } from "../devnet/el-support.js";
+import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 
 const L1: L1BlockRef = { hash: `0x${"11".repeat(32)}`, number: 100, parentHash: `0x${"10".repeat(32)}`, timestamp: 1 };
 
@@ -138,15 +139,7 @@ describe("derived blocks: getPayload in the build-start request (local payload i
     cfg = {
       genesis: { l1: { hash: L1.hash, number: 100 }, l2: { hash: el.genesisHash, number: 0 }, l2_time: GENESIS_TIME },
       block_time: 2,
-      regolith_time: 0,
-      canyon_time: 0,
-      delta_time: 0,
-      ecotone_time: 0,
-      fjord_time: 0,
-      granite_time: 0,
-      holocene_time: 0,
-      isthmus_time: 0,
-      jovian_time: 0,
+      ...EVERY_FORK_AT_GENESIS,
     } as unknown as RollupConfig;
     const infos: [unknown, string | undefined][] = [];
     const logger = { ...silentLogger, info: (o: unknown, msg?: string) => void infos.push([o, msg]) };

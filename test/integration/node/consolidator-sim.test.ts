@@ -25,6 +25,7 @@ import {
   signTransfer,
   startEl,
 } from "../devnet/el-support.js";
+import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 
 const BLOCKS = 40;
 const L1_HASH: Hash = `0x${"11".repeat(32)}`;
@@ -87,15 +88,7 @@ describe("Consolidator against the simulated EL (real EngineClient)", () => {
         l2_time: GENESIS_TIME,
       },
       block_time: 2,
-      regolith_time: 0,
-      canyon_time: 0,
-      delta_time: 0,
-      ecotone_time: 0,
-      fjord_time: 0,
-      granite_time: 0,
-      holocene_time: 0,
-      isthmus_time: 0,
-      jovian_time: 0,
+      ...EVERY_FORK_AT_GENESIS,
     } as unknown as RollupConfig;
   }, 60_000);
   afterAll(async () => {
