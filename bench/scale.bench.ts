@@ -23,9 +23,13 @@
  * L1 block within 1.1× of N = 1 (`l1_requests_ratio_<N>_vs_1`).
  * `SCALE_CHAINS` (default `1,8,32,100`) picks the chain counts; N = 1 is the reference of the L1 request ratio.
  * `SCALE_CPU_PROF=<prefix>` writes a CPU profile of each steady state to `<prefix>-<N>.cpuprofile`.
+ * `SCALE_TRACE=<prefix>` writes the supernode's loop stalls and GC pauses (`<prefix>-<N>.json`) and every request's
+ * send time and latency (`<prefix>-<N>-requests.json`), on the machine's monotonic clock, for
+ * `bench/scale/tail.mjs` to say what each slow request met, and the supernode's standard output to `<prefix>-<N>.log`
+ * (with `SCALE_GC_NVP=1` it holds V8's line per GC of the steady state: `--trace-gc-nvp`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -50,6 +54,15 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** `args` with the value after `flag` replaced. */
+function withFlag(args: readonly string[], flag: string, value: string): string[] {
+  const out = [...args];
+  const i = out.indexOf(flag);
+  if (i < 0 || i + 1 >= out.length) throw new Error(`no ${flag} in the supernode arguments`);
+  out[i + 1] = value;
+  return out;
 }
 
 /** Resolves with the payload of the first `READY <payload>` line of the child's standard output. */
@@ -172,11 +185,12 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
   let devnet: ChildProcess | undefined;
   let sn: ChildProcess | undefined;
   try {
-    const [rpcPort, metricsPort] = [await freePort(), await freePort()];
     note(`N=${n}: starting the devnet (own process) …`);
     devnet = spawn(
       process.execPath,
-      ["--import", "tsx", join(here, "scale", "devnet-proc.ts"), String(n), dir, String(rpcPort), String(metricsPort)],
+      // the supernode's ports are picked once the devnet's own servers are bound (one of them took a port picked
+      // free before the devnet started)
+      ["--import", "tsx", join(here, "scale", "devnet-proc.ts"), String(n), dir, "0", "0"],
       { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
     );
     const info = JSON.parse(await ready(devnet, "devnet", 600_000)) as {
@@ -184,35 +198,45 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
       l1: string;
       chains: number[];
     };
+    const [rpcPort, metricsPort] = [await freePort(), await freePort()];
+    const args = withFlag(withFlag(info.args, "--rpc.port", String(rpcPort)), "--metrics.port", String(metricsPort));
     note(`N=${n}: starting the supernode (own process) …`);
     const t0 = performance.now();
     const prof = process.env.SCALE_CPU_PROF;
+    const trace = process.env.SCALE_TRACE;
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    if (prof !== undefined) env.SCALE_CPU_PROF = `${prof}-${n}.cpuprofile`;
+    if (trace !== undefined) env.SCALE_TRACE = `${trace}-${n}.json`;
     sn = spawn(
       process.execPath,
-      ["--import", join(here, "scale", "probe.mjs"), join(root, "bin", "supernode.js"), ...info.args],
+      ["--import", join(here, "scale", "probe.mjs"), join(root, "bin", "supernode.js"), ...args],
       {
         cwd: root,
         stdio: ["ignore", "pipe", "inherit", "ipc"],
-        env: prof === undefined ? process.env : { ...process.env, SCALE_CPU_PROF: `${prof}-${n}.cpuprofile` },
+        env,
       },
     );
     const pid = sn.pid as number;
     // its log: the last lines are shown if it exits early
     const lastLines: string[] = [];
+    const log = trace === undefined ? undefined : createWriteStream(`${trace}-${n}.log`);
     createInterface({ input: sn.stdout as NodeJS.ReadableStream }).on("line", (l) => {
+      log?.write(`${l}\n`);
       lastLines.push(l);
       if (lastLines.length > 30) lastLines.shift();
     });
     const rpcUrl = `http://127.0.0.1:${rpcPort}`;
+    const metricsUrl = `http://127.0.0.1:${metricsPort}`;
     await waitAllSafe(rpcUrl, info.chains, 600_000, sn, lastLines);
     note(
       `N=${n}: every chain safe after ${((performance.now() - t0) / 1000).toFixed(1)} s; steady state ${STEADY_S} s`,
     );
     if (prof !== undefined) await ask(sn, "prof-start");
+    if (trace !== undefined) await ask(sn, "trace-start");
     await ask(sn);
     await ask(control);
     const l1From = Number(await rpc(info.l1, "eth_blockNumber"));
-    const reqFrom = await l1Requests(`http://127.0.0.1:${metricsPort}`);
+    const reqFrom = await l1Requests(metricsUrl);
     const cpuFrom = cpuTicks(pid);
     const tFrom = performance.now();
     const load = spawn(
@@ -224,6 +248,7 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
           control: controlUrl,
           durationMs: STEADY_S * 1000,
           intervalMs: INTERVAL_MS,
+          trace: trace !== undefined,
         }),
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
@@ -238,9 +263,13 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
     const rss = rssMb(pid);
     const loop = await ask<{ p99: number; max: number; resolutionMs: number; cpuP99: number; cpuMax: number }>(sn);
     if (prof !== undefined) await ask(sn, "prof-stop");
+    if (trace !== undefined) {
+      await ask(sn, "trace-stop");
+      writeFileSync(`${trace}-${n}-requests.json`, out);
+    }
     const ctlLoop = await ask<{ p99: number; cpuP99: number }>(control);
     const l1Blocks = Number(await rpc(info.l1, "eth_blockNumber")) - l1From;
-    const reqTo = await l1Requests(`http://127.0.0.1:${metricsPort}`);
+    const reqTo = await l1Requests(metricsUrl);
     const reqs = (reqTo.get("all") ?? 0) - (reqFrom.get("all") ?? 0);
     for (const [m, v] of reqTo) note(`  L1 ${m}: ${((v - (reqFrom.get(m) ?? 0)) / l1Blocks).toFixed(2)} per block`);
     const lat = JSON.parse(out) as { sn: number[]; control: number[]; failures: number };

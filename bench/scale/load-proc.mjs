@@ -37,17 +37,29 @@ function post(url) {
 
 const sn = [];
 const control = [];
+// cfg.trace: also the send time (the machine's monotonic clock, ms) of every request, to match slow ones against
+// the supernode's loop stalls and GC pauses (probe.mjs, SCALE_TRACE)
+const snAt = [];
+const controlAt = [];
+const mono = () => Number(process.hrtime.bigint()) / 1e6;
 let failures = 0;
 let i = 0;
 const end = Date.now() + cfg.durationMs;
 while (Date.now() < end) {
   const next = Date.now() + cfg.intervalMs;
+  const t = mono();
   const r = await post(cfg.targets[i++ % cfg.targets.length]);
-  if (r.ok) sn.push(r.ms);
-  else failures++;
+  if (r.ok) {
+    sn.push(r.ms);
+    if (cfg.trace) snAt.push(t);
+  } else failures++;
+  const tc = mono();
   control.push((await post(cfg.control)).ms);
+  if (cfg.trace) controlAt.push(tc);
   const wait = next - Date.now();
   if (wait > 0) await new Promise((res) => setTimeout(res, wait));
 }
-process.stdout.write(`${JSON.stringify({ sn, control, failures })}\n`);
+process.stdout.write(
+  `${JSON.stringify(cfg.trace ? { sn, control, failures, snAt, controlAt } : { sn, control, failures })}\n`,
+);
 agent.destroy();

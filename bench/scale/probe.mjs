@@ -3,7 +3,8 @@
 // channel on each "stats" message (then starts a new window). Nothing else runs in the process.
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
-import { createHistogram, monitorEventLoopDelay } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { createHistogram, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 
 const RESOLUTION_MS = 1;
 const h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -13,16 +14,54 @@ h.enable();
 // does not run the process for 20 ms, ~0.
 const cpuHist = createHistogram();
 let lastCpu = process.cpuUsage();
+// With SCALE_TRACE=<file>: every loop stall (two 1-ms ticks more than TRACE_GAP_MS apart: its start and end on the
+// machine's monotonic clock, in ms, and the process CPU used meanwhile) and every GC pause (start, duration, kind)
+// of the steady state, written to <file> as JSON at "prof-stop"/"trace-stop", to set beside the load client's slow
+// requests (same clock).
+const TRACE = process.env.SCALE_TRACE;
+const TRACE_GAP_MS = 3;
+const monoMs = () => Number(process.hrtime.bigint()) / 1e6;
+const perfToMono = monoMs() - performance.now();
+let tracing = false;
+const stalls = [];
+const gcs = [];
+let lastTick = monoMs();
+if (TRACE) {
+  new PerformanceObserver((list) => {
+    if (!tracing) return;
+    for (const e of list.getEntries()) gcs.push([e.startTime + perfToMono, e.duration, e.detail?.kind ?? e.kind]);
+  }).observe({ entryTypes: ["gc"] });
+}
 const tick = () => {
   const c = process.cpuUsage();
-  cpuHist.record(Math.max(1, c.user + c.system - lastCpu.user - lastCpu.system));
+  const used = Math.max(1, c.user + c.system - lastCpu.user - lastCpu.system);
+  cpuHist.record(used);
   lastCpu = c;
+  if (tracing) {
+    const t = monoMs();
+    if (t - lastTick > TRACE_GAP_MS) stalls.push([lastTick, t, used / 1000]);
+    lastTick = t;
+  }
   setTimeout(tick, RESOLUTION_MS).unref();
 };
 setTimeout(tick, RESOLUTION_MS).unref();
 if (typeof process.send === "function") {
   let session;
   process.on("message", (msg) => {
+    if (msg === "trace-start" && TRACE) {
+      tracing = true;
+      lastTick = monoMs();
+      if (process.env.SCALE_GC_NVP) setFlagsFromString("--trace-gc-nvp");
+      process.send("trace-started");
+      return;
+    }
+    if (msg === "trace-stop" && TRACE) {
+      tracing = false;
+      if (process.env.SCALE_GC_NVP) setFlagsFromString("--no-trace-gc-nvp");
+      writeFileSync(TRACE, JSON.stringify({ stalls, gcs }));
+      process.send("trace-stopped");
+      return;
+    }
     // With SCALE_CPU_PROF=<file>: "prof-start" / "prof-stop" record a CPU profile of the steady state.
     if (msg === "prof-start" && process.env.SCALE_CPU_PROF) {
       session = new Session();

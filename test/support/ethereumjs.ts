@@ -1,13 +1,13 @@
 /**
  * Test helper: a real Engine API execution client (@ethereumjs/client) on loopback, JWT-authenticated.
  * Post-merge genesis (Shanghai and Cancun at 0). Its sockets are forced onto 127.0.0.1 by a preload
- * (`loopback-only.mjs`), since its RLPx server otherwise binds 0.0.0.0. `stop()` SIGKILLs the PID (a graceful
- * exit takes ~8 s) and removes the data directory.
+ * (`loopback-only.mjs`), since its RLPx server otherwise binds 0.0.0.0; the same preload binds its ports to ports
+ * the kernel picks and reports them (no free port is chosen here and handed over: another process could take it
+ * first). `stop()` SIGKILLs the PID (a graceful exit takes ~8 s) and removes the data directory.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -21,33 +21,18 @@ export interface EthereumJsNode {
   stop(): Promise<void>;
 }
 
-/** A free loopback TCP port (bind 0, read, close). */
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once("error", rej);
-    s.listen(0, "127.0.0.1", () => {
-      const addr = s.address();
-      s.close(() => (typeof addr === "object" && addr !== null ? res(addr.port) : rej(new Error("no port"))));
-    });
-  });
-}
+/**
+ * Placeholder port numbers on the client's command line: the preload binds each to a port the kernel picks (port 0)
+ * and reports it (`loopback-only: port <placeholder> bound <port>`), so no port is chosen free and handed over.
+ */
+const RPC_PLACEHOLDER = 8545;
+const ENGINE_PLACEHOLDER = 8551;
+const P2P_PLACEHOLDER = 30303;
 
-/** Resolves once 127.0.0.1:port accepts a TCP connection (polled every 50 ms, up to `timeoutMs`). */
-async function untilListening(port: number, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((res) => {
-      const s = connect({ host: "127.0.0.1", port }, () => {
-        s.destroy();
-        res(true);
-      });
-      s.once("error", () => res(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`ethereumjs: 127.0.0.1:${port} not listening after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** The port the preload reported for a placeholder, once the server is listening (accepts connections). */
+function boundPort(out: string, placeholder: number): number | undefined {
+  const m = new RegExp(`loopback-only: port ${placeholder} bound (\\d+)`).exec(out);
+  return m === null ? undefined : Number(m[1]);
 }
 
 export const EJS_CHAIN_ID = 900001;
@@ -95,7 +80,6 @@ export async function startEthereumJs(opts: { startTimeoutMs?: number } = {}): P
   const jwtPath = join(dir, "jwt.hex");
   writeFileSync(jwtPath, `0x${secret.toString("hex")}\n`);
   writeFileSync(join(dir, "genesis.json"), JSON.stringify(genesis()));
-  const [rpcPort, enginePort, p2pPort] = [await freePort(), await freePort(), await freePort()];
   const cli = resolve(process.cwd(), "node_modules/@ethereumjs/client/dist/esm/bin/cli.js");
   const preload = resolve(process.cwd(), "test/support/loopback-only.mjs");
   const args = [
@@ -110,17 +94,17 @@ export async function startEthereumJs(opts: { startTimeoutMs?: number } = {}): P
     "--rpcAddr",
     "127.0.0.1",
     "--rpcPort",
-    String(rpcPort),
+    String(RPC_PLACEHOLDER),
     "--rpcEngine",
     "--rpcEngineAddr",
     "127.0.0.1",
     "--rpcEnginePort",
-    String(enginePort),
+    String(ENGINE_PLACEHOLDER),
     "--rpcEngineAuth",
     "--jwtSecret",
     jwtPath,
     "--port",
-    String(p2pPort),
+    String(P2P_PLACEHOLDER),
     "--extIP",
     "127.0.0.1",
     "--discV4",
@@ -131,8 +115,13 @@ export async function startEthereumJs(opts: { startTimeoutMs?: number } = {}): P
     "0",
     "--isSingleNode",
   ];
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, LOOPBACK_ANY_PORTS: [RPC_PLACEHOLDER, ENGINE_PLACEHOLDER, P2P_PLACEHOLDER].join(",") },
+  });
   let out = "";
+  let rpcPort: number | undefined;
+  let enginePort: number | undefined;
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   };
@@ -144,7 +133,9 @@ export async function startEthereumJs(opts: { startTimeoutMs?: number } = {}): P
       );
       const onData = (c: Buffer) => {
         out += c.toString();
-        if (out.includes(`127.0.0.1:${enginePort}`) && out.includes("Client started successfully")) {
+        rpcPort ??= boundPort(out, RPC_PLACEHOLDER);
+        enginePort ??= boundPort(out, ENGINE_PLACEHOLDER);
+        if (rpcPort !== undefined && enginePort !== undefined && out.includes("Client started successfully")) {
           clearTimeout(timer);
           res();
         }
@@ -161,14 +152,6 @@ export async function startEthereumJs(opts: { startTimeoutMs?: number } = {}): P
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  // It logs its servers as started before they accept connections: wait until both ports answer.
-  try {
-    await Promise.all([untilListening(rpcPort), untilListening(enginePort)]);
-  } catch (err) {
-    kill();
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
   child.stdout?.removeAllListeners("data");
   child.stderr?.removeAllListeners("data");
   child.stdout?.resume();
@@ -178,8 +161,8 @@ export async function startEthereumJs(opts: { startTimeoutMs?: number } = {}): P
     else child.once("exit", () => r());
   });
   return {
-    engineUrl: `http://127.0.0.1:${enginePort}`,
-    rpcUrl: `http://127.0.0.1:${rpcPort}`,
+    engineUrl: `http://127.0.0.1:${enginePort as number}`,
+    rpcUrl: `http://127.0.0.1:${rpcPort as number}`,
     jwtSecret: Uint8Array.from(secret),
     jwtPath,
     chainId: EJS_CHAIN_ID,
