@@ -3,6 +3,7 @@
  * sequencer: the parent's SystemConfig, the epoch's header (and, for a new epoch, its receipts: user deposits and
  * SystemConfig updates), then the pure assembly of `protocol/l2/attributes`.
  */
+import { bytesToHex } from "../../core/codec/hex.js";
 import { CriticalError, DecodeError, ResetError } from "../../core/errors/supernode-error.js";
 import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
 import {
@@ -13,14 +14,14 @@ import {
 } from "../../protocol/l1/blob-fee.js";
 import { userDepositsFromReceipts } from "../../protocol/l1/deposit-log.js";
 import { applySystemConfigReceipts } from "../../protocol/l1/system-config.js";
-import { buildPayloadAttributes } from "../../protocol/l2/attributes.js";
+import { buildPayloadAttributes, transactionBytesOf } from "../../protocol/l2/attributes.js";
 import { systemConfigFromL2Block } from "../../protocol/l2/block-ref.js";
 import { encodeDepositTx } from "../../protocol/l2/deposit-tx.js";
 import { extraDataForAttributes } from "../../protocol/l2/extra-data.js";
 import { type L1OriginInfo, l1InfoFormatAt } from "../../protocol/l2/l1-info.js";
 import { L1InfoDepositEncoder } from "../../protocol/l2/l1-info-deposit-encoder.js";
 import type { PayloadAttributes } from "../../protocol/l2/attributes.js";
-import type { Hash } from "../../core/types/primitives.js";
+import type { Hash, Hex } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
 import type { EngineApi, L1BlockInfo, L1Source } from "../ports.js";
 import type { AttributesBuilder } from "./types.js";
@@ -38,6 +39,12 @@ export function l1OriginInfo(cfg: RollupConfig, l1cfg: L1ChainConfig, info: L1Bl
     mixHash: info.mixHash,
     ...(info.parentBeaconBlockRoot !== undefined ? { parentBeaconBlockRoot: info.parentBeaconBlockRoot } : {}),
   };
+}
+
+/** The first transaction (the L1-info deposit) of `a` as hex, without encoding the others. */
+function firstTransactionHex(a: PayloadAttributes): Hex | undefined {
+  const first = transactionBytesOf(a)?.[0];
+  return first === undefined ? a.transactions[0] : bytesToHex(first);
 }
 
 export function defaultL1ChainConfig(cfg: RollupConfig): L1ChainConfig {
@@ -122,13 +129,14 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       timestamp: ts,
       gasLimit: attributes.gasLimit,
       extraData: extraDataForAttributes(this.cfg, ts, attributes.eip1559Params, attributes.minBaseFee),
-      firstTx: attributes.transactions[0],
+      // The L1-info deposit alone (reading `transactions` would encode every transaction's hex).
+      firstTx: firstTransactionHex(attributes),
     });
     this.lastReadBack = { sys, format, holocene, jovian, read };
     return read;
   }
 
-  async prepare(parent: L2BlockRef, epoch: BlockId) {
+  async prepare(parent: L2BlockRef, epoch: BlockId, batchTransactions?: readonly (Uint8Array | Hex)[]) {
     let sys = await this.systemConfigOf(parent);
     let seq: number;
     let info: L1BlockInfo;
@@ -178,6 +186,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       seqNumber: seq,
       dependencySetSize: this.dependencySetSize,
       l1InfoDeposits: this.l1InfoDeposits.encode,
+      batchTransactions,
     });
     // The block built on `parent` will read back as this SystemConfig. Not `sys` itself: fields its fork does not
     // carry yet (EIP-1559 params before Holocene, min base fee before Jovian, operator fee before the Isthmus L1-info

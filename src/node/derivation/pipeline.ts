@@ -22,7 +22,6 @@ import { type Frame, parseFrames, pruneFrameQueue } from "../../protocol/derive/
 import { type BatcherDataItem, selectBatcherEntries } from "../../protocol/l1/batcher-tx.js";
 import { decodeBlob } from "../../protocol/l1/blob.js";
 import { applySystemConfigReceipts } from "../../protocol/l1/system-config.js";
-import { attributesFields, attributesWithTransactionBytes, transactionBytesOf } from "../../protocol/l2/attributes.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
 import type { DerivedAttributes } from "../engine/engine-controller.js";
 import type { BlobSource, EngineApi, ExecutionPayloadEnvelope, L1Source } from "../ports.js";
@@ -302,17 +301,18 @@ export class L1DerivationPipeline implements DerivationPipeline {
     }
     if (r.kind === "batch") {
       const b = r.batch;
-      const prepared = await this.d.builder.prepare(pendingSafe, { hash: b.epochHash, number: b.epochNum });
+      // The derived block's attributes, made once: the builder appends the batch's transactions (their bytes,
+      // subarrays of the decompressed channel) after the deposits; hex is encoded only if the block is built.
+      const prepared = await this.d.builder.prepare(
+        pendingSafe,
+        { hash: b.epochHash, number: b.epochNum },
+        b.transactions,
+      );
       if (b.timestamp !== prepared.attributes.timestamp) {
         throw new ResetError("BATCH_TIMESTAMP", "batch timestamp does not follow the pending safe head");
       }
-      // The block's transactions as bytes (deposits from the builder, then the batch's own bytes); their hex is
-      // encoded only if the block is built (consolidation hashes the bytes).
-      const pa = prepared.attributes;
-      const bytes = [...(transactionBytesOf(pa) ?? pa.transactions.map((t) => hexToBytes(t)))];
-      for (const t of b.transactions) bytes.push(typeof t === "string" ? hexToBytes(t) : t);
       const attrs: DerivedAttributes = {
-        attributes: attributesWithTransactionBytes({ ...attributesFields(pa), noTxPool: true }, bytes),
+        attributes: prepared.attributes,
         parent: pendingSafe,
         l1origin: prepared.l1origin,
         sequenceNumber: prepared.sequenceNumber,

@@ -1,6 +1,7 @@
 /** The contract between the node's driver and its derivation pipeline (op-node §2.0). */
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
 import type { DerivedAttributes } from "../engine/engine-controller.js";
+import type { Hex } from "../../core/types/primitives.js";
 import type { PayloadAttributes } from "../ports.js";
 
 /**
@@ -29,8 +30,13 @@ export interface DerivationPipeline {
 
 /** Payload attributes for the next block on `parent` with L1 origin `epoch` (shared by derivation and sequencer). */
 export interface AttributesBuilder {
+  /**
+   * `batchTransactions` (derivation): the batch's transactions, appended after the deposits, so that the derived
+   * block's attributes are made once (ADR 0098); the sequencer gives none.
+   */
   prepare(
     parent: L2BlockRef,
     epoch: BlockId,
+    batchTransactions?: readonly (Uint8Array | Hex)[],
   ): Promise<{ attributes: PayloadAttributes; l1origin: L1BlockRef; sequenceNumber: number }>;
 }

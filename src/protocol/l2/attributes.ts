@@ -1,4 +1,4 @@
-import { bytesToHex } from "../../core/codec/hex.js";
+import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
 import { toQuantity } from "../../core/codec/quantity.js";
 import { ResetError } from "../../core/errors/supernode-error.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
@@ -16,18 +16,18 @@ export interface PayloadAttributes {
   readonly timestamp: number;
   readonly prevRandao: Hash;
   readonly suggestedFeeRecipient: Address;
-  /** `[]` from Canyon, absent before. */
-  readonly withdrawals?: readonly never[];
+  /** `[]` from Canyon, absent (or undefined) before. */
+  readonly withdrawals?: readonly never[] | undefined;
   /** From Ecotone. */
-  readonly parentBeaconBlockRoot?: Hash;
+  readonly parentBeaconBlockRoot?: Hash | undefined;
   /** EIP-2718 transactions: L1-info deposit, user deposits, upgrade txs, then batch txs. */
   readonly transactions: readonly Hex[];
   readonly noTxPool: boolean;
   readonly gasLimit: bigint;
   /** 8 bytes, from Holocene. */
-  readonly eip1559Params?: Hex;
+  readonly eip1559Params?: Hex | undefined;
   /** From Jovian. */
-  readonly minBaseFee?: bigint;
+  readonly minBaseFee?: bigint | undefined;
 }
 
 export interface BuildAttributesInput {
@@ -47,47 +47,93 @@ export interface BuildAttributesInput {
   readonly noTxPool?: boolean;
   /** Encodes the L1-info deposit (default {@link encodeL1InfoDepositTx}; e.g. a {@link L1InfoDepositEncoder}). */
   readonly l1InfoDeposits?: typeof encodeL1InfoDepositTx;
+  /**
+   * Derivation: the batch's transactions (EIP-2718 bytes, or hex), appended after the deposits and upgrade
+   * transactions; the attributes are then the derived block's, made once (ADR 0098).
+   */
+  readonly batchTransactions?: readonly (Uint8Array | Hex)[] | undefined;
 }
 
-/** The attributes without their transactions (what {@link attributesWithTransactionBytes} completes). */
-export type PayloadAttributesFields = Omit<PayloadAttributes, "transactions">;
+/** The withdrawals of every OP block from Canyon: none (one frozen array, not one per block). */
+const NO_WITHDRAWALS: readonly never[] = Object.freeze([]);
 
-/** The transaction bytes of attributes made by {@link attributesWithTransactionBytes}, by that very object. */
-const TX_BYTES = new WeakMap<object, readonly Uint8Array[]>();
+/** The attributes without their transactions (what {@link attributesWithTransactionBytes} completes). */
+export type PayloadAttributesFields = Omit<PayloadAttributes, "transactions" | "withdrawals"> & {
+  // A rest (`{ transactions, ...fields } = attrs`) types the empty withdrawals as `unknown[]`.
+  readonly withdrawals?: readonly unknown[] | undefined;
+};
 
 /**
- * Attributes whose transactions are known as EIP-2718 bytes: `transactions` (hex) is computed on its first read
- * and kept; until then the bytes are all there is, so a derived block that only consolidates (hashes its
- * transactions) never encodes hex. The bytes stay reachable through {@link transactionBytesOf} on this very object
- * only: a copy (`{ ...attrs, … }`, e.g. a deposits-only replacement) carries plain hex and no bytes, so bytes never
- * outlive the transactions they were recorded for.
+ * Payload attributes whose transactions are held as EIP-2718 bytes; `transactions` (hex, the Engine API form) is
+ * encoded on its first read and kept, so a derived block that only consolidates (hashes its transactions) never
+ * encodes hex (ADR 0087).
+ *
+ * Shape (ADR 0098): every field is an own data property written in one order (absent optional fields are
+ * `undefined`), and `transactions` is an own enumerable accessor whose getter is one function shared by every
+ * instance. No per-object closure or accessor pair: an object literal with a getter closure (`{ ...fields, get
+ * transactions() {…} }`) is turned into a dictionary-mode object with an accessor pair allocated in the old
+ * generation, which keeps the closure's context (the bytes, the batch's transaction views) alive past the block
+ * until the next mark-compact; every such block's bytes were promoted (~2.3 kB per consolidated block).
+ * The bytes and the hex live in private fields: a copy (`{ ...attrs, … }`, e.g. a deposits-only replacement) reads
+ * `transactions` through the getter and carries plain hex, never bytes recorded for other transactions.
  */
-export function attributesWithTransactionBytes<F extends object>(
-  fields: F,
-  bytes: readonly Uint8Array[],
-): F & { readonly transactions: readonly Hex[] } {
-  let hex: readonly Hex[] | undefined;
-  const a = {
-    ...fields,
-    get transactions(): readonly Hex[] {
-      if (hex === undefined) hex = bytes.map(bytesToHex);
-      return hex;
+class AttributesWithBytes implements PayloadAttributes {
+  readonly timestamp: number;
+  readonly prevRandao: Hash;
+  readonly suggestedFeeRecipient: Address;
+  readonly withdrawals: readonly never[] | undefined;
+  readonly parentBeaconBlockRoot: Hash | undefined;
+  declare readonly transactions: readonly Hex[];
+  readonly noTxPool: boolean;
+  readonly gasLimit: bigint;
+  readonly eip1559Params: Hex | undefined;
+  readonly minBaseFee: bigint | undefined;
+  readonly #bytes: readonly Uint8Array[];
+  #hex: readonly Hex[] | undefined;
+
+  constructor(f: PayloadAttributesFields, bytes: readonly Uint8Array[]) {
+    this.timestamp = f.timestamp;
+    this.prevRandao = f.prevRandao;
+    this.suggestedFeeRecipient = f.suggestedFeeRecipient;
+    this.withdrawals = f.withdrawals as readonly never[] | undefined;
+    this.parentBeaconBlockRoot = f.parentBeaconBlockRoot;
+    Object.defineProperty(this, "transactions", AttributesWithBytes.#transactions);
+    this.noTxPool = f.noTxPool;
+    this.gasLimit = f.gasLimit;
+    this.eip1559Params = f.eip1559Params;
+    this.minBaseFee = f.minBaseFee;
+    this.#bytes = bytes;
+  }
+
+  /** The one accessor of every instance (own and enumerable, so that a spread copies the hex). */
+  static readonly #transactions: PropertyDescriptor = {
+    enumerable: true,
+    configurable: true,
+    get(this: AttributesWithBytes): readonly Hex[] {
+      if (this.#hex === undefined) this.#hex = this.#bytes.map(bytesToHex);
+      return this.#hex;
     },
   };
-  TX_BYTES.set(a, bytes);
-  return a;
+
+  static bytesOf(a: object): readonly Uint8Array[] | undefined {
+    return #bytes in a ? a.#bytes : undefined;
+  }
+}
+
+/**
+ * Attributes from their fields and their transactions' EIP-2718 bytes (see {@link AttributesWithBytes}); the bytes
+ * stay reachable through {@link transactionBytesOf} on this very object only.
+ */
+export function attributesWithTransactionBytes(
+  fields: PayloadAttributesFields,
+  bytes: readonly Uint8Array[],
+): PayloadAttributes {
+  return new AttributesWithBytes(fields, bytes);
 }
 
 /** The transactions of `a` as bytes when `a` was made by {@link attributesWithTransactionBytes}, else undefined. */
 export function transactionBytesOf(a: object): readonly Uint8Array[] | undefined {
-  return TX_BYTES.get(a);
-}
-
-/** Every field of `a` but `transactions` (not read: lazily encoded transactions stay unencoded). */
-export function attributesFields<A extends { readonly transactions: readonly Hex[] }>(a: A): Omit<A, "transactions"> {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(a)) if (k !== "transactions") out[k] = a[k as keyof A];
-  return out as Omit<A, "transactions">;
+  return AttributesWithBytes.bytesOf(a);
 }
 
 /**
@@ -108,22 +154,24 @@ export function buildPayloadAttributes(input: BuildAttributesInput): PayloadAttr
   for (const d of input.depositTxs) txs.push(d instanceof Uint8Array ? d : encodeDepositTx(d));
   const upgradeOpts = input.dependencySetSize === undefined ? {} : { dependencySetSize: input.dependencySetSize };
   for (const u of upgradeTransactionsAt(cfg, ts, upgradeOpts)) txs.push(u);
-  const canyon = isForkActive(cfg, "canyon", ts);
-  const ecotone = isForkActive(cfg, "ecotone", ts);
-  const holocene = isForkActive(cfg, "holocene", ts);
-  const jovian = isForkActive(cfg, "jovian", ts);
-  const fields: PayloadAttributesFields = {
-    timestamp: ts,
-    prevRandao: l1Origin.mixHash,
-    suggestedFeeRecipient: SEQUENCER_FEE_VAULT,
-    ...(canyon ? { withdrawals: [] } : {}),
-    ...(ecotone ? { parentBeaconBlockRoot: l1Origin.parentBeaconBlockRoot ?? ZERO_HASH } : {}),
-    noTxPool: input.noTxPool ?? true,
-    gasLimit: sysConfig.gasLimit,
-    ...(holocene ? { eip1559Params: sysConfig.eip1559Params } : {}),
-    ...(jovian ? { minBaseFee: sysConfig.minBaseFee } : {}),
-  };
-  return attributesWithTransactionBytes(fields, txs);
+  // The batch's own bytes (subarrays of the decompressed channel: no copy).
+  for (const t of input.batchTransactions ?? []) txs.push(typeof t === "string" ? hexToBytes(t) : t);
+  return new AttributesWithBytes(
+    {
+      timestamp: ts,
+      prevRandao: l1Origin.mixHash,
+      suggestedFeeRecipient: SEQUENCER_FEE_VAULT,
+      withdrawals: isForkActive(cfg, "canyon", ts) ? NO_WITHDRAWALS : undefined,
+      parentBeaconBlockRoot: isForkActive(cfg, "ecotone", ts)
+        ? (l1Origin.parentBeaconBlockRoot ?? ZERO_HASH)
+        : undefined,
+      noTxPool: input.noTxPool ?? true,
+      gasLimit: sysConfig.gasLimit,
+      eip1559Params: isForkActive(cfg, "holocene", ts) ? sysConfig.eip1559Params : undefined,
+      minBaseFee: isForkActive(cfg, "jovian", ts) ? sysConfig.minBaseFee : undefined,
+    },
+    txs,
+  );
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   buildPayloadAttributes,
   payloadAttributesToJson,
   SEQUENCER_FEE_VAULT,
+  transactionBytesOf,
 } from "../../../../src/protocol/l2/attributes.js";
 import { l2BlockToBlockRef, systemConfigFromL2Block } from "../../../../src/protocol/l2/block-ref.js";
 import { decodeDepositTx } from "../../../../src/protocol/l2/deposit-tx.js";
@@ -197,6 +198,48 @@ describe("payload attributes", () => {
         seqNumber: 0,
       }),
     ).toThrow(ResetError);
+  });
+});
+
+describe("derived attributes made once from transaction bytes (ADR 0098)", () => {
+  const derived = (batchTransactions: readonly (Uint8Array | `0x${string}`)[]) =>
+    buildPayloadAttributes({
+      cfg: cfgWith({ ecotone_time: 0, holocene_time: 0 }),
+      sysConfig: sys,
+      l2Parent: parent(1018),
+      l1Origin: origin,
+      depositTxs: [],
+      seqNumber: 0,
+      batchTransactions,
+    });
+
+  it("appends the batch's transactions after the deposits, its bytes themselves (no copy), hex accepted", () => {
+    const user = new Uint8Array([0x02, 0xf8, 0xaa]);
+    const a = derived([user, "0x01c0"]);
+    const bytes = transactionBytesOf(a)!;
+    expect(bytes).toHaveLength(3);
+    expect(bytes[1]).toBe(user);
+    expect(a.transactions.slice(1)).toEqual(["0x02f8aa", "0x01c0"]);
+    expect(decodeDepositTx(bytes[0]!).isSystemTx).toBe(false);
+    expect(a.noTxPool).toBe(true);
+  });
+
+  it("one shared accessor and fixed own fields: no closure, accessor pair or dictionary per block", () => {
+    // An object literal with a getter closure made one closure and accessor pair per block (dictionary mode, the
+    // pair in the old generation): it kept each block's bytes alive until the next mark-compact.
+    const a = derived([new Uint8Array([1])]);
+    const b = derived([new Uint8Array([2])]);
+    const da = Object.getOwnPropertyDescriptor(a, "transactions")!;
+    const db = Object.getOwnPropertyDescriptor(b, "transactions")!;
+    expect(typeof da.get).toBe("function");
+    expect(da.get).toBe(db.get);
+    expect(da.enumerable).toBe(true);
+    expect(Object.keys(a)).toEqual(Object.keys(b));
+    // A copy reads the hex through the getter and carries no bytes.
+    const copy = { ...a };
+    expect(copy.transactions).toEqual(a.transactions);
+    expect(Object.getOwnPropertyDescriptor(copy, "transactions")!.get).toBeUndefined();
+    expect(transactionBytesOf(copy)).toBe(undefined);
   });
 });
 
