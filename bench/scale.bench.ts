@@ -22,7 +22,13 @@
  * p99 < 10 ms (stretch 5 ms), loop delay p99 < 5 ms, CPU < 25 %, RSS < 500 MB, and at every N the L1 requests per
  * L1 block within 1.1× of N = 1 (`l1_requests_ratio_<N>_vs_1`).
  * `SCALE_CHAINS` (default `1,8,32,100`) picks the chain counts; N = 1 is the reference of the L1 request ratio.
+ * `SCALE_CODE=<absolute path of a compiled dist/>` runs that build of the supernode (an A/B pair of builds under the
+ * same bench: copy each build's dist/ into a folder inside the repository, so that node_modules resolves).
  * `SCALE_CPU_PROF=<prefix>` writes a CPU profile of each steady state to `<prefix>-<N>.cpuprofile`.
+ * `SCALE_HEAP_PROF=<prefix>` (without SCALE_CPU_PROF) writes V8's sampling heap profile of everything the supernode
+ * allocates in each steady state to `<prefix>-<N>.heapprofile`.
+ * `SCALE_WORKER_PROBE=1` (an experiment, docs/adr/0100): the load client asks a bare server in a worker thread of the
+ * supernode's process instead of the chains (`p*_ms_<N>` are then that server's).
  * `SCALE_TRACE=<prefix>` writes the supernode's loop stalls and GC pauses (`<prefix>-<N>.json`) and every request's
  * send time and latency (`<prefix>-<N>-requests.json`), on the machine's monotonic clock, for
  * `bench/scale/tail.mjs` to say what each slow request met, and the supernode's standard output to `<prefix>-<N>.log`
@@ -206,10 +212,19 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
     const trace = process.env.SCALE_TRACE;
     const env: NodeJS.ProcessEnv = { ...process.env };
     if (prof !== undefined) env.SCALE_CPU_PROF = `${prof}-${n}.cpuprofile`;
+    const heap = process.env.SCALE_HEAP_PROF;
+    if (heap !== undefined) env.SCALE_HEAP_PROF = `${heap}-${n}.heapprofile`;
     if (trace !== undefined) env.SCALE_TRACE = `${trace}-${n}.json`;
     sn = spawn(
       process.execPath,
-      ["--import", join(here, "scale", "probe.mjs"), join(root, "bin", "supernode.js"), ...args],
+      [
+        "--import",
+        join(here, "scale", "probe.mjs"),
+        process.env.SCALE_CODE === undefined
+          ? join(root, "bin", "supernode.js")
+          : join(process.env.SCALE_CODE, "cli", "main.js"),
+        ...args,
+      ],
       {
         cwd: root,
         stdio: ["ignore", "pipe", "inherit", "ipc"],
@@ -232,6 +247,7 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
       `N=${n}: every chain safe after ${((performance.now() - t0) / 1000).toFixed(1)} s; steady state ${STEADY_S} s`,
     );
     if (prof !== undefined) await ask(sn, "prof-start");
+    else if (heap !== undefined) await ask(sn, "heap-start");
     if (trace !== undefined) await ask(sn, "trace-start");
     await ask(sn);
     await ask(control);
@@ -244,7 +260,10 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
       [
         join(here, "scale", "load-proc.mjs"),
         JSON.stringify({
-          targets: info.chains.map((id) => `${rpcUrl}/${id}/`),
+          targets:
+            process.env.SCALE_WORKER_PROBE === "1"
+              ? [`http://127.0.0.1:${(await ask<{ port: number }>(sn, "worker-port")).port}/`]
+              : info.chains.map((id) => `${rpcUrl}/${id}/`),
           control: controlUrl,
           durationMs: STEADY_S * 1000,
           intervalMs: INTERVAL_MS,
@@ -263,6 +282,7 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
     const rss = rssMb(pid);
     const loop = await ask<{ p99: number; max: number; resolutionMs: number; cpuP99: number; cpuMax: number }>(sn);
     if (prof !== undefined) await ask(sn, "prof-stop");
+    else if (heap !== undefined) await ask(sn, "heap-stop");
     if (trace !== undefined) {
       await ask(sn, "trace-stop");
       writeFileSync(`${trace}-${n}-requests.json`, out);

@@ -45,6 +45,27 @@ const tick = () => {
   setTimeout(tick, RESOLUTION_MS).unref();
 };
 setTimeout(tick, RESOLUTION_MS).unref();
+// SCALE_WORKER_PROBE=1 (an experiment, docs/adr/0100): a bare node:http server in a worker thread of this process,
+// answering a reply of stack_syncStatus's size; the bench's load client then asks it instead of the chains. Its
+// latency is what read-only methods served off the main thread would see while the chains run.
+let workerPort;
+if (process.env.SCALE_WORKER_PROBE === "1") {
+  const { Worker } = await import("node:worker_threads");
+  const w = new Worker(
+    `
+    const { createServer } = require("node:http");
+    const { parentPort } = require("node:worker_threads");
+    const reply = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { padding: "x".repeat(1500) } });
+    const server = createServer((req, res) => { req.resume(); req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(reply) }); res.end(reply); }); });
+    server.keepAliveTimeout = 60000;
+    server.listen(0, "127.0.0.1", () => parentPort.postMessage(server.address().port));
+  `,
+    { eval: true },
+  );
+  w.unref();
+  workerPort = await new Promise((r) => w.once("message", r));
+}
 if (typeof process.send === "function") {
   let session;
   process.on("message", (msg) => {
@@ -69,12 +90,37 @@ if (typeof process.send === "function") {
       session.post("Profiler.enable", () => session.post("Profiler.start", () => process.send("prof-started")));
       return;
     }
+    // With SCALE_HEAP_PROF=<file>: "heap-start" / "heap-stop" record V8's sampling heap profile of everything
+    // allocated in the steady state (objects the scavenges collected included): who allocates.
+    if (msg === "heap-start" && process.env.SCALE_HEAP_PROF) {
+      session = new Session();
+      session.connect();
+      const params = {
+        samplingInterval: 16384,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      };
+      session.post("HeapProfiler.startSampling", params, () => process.send("heap-started"));
+      return;
+    }
+    if (msg === "heap-stop" && session !== undefined) {
+      session.post("HeapProfiler.stopSampling", (err, res) => {
+        if (!err) writeFileSync(process.env.SCALE_HEAP_PROF, JSON.stringify(res.profile));
+        session.disconnect();
+        process.send("heap-stopped");
+      });
+      return;
+    }
     if (msg === "prof-stop" && session !== undefined) {
       session.post("Profiler.stop", (err, res) => {
         if (!err) writeFileSync(process.env.SCALE_CPU_PROF, JSON.stringify(res.profile));
         session.disconnect();
         process.send("prof-stopped");
       });
+      return;
+    }
+    if (msg === "worker-port") {
+      process.send({ port: workerPort });
       return;
     }
     if (msg !== "stats") return;
