@@ -34,8 +34,12 @@ export function parseBlockNumberParam(params: unknown[], method: string): number
 }
 
 const l1 = (r: L1BlockRef) => ({ hash: r.hash, number: r.number, parentHash: r.parentHash, timestamp: r.timestamp });
+// Written out, not `{ ...l1(r), … }`: the spread made each answer allocate ~6.8 kB instead of ~1.7 kB (ADR 0100).
 const l2 = (r: L2BlockRef) => ({
-  ...l1(r),
+  hash: r.hash,
+  number: r.number,
+  parentHash: r.parentHash,
+  timestamp: r.timestamp,
   l1origin: { hash: r.l1origin.hash, number: r.l1origin.number },
   sequenceNumber: r.sequenceNumber,
 });
