@@ -22,6 +22,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { GCProfiler } from "node:v8";
 import { hexToBytes } from "../src/core/codec/hex.js";
 import { silentLogger } from "../src/core/logger.js";
 import { systemClock } from "../src/core/time/clock.js";
@@ -71,6 +72,22 @@ function l1InfoDeposit(n: number): Hex {
     .repeat(8)
     .slice(0, 2 * 250);
   return `0x7ef8f8${body}`;
+}
+
+interface GcRecord {
+  readonly gcType: string;
+  readonly beforeGC: { readonly heapSpaceStatistics: readonly { spaceName: string; spaceUsedSize: number }[] };
+  readonly afterGC: { readonly heapSpaceStatistics: readonly { spaceName: string; spaceUsedSize: number }[] };
+}
+
+/** Bytes the scavenges among `v8.GCProfiler` records moved into old space (its used size after − before each). */
+function promotedBy(data: unknown): number {
+  const old = (r: GcRecord["afterGC"]) =>
+    r.heapSpaceStatistics.find((x) => x.spaceName === "old_space")?.spaceUsedSize ?? 0;
+  let bytes = 0;
+  for (const g of (data as { statistics?: readonly GcRecord[] } | undefined)?.statistics ?? [])
+    if (g.gcType === "Scavenge") bytes += Math.max(0, old(g.afterGC) - old(g.beforeGC));
+  return bytes;
 }
 
 const cpuUs = (): number => {
@@ -130,8 +147,11 @@ const bench: Bench = {
       const src = new UserTxSource();
       const userBlocks: Hex[][] = [];
       for (let i = 0; i < 64; i++) userBlocks.push(await src.nextBlock());
-      // As derivation makes them: the transactions held as bytes (their hex is encoded once, for the request). Each
-      // chain has its own objects (the hex is cached per object).
+      // As derivation makes them: the transactions held as bytes (their hex is encoded once, for the request), one
+      // object per block made when the block is built and dropped after it (holding every block's attributes for
+      // the whole run kept them and their hex alive through the scavenges: a GC load derivation does not have). The
+      // user transactions' bytes are decoded once (derivation has them as views of the channel's bytes).
+      const userBytes = userBlocks.map((b) => b.map(hexToBytes));
       const attrsFor = (n: number): PayloadAttributes =>
         attributesWithTransactionBytes(
           {
@@ -144,12 +164,10 @@ const bench: Bench = {
             gasLimit: 30_000_000n,
             eip1559Params: "0x000000fa00000006",
           },
-          [l1InfoDeposit(n), ...userBlocks[n % userBlocks.length]!].map(hexToBytes),
+          [hexToBytes(l1InfoDeposit(n)), ...userBytes[n % userBytes.length]!],
         );
-      const attrs = Array.from({ length: N + 1 }, (_, i) => attrsFor(i + 1));
-      const attrsCounter = Array.from({ length: N + 1 }, (_, i) => attrsFor(i + 1));
-      const chain = chainOn(el.url, (n) => attrs[n - 1]!);
-      const control = chainOn(elCounter.url, (n) => attrsCounter[n - 1]!);
+      const chain = chainOn(el.url, attrsFor);
+      const control = chainOn(elCounter.url, attrsFor);
       const roundTrip = async () => {
         if ((await chain.engine.chainId()) !== 901n) throw new Error("engine-build bench: wrong chain id");
       };
@@ -164,12 +182,16 @@ const bench: Bench = {
       let controlUs = 0;
       let tripUs = 0;
       let trips = 0;
+      let promoted = 0;
       const SLICE = 100;
+      const gc = new GCProfiler();
       while (next <= N) {
         const from = next;
         let t = cpuUs();
+        gc.start();
         for (let k = 0; k < SLICE && next <= N; k++) await chain.buildOne(next++);
         buildUs += cpuUs() - t;
+        promoted += promotedBy(gc.stop());
         t = cpuUs();
         for (let n = from; n < next; n++) await control.buildOne(n);
         controlUs += cpuUs() - t;
@@ -182,8 +204,6 @@ const bench: Bench = {
       // blocks alone (no control round trips mixed in), written to <dir>/engine-build.cpuprofile.
       const profileDir = process.env.ENGINE_BUILD_BENCH_PROFILE;
       if (profileDir !== undefined && profileDir !== "") {
-        const extra = Array.from({ length: 2000 }, (_, i) => attrsFor(N + 2 + i));
-        attrs.push(...extra);
         const { Session } = await import("node:inspector/promises");
         const session = new Session();
         session.connect();
@@ -200,7 +220,6 @@ const bench: Bench = {
       // collected too (allocation per block by function), written to <dir>/engine-build.heapprofile.
       const heapDir = process.env.ENGINE_BUILD_BENCH_HEAP;
       if (heapDir !== undefined && heapDir !== "") {
-        attrs.push(...Array.from({ length: 1000 }, (_, i) => attrsFor(next + i + 1)));
         const { Session } = await import("node:inspector/promises");
         const session = new Session();
         session.connect();
@@ -227,6 +246,9 @@ const bench: Bench = {
       report({ figure: "engine_cpu_us_per_built_block", value: Math.round(perBlock), unit: "µs" });
       report({ figure: "engine_cpu_us_per_built_block_unpredicted", value: Math.round(perControl), unit: "µs" });
       report({ figure: "engine_cpu_us_per_round_trip", value: Math.round(perTrip), unit: "µs" });
+      // Bytes the scavenges moved to the old generation during the predicted chain's slices, per built block
+      // (load-independent; docs/adr/0096).
+      report({ figure: "engine_promoted_bytes_per_built_block", value: Math.round(promoted / built), unit: "B" });
       report({
         figure: "engine_round_trips_per_built_block",
         value: Number((perBlock / perTrip).toFixed(2)),
