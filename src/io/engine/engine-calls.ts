@@ -7,7 +7,7 @@ import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Hex } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
 import type { BatchResult, RpcCall } from "../json-rpc/http-client.js";
-import { jsonValueAt, RawJson } from "../json-rpc/raw-json.js";
+import { RawJson } from "../json-rpc/raw-json.js";
 import {
   decodePayloadEnvelope,
   encodeExecutionPayload,
@@ -79,24 +79,29 @@ export function newPayloadCall(cfg: RollupConfig, envelope: ExecutionPayloadEnve
 }
 
 /**
- * A getPayload result (`result`, parsed from the response `text`) decoded for the node; the payload's own JSON text
- * is kept for the newPayload of this very payload object. `expectTransactions`: see `decodeExecutionPayload`.
+ * A getPayload result (`result`, parsed from the response) decoded for the node; the payload's own JSON text is kept
+ * for the newPayload of this very payload object: `jsonAt(path)` gives the response's text at `path` (`["result"]`
+ * or `["result", "executionPayload"]`), e.g. `(path) => jsonValueAt(text, path)`. `expectTransactions`: see
+ * `decodeExecutionPayload`.
  */
 export function decodeSealedPayload(
   result: unknown,
-  text: string,
+  jsonAt: (path: readonly string[]) => string | undefined,
   expectTransactions: readonly Hex[] | undefined,
 ): ExecutionPayloadEnvelope {
   return decodePayloadEnvelope(
     result,
     (payload, raw) => {
       // V2+: {executionPayload, ...}; V1: the payload itself.
-      const json = jsonValueAt(text, raw === result ? ["result"] : ["result", "executionPayload"]);
+      const json = jsonAt(raw === result ? RESULT : RESULT_PAYLOAD);
       sealedJson.set(payload, json === undefined ? raw : new RawJson(json));
     },
     expectTransactions,
   );
 }
+
+const RESULT: readonly string[] = ["result"];
+const RESULT_PAYLOAD: readonly string[] = ["result", "executionPayload"];
 
 /**
  * The EL's own JSON of each payload object getPayload returned: its text as the EL wrote it (or, when the text could

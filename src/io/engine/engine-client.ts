@@ -9,6 +9,7 @@ import type { RollupConfig } from "../../protocol/rollup-config.js";
 import { DEFAULT_ENGINE_MAX_RESPONSE_BYTES } from "../common/response-limit.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import { HttpRpcClient, type RpcCall, type RpcRequestEvent } from "../json-rpc/http-client.js";
+import { jsonValueAt } from "../json-rpc/raw-json.js";
 import { payloadVersionOf, predictPayloadId } from "../../protocol/payload-id.js";
 import {
   decodeOr,
@@ -199,7 +200,7 @@ export class EngineClient {
     calls.push(forkchoiceCall(this.cfg, req.state, req.attrs, this.standardOnly));
     calls.push({ method: this.getPayloadMethod(req.attrs.timestamp), params: [req.payloadId] });
     return this.queue.run(async () => {
-      const { results, itemText } = await this.rpc.batchWithText(calls);
+      const { results, itemValueAt } = await this.rpc.batchWithText(calls);
       const k = req.held === undefined ? 0 : 1;
       const gp = results[k + 1];
       let payload: ExecutionPayloadEnvelope | Error;
@@ -207,7 +208,7 @@ export class EngineClient {
       else if (!gp.ok) payload = gp.error;
       else {
         try {
-          payload = decodeSealedPayload(gp.result, itemText(k + 1) ?? "", req.expectTransactions);
+          payload = decodeSealedPayload(gp.result, (path) => itemValueAt(k + 1, path), req.expectTransactions);
         } catch (err) {
           payload = err as Error;
         }
@@ -233,7 +234,7 @@ export class EngineClient {
     const method = this.getPayloadMethod(timestamp);
     return this.queue.run(async () => {
       const { result, text } = await this.rpc.callWithText(method, [payloadId]);
-      return decodeSealedPayload(result, text, expectTransactions);
+      return decodeSealedPayload(result, (path) => jsonValueAt(text, path), expectTransactions);
     });
   }
 

@@ -6,7 +6,7 @@ import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 import { postHttp1 } from "./http1-post.js";
 import type { Agent as HttpAgent } from "node:http";
 import type { Turns } from "../../core/async/turns.js";
-import { jsonArrayItemWithId, requestJson } from "./raw-json.js";
+import { jsonArrayItemValueAt, jsonArrayItemWithId, requestJson } from "./raw-json.js";
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
 
@@ -84,6 +84,13 @@ export interface HttpRpcClientOptions {
 export interface RpcCall {
   readonly method: string;
   readonly params: readonly unknown[];
+}
+
+/** A batch's outcomes and, on demand, the response text of its elements (see `HttpRpcClient.batchWithText`). */
+export interface BatchWithText {
+  readonly results: BatchResult[];
+  itemText(i: number): string | undefined;
+  itemValueAt(i: number, path: readonly string[]): string | undefined;
 }
 
 /** One outcome of a batch element: a result, or the error it produced. */
@@ -175,14 +182,12 @@ export class HttpRpcClient {
 
   /**
    * {@link batch}, also giving the response text of each element (`itemText(i)`: the JSON text of call `i`'s
-   * response object, found on demand; undefined when the server did not answer it in an array), for a caller that
-   * passes part of it on as it is (raw-json.ts).
+   * response object, found on demand; undefined when the server did not answer it in an array; `itemValueAt(i,
+   * path)`: the text of the value at `path` in it, e.g. `["result", "executionPayload"]`, without scanning the
+   * element twice), for a caller that passes part of it on as it is (raw-json.ts).
    */
-  async batchWithText(
-    calls: readonly RpcCall[],
-    signal?: AbortSignal,
-  ): Promise<{ results: BatchResult[]; itemText: (i: number) => string | undefined }> {
-    if (calls.length === 0) return { results: [], itemText: () => undefined };
+  async batchWithText(calls: readonly RpcCall[], signal?: AbortSignal): Promise<BatchWithText> {
+    if (calls.length === 0) return { results: [], itemText: () => undefined, itemValueAt: () => undefined };
     const firstId = this.nextId;
     this.nextId += calls.length;
     let payload = "[";
@@ -208,12 +213,19 @@ export class HttpRpcClient {
           ? toRpcError(single.error, "batch")
           : new TemporaryError("RPC_BAD_RESPONSE", "batch response is not an array", { url: this.url });
       for (const c of calls) this.report(c.method, started, "rpc_error");
-      return { results: calls.map(() => ({ ok: false as const, error: err })), itemText: () => undefined };
+      return {
+        results: calls.map(() => ({ ok: false as const, error: err })),
+        itemText: () => undefined,
+        itemValueAt: () => undefined,
+      };
     }
     const byId = new Map<unknown, JsonRpcResponse>();
     for (const r of body as JsonRpcResponse[]) byId.set(r?.id, r);
+    const n = calls.length;
     const itemText = (i: number): string | undefined =>
-      i >= 0 && i < calls.length ? jsonArrayItemWithId(text, firstId + i) : undefined;
+      i >= 0 && i < n ? jsonArrayItemWithId(text, firstId + i) : undefined;
+    const itemValueAt = (i: number, path: readonly string[]): string | undefined =>
+      i >= 0 && i < n ? jsonArrayItemValueAt(text, firstId + i, path) : undefined;
     const results = calls.map((c, i): BatchResult => {
       const r = byId.get(firstId + i);
       if (r === undefined) {
@@ -232,7 +244,7 @@ export class HttpRpcClient {
         return { ok: false as const, error: error as Error };
       }
     });
-    return { results, itemText };
+    return { results, itemText, itemValueAt };
   }
 
   private unwrap(r: JsonRpcResponse, method: string): unknown {

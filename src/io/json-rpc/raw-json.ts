@@ -96,36 +96,71 @@ function valueEnd(text: string, i: number): number {
 }
 
 /**
+ * Where the value of member `key` of the object starting at `obj` starts; -1 when `obj` is not an object or has no
+ * such member (a key written with escapes does not match). Only the members before it are scanned, to their ends.
+ */
+function memberStart(text: string, obj: number, key: string): number {
+  if (text.charCodeAt(obj) !== 0x7b /* { */) return -1;
+  let i = skipSpace(text, obj + 1);
+  while (text.charCodeAt(i) === QUOTE) {
+    const keyEnd = stringEnd(text, i);
+    if (keyEnd < 0) return -1;
+    const v = skipSpace(text, skipSpace(text, keyEnd) + 1); // past the colon
+    if (keyEnd - i - 2 === key.length && text.startsWith(key, i + 1)) return v;
+    const vEnd = valueEnd(text, v);
+    if (vEnd < 0) return -1;
+    i = skipSpace(text, vEnd);
+    if (text.charCodeAt(i) !== 0x2c /* , */) return -1;
+    i = skipSpace(text, i + 1);
+  }
+  return -1;
+}
+
+/** The text of the value at `path` under the value starting at `start`; every value on the way scanned at most once. */
+function valueTextAt(text: string, start: number, path: readonly string[]): string | undefined {
+  let at = start;
+  for (const key of path) {
+    at = memberStart(text, at, key);
+    if (at < 0) return undefined;
+  }
+  const end = valueEnd(text, at);
+  return end < 0 ? undefined : text.slice(at, end);
+}
+
+/**
  * The text of the value at `path` (object keys, from the root) inside `text`, which must be valid JSON (text that
  * JSON.parse accepted); undefined when a key is missing, is not under an object, or is written with escapes.
- * Strings are skipped with `indexOf`, so finding a member costs a few µs however long its strings are.
+ * Strings are skipped with `indexOf`, so finding a member costs a few µs however long its strings are; only the
+ * members before each key of the path and the value found are scanned, each once.
  */
 export function jsonValueAt(text: string, path: readonly string[]): string | undefined {
-  let start = skipSpace(text, 0);
-  let end = valueEnd(text, start);
-  for (const key of path) {
-    if (text.charCodeAt(start) !== 0x7b) return undefined;
-    let i = skipSpace(text, start + 1);
-    let found = false;
-    while (i < end && text.charCodeAt(i) === QUOTE) {
-      const keyEnd = stringEnd(text, i);
-      if (keyEnd < 0) return undefined;
-      const v = skipSpace(text, skipSpace(text, keyEnd) + 1); // past the colon
-      const vEnd = valueEnd(text, v);
-      if (vEnd < 0) return undefined;
-      if (keyEnd - i - 2 === key.length && text.startsWith(key, i + 1)) {
-        start = v;
-        end = vEnd;
-        found = true;
-        break;
-      }
-      i = skipSpace(text, vEnd);
-      if (text.charCodeAt(i) !== 0x2c /* , */) break;
-      i = skipSpace(text, i + 1);
+  return valueTextAt(text, skipSpace(text, 0), path);
+}
+
+/**
+ * `jsonValueAt(jsonArrayItemWithId(text, id), path)` without scanning the element twice: in the element of the
+ * top-level array `text` (valid JSON) whose `id` member is the number `id`, the value at `path` (e.g. `["result",
+ * "executionPayload"]` of one call of a JSON-RPC batch). The elements before it are scanned to their ends; in it,
+ * the members before `id` and before each key of the path, and the value found.
+ */
+export function jsonArrayItemValueAt(text: string, id: number, path: readonly string[]): string | undefined {
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 0x5b /* [ */) return undefined;
+  const want = String(id);
+  i = skipSpace(text, i + 1);
+  while (i < text.length && text.charCodeAt(i) !== 0x5d /* ] */) {
+    const idAt = memberStart(text, i, "id");
+    if (idAt >= 0) {
+      const idEnd = valueEnd(text, idAt);
+      if (idEnd > idAt && text.slice(idAt, idEnd) === want) return valueTextAt(text, i, path);
     }
-    if (!found) return undefined;
+    const end = valueEnd(text, i);
+    if (end < 0) return undefined;
+    i = skipSpace(text, end);
+    if (text.charCodeAt(i) !== 0x2c /* , */) break;
+    i = skipSpace(text, i + 1);
   }
-  return text.slice(start, end);
+  return undefined;
 }
 
 /**

@@ -8,6 +8,7 @@ import {
 } from "../../../src/io/engine/engine-types.js";
 import {
   hexArrayJson,
+  jsonArrayItemValueAt,
   jsonArrayItemWithId,
   jsonValueAt,
   RawJson,
@@ -123,5 +124,31 @@ describe("jsonArrayItemWithId", () => {
     expect(jsonArrayItemWithId(text, 10)).toBeUndefined();
     expect(jsonArrayItemWithId(a, 8)).toBeUndefined(); // not an array
     expect(jsonArrayItemWithId("[]", 1)).toBeUndefined();
+  });
+});
+
+describe("jsonArrayItemValueAt", () => {
+  it("is jsonValueAt of jsonArrayItemWithId's element, in any member order, across whitespace and escapes", () => {
+    const payload = '{"blockHash":"0x01","transactions":["0x7e\\"x","0x02"],"n":{"id":3}}';
+    const items = [
+      '{"jsonrpc":"2.0","id":1,"result":{"status":"VALID"}}',
+      '{ "result" : { "payloadStatus" : { "status" : "VALID" }, "payloadId" : "0x03" } , "id" : 2, "jsonrpc":"2.0" }',
+      `{"jsonrpc":"2.0","id":3,"result":{"executionPayload":${payload},"blockValue":"0x0"}}`,
+      `{"result":{"blockValue":"0x0","executionPayload":${payload}},"jsonrpc":"2.0","id":4}`,
+      '{"jsonrpc":"2.0","id":5,"error":{"code":-38001,"message":"Unknown payload"}}',
+    ];
+    const text = ` [ ${items.join(" ,\n ")} ] `;
+    expect(JSON.parse(text)).toHaveLength(5);
+    const paths = [["result"], ["result", "executionPayload"], ["result", "payloadStatus", "status"], ["error"], []];
+    for (const id of [1, 2, 3, 4, 5, 6]) {
+      for (const path of paths) {
+        const item = jsonArrayItemWithId(text, id);
+        expect(jsonArrayItemValueAt(text, id, path)).toBe(item === undefined ? undefined : jsonValueAt(item, path));
+      }
+    }
+    expect(jsonArrayItemValueAt(text, 3, ["result", "executionPayload"])).toBe(payload);
+    expect(jsonArrayItemValueAt(text, 4, ["result", "executionPayload"])).toBe(payload);
+    expect(jsonArrayItemValueAt(items[2]!, 3, ["result"])).toBeUndefined(); // not an array
+    expect(jsonArrayItemValueAt("[]", 1, ["result"])).toBeUndefined();
   });
 });
