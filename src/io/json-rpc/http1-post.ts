@@ -16,6 +16,8 @@ import { armSweep, type EndpointTarget, headerLines, targetOf } from "./http1-ta
  */
 
 const MAX_SOCKETS = 16;
+/** A connection keeps its request buffer for the next request up to this size (larger ones are allocated each time). */
+const MAX_KEPT_REQUEST_BUFFER = 1024 * 1024;
 const MAX_HEAD = 64 * 1024;
 const CRLFCRLF = Buffer.from("\r\n\r\n");
 
@@ -60,6 +62,12 @@ class Conn {
   private buf: Buffer | undefined;
   private ex: Exchange | undefined;
   private dead = false;
+  /** The request buffer, used again for a later request once the socket has written it (`writing` false). */
+  private wbuf: Buffer | undefined;
+  private writing = false;
+  private readonly written = (): void => {
+    this.writing = false;
+  };
 
   constructor(private readonly t: Target) {
     // Reads go straight into a buffer of the target's and to onData, without node's stream machinery (a Buffer
@@ -91,15 +99,36 @@ class Conn {
     return this.ex;
   }
 
-  send(request: Buffer, ex: Exchange): void {
+  /**
+   * Writes `head` (the request line and header lines, without Content-Length) and `body` as one buffer. The body is
+   * encoded first, after room for the head (its UTF-8 length is known once written: no separate length scan), into
+   * this connection's buffer when the socket is done with it (one allocation per connection, not per request).
+   */
+  send(head: string, body: string, ex: Exchange): void {
     this.ex = ex;
     this.buf = undefined;
     if (ex.deadline !== Number.POSITIVE_INFINITY) {
       this.t.busy.add(this);
       armSweep(this.t, ex.deadline);
     }
+    // At most 3 UTF-8 bytes per UTF-16 unit; the head gains "Content-Length: <n>\r\n\r\n" (< 40 bytes).
+    const bodyAt = 3 * head.length + 40;
+    const need = bodyAt + 3 * body.length;
+    let b = this.wbuf;
+    if (b === undefined || b.length < need || this.writing) {
+      b = Buffer.allocUnsafe(need);
+      if (need <= MAX_KEPT_REQUEST_BUFFER && !this.writing) this.wbuf = b;
+    }
+    const n = b.write(body, bodyAt, "utf8");
+    const h = `${head}Content-Length: ${n}\r\n\r\n`;
+    const start = bodyAt - Buffer.byteLength(h, "utf8");
+    b.write(h, start, "utf8");
     this.sock.ref();
-    this.sock.write(request);
+    const chunk = b.subarray(start, bodyAt + n);
+    if (b === this.wbuf) {
+      this.writing = true;
+      this.sock.write(chunk, this.written);
+    } else this.sock.write(chunk);
   }
 
   destroy(err: Error): void {
@@ -335,14 +364,9 @@ export async function postHttp1(
 ): Promise<PostResult> {
   if (signal?.aborted) throw signal.reason;
   const t = targetOf<Conn>(url);
-  // One buffer for head and body, written as it is: a request string would be flattened once more (a copy of the
-  // ~25 kB of a build start) and encoded by the socket's stream again.
-  const bodyBytes = Buffer.byteLength(body, "utf8");
-  const head = `${t.prefix}${headerLines(t, headers)}Content-Length: ${bodyBytes}\r\n\r\n`;
-  const headBytes = Buffer.byteLength(head, "utf8");
-  const request = Buffer.allocUnsafe(headBytes + bodyBytes);
-  request.write(head, 0, "utf8");
-  request.write(body, headBytes, "utf8");
+  // One buffer for head and body, written as it is (Conn.send): a request string would be flattened once more (a
+  // copy of the ~25 kB of a build start) and encoded by the socket's stream again. Header lines are checked first.
+  const head = `${t.prefix}${headerLines(t, headers)}`;
   const conn = await acquire(t);
   const ex = new Exchange(
     maxBytes,
@@ -358,6 +382,6 @@ export async function postHttp1(
     ex.onAbort = () => conn.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
     signal.addEventListener("abort", ex.onAbort, { once: true });
   }
-  conn.send(request, ex);
+  conn.send(head, body, ex);
   return done;
 }

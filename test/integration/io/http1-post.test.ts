@@ -57,6 +57,25 @@ describe("postHttp1 (lean HTTP/1.1 POST)", () => {
     expect(ports.size).toBeLessThanOrEqual(2);
   });
 
+  it("writes each request intact into the connection's reused buffer: longer, shorter, multi-byte, empty", async () => {
+    ports.clear();
+    const bodies = [
+      JSON.stringify({ s: "a".repeat(30_000) }),
+      "{}",
+      JSON.stringify({ s: "€𝄞é".repeat(3_000) }),
+      JSON.stringify({ s: "b".repeat(29_999) }),
+      "",
+      JSON.stringify({ s: "c".repeat(400_000) }), // past the kept buffer's bound: a buffer of its own
+      JSON.stringify({ s: "d".repeat(10) }),
+    ];
+    for (const body of bodies) {
+      const r = await postHttp1(`${url}/reuse`, body, { authorization: "Bearer ok" });
+      expect(r.status).toBe(200);
+      expect(JSON.parse(r.text)).toEqual({ len: Buffer.byteLength(body), auth: "Bearer ok", body });
+    }
+    expect(ports.size).toBe(1);
+  });
+
   it("opens parallel connections for concurrent requests and honours connection: close", async () => {
     const rs = await Promise.all(
       Array.from({ length: 8 }, (_, i) => postHttp1(`${url}/`, JSON.stringify({ i }), { authorization: "Bearer ok" })),
