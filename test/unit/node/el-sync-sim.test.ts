@@ -25,6 +25,7 @@ import {
   l1InfoJovian,
   startEl,
 } from "../../integration/devnet/el-support.js";
+import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 import { FakeL1, MemorySafeDb, testRollupConfig, waitFor } from "./fakes.js";
 
 const els: SimulatedExecutionClient[] = [];
@@ -45,14 +46,7 @@ describe("EL sync with the simulated execution client over the Engine API", () =
         l2: { hash: sequencerEl.genesisHash, number: 0 },
         l2_time: GENESIS_TIME,
       },
-      canyon_time: 0,
-      delta_time: 0,
-      ecotone_time: 0,
-      fjord_time: 0,
-      granite_time: 0,
-      holocene_time: 0,
-      isthmus_time: 0,
-      jovian_time: 0,
+      ...EVERY_FORK_AT_GENESIS,
     });
     for (let k = 1; k <= 8; k++) {
       const l1info = l1InfoDeposit(l1InfoJovian({ number: k, time: GENESIS_TIME + k, seq: 0 }), k);

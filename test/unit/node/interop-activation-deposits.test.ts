@@ -5,17 +5,11 @@
 import { describe, expect, it } from "vitest";
 import { FetchingAttributesBuilder } from "../../../src/node/derivation/attributes-builder.js";
 import { conformanceAvailable, readConformance } from "../../conformance/conformance-dir.js";
+import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 import { FakeEngine, FakeL1, GENESIS_TIME, testRollupConfig } from "./fakes.js";
 
 const cfg = testRollupConfig({
-  canyon_time: 0,
-  delta_time: 0,
-  ecotone_time: 0,
-  fjord_time: 0,
-  granite_time: 0,
-  holocene_time: 0,
-  isthmus_time: 0,
-  jovian_time: 0,
+  ...EVERY_FORK_AT_GENESIS,
   interop_time: GENESIS_TIME + 2,
 });
 const vector = (name: string) =>

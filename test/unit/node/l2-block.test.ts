@@ -8,18 +8,12 @@ import { encodeDepositTxHex } from "../../../src/protocol/l2/deposit-tx.js";
 import { encodeJovianExtraData } from "../../../src/protocol/l2/extra-data.js";
 import { l1InfoDepositTx } from "../../../src/protocol/l2/l1-info.js";
 import type { SystemConfig } from "../../../src/protocol/rollup-config.js";
+import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 import { GENESIS_TIME, h, testRollupConfig } from "./fakes.js";
 
 /** The node reads payloads through `protocol/l2/block-ref.ts` (l2-block.ts only adapts the payload shape). */
 const cfg = testRollupConfig({
-  canyon_time: 0,
-  delta_time: 0,
-  ecotone_time: 0,
-  fjord_time: 0,
-  granite_time: 0,
-  holocene_time: 0,
-  isthmus_time: 0,
-  jovian_time: 0,
+  ...EVERY_FORK_AT_GENESIS,
 });
 const sys: SystemConfig = {
   ...cfg.genesis.system_config,
