@@ -104,19 +104,11 @@ if (typeof process.send === "function") {
       return;
     }
     if (msg === "heap-stop" && session !== undefined) {
-      session.post("HeapProfiler.stopSampling", (err, res) => {
-        if (!err) writeFileSync(process.env.SCALE_HEAP_PROF, JSON.stringify(res.profile));
-        session.disconnect();
-        process.send("heap-stopped");
-      });
+      stopProfile(session, "HeapProfiler.stopSampling", process.env.SCALE_HEAP_PROF, "heap-stopped");
       return;
     }
     if (msg === "prof-stop" && session !== undefined) {
-      session.post("Profiler.stop", (err, res) => {
-        if (!err) writeFileSync(process.env.SCALE_CPU_PROF, JSON.stringify(res.profile));
-        session.disconnect();
-        process.send("prof-stopped");
-      });
+      stopProfile(session, "Profiler.stop", process.env.SCALE_CPU_PROF, "prof-stopped");
       return;
     }
     if (msg === "worker-port") {
@@ -139,4 +131,13 @@ if (typeof process.send === "function") {
   });
   // the IPC channel must not keep a stopping process alive
   process.channel?.unref();
+}
+
+/** Stops an inspector profile (`method`), writes it to `file`, closes the session and tells the bench `reply`. */
+function stopProfile(session, method, file, reply) {
+  session.post(method, (err, res) => {
+    if (!err) writeFileSync(file, JSON.stringify(res.profile));
+    session.disconnect();
+    process.send(reply);
+  });
 }
