@@ -35,6 +35,13 @@ import type { BuildStartRequest, BuildStartResult } from "./engine-types.js";
 import { jwtAuthHeaders } from "./jwt.js";
 import { L2BlockReads, type L2Label } from "./l2-reads.js";
 
+/**
+ * Where a getPayload (V2+) response holds the payload's transactions: when they are exactly the ones the node asked
+ * for (derived attributes), the response parser takes the node's own strings instead of parsing ~10 kB of hex again
+ * (raw-json.ts `parseWithKnownStrings`; docs/adr/0101).
+ */
+const RESULT_PAYLOAD_TRANSACTIONS: readonly string[] = ["result", "executionPayload", "transactions"];
+
 export { type EngineIdentity, type EngineKind, VARIANT_B_END_OF_SUPPORT_MS } from "./engine-identity.js";
 export type { L2Label } from "./l2-reads.js";
 
@@ -199,9 +206,13 @@ export class EngineClient {
     if (req.held !== undefined) calls.push(newPayloadCall(this.cfg, req.held));
     calls.push(forkchoiceCall(this.cfg, req.state, req.attrs, this.standardOnly));
     calls.push({ method: this.getPayloadMethod(req.attrs.timestamp), params: [req.payloadId] });
+    const k = req.held === undefined ? 0 : 1;
+    const known =
+      req.expectTransactions === undefined
+        ? undefined
+        : { call: k + 1, path: RESULT_PAYLOAD_TRANSACTIONS, strings: req.expectTransactions };
     return this.queue.run(async () => {
-      const { results, itemValueAt } = await this.rpc.batchWithText(calls);
-      const k = req.held === undefined ? 0 : 1;
+      const { results, itemValueAt } = await this.rpc.batchWithText(calls, undefined, known);
       const gp = results[k + 1];
       let payload: ExecutionPayloadEnvelope | Error;
       if (gp === undefined) payload = new DecodeError("engine: batch response missing");
@@ -232,8 +243,12 @@ export class EngineClient {
     expectTransactions?: readonly Hex[],
   ): Promise<ExecutionPayloadEnvelope> {
     const method = this.getPayloadMethod(timestamp);
+    const known =
+      expectTransactions === undefined
+        ? undefined
+        : { call: 0, path: RESULT_PAYLOAD_TRANSACTIONS, strings: expectTransactions };
     return this.queue.run(async () => {
-      const { result, text } = await this.rpc.callWithText(method, [payloadId]);
+      const { result, text } = await this.rpc.callWithText(method, [payloadId], undefined, known);
       return decodeSealedPayload(result, (path) => jsonValueAt(text, path), expectTransactions);
     });
   }

@@ -6,7 +6,13 @@ import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 import { postHttp1 } from "./http1-post.js";
 import type { Agent as HttpAgent } from "node:http";
 import type { Turns } from "../../core/async/turns.js";
-import { jsonArrayItemValueAt, jsonArrayItemWithId, requestJson } from "./raw-json.js";
+import {
+  jsonArrayItemValueAt,
+  jsonArrayItemWithId,
+  type KnownStrings,
+  parseWithKnownStrings,
+  requestJson,
+} from "./raw-json.js";
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
 
@@ -86,6 +92,18 @@ export interface RpcCall {
   readonly params: readonly unknown[];
 }
 
+/**
+ * An array of strings the caller knows its response holds (raw-json.ts `parseWithKnownStrings`): at `path` of the
+ * response to call `call` of a batch (or of the one call), e.g. the transactions of the payload the node asked for.
+ */
+export interface KnownResponseStrings {
+  /** Index of the call in the batch (0 for {@link HttpRpcClient.callWithText}). */
+  readonly call: number;
+  readonly path: readonly string[];
+  /** Strings that need no JSON escape (hex). */
+  readonly strings: readonly string[];
+}
+
 /** A batch's outcomes and, on demand, the response text of its elements (see `HttpRpcClient.batchWithText`). */
 export interface BatchWithText {
   readonly results: BatchResult[];
@@ -155,12 +173,14 @@ export class HttpRpcClient {
     method: string,
     params: readonly unknown[] = [],
     signal?: AbortSignal,
+    known?: KnownResponseStrings,
   ): Promise<{ result: T; text: string }> {
     const id = this.nextId++;
     const started = this.clock.nowMs();
     let body: { parsed: unknown; text: string };
     try {
-      body = await this.post(requestJson(id, method, params), method, signal);
+      const k = known === undefined ? undefined : { path: known.path, strings: known.strings };
+      body = await this.post(requestJson(id, method, params), method, signal, k);
     } catch (err) {
       this.report(method, started, outcomeOf(err));
       throw err;
@@ -184,9 +204,14 @@ export class HttpRpcClient {
    * {@link batch}, also giving the response text of each element (`itemText(i)`: the JSON text of call `i`'s
    * response object, found on demand; undefined when the server did not answer it in an array; `itemValueAt(i,
    * path)`: the text of the value at `path` in it, e.g. `["result", "executionPayload"]`, without scanning the
-   * element twice), for a caller that passes part of it on as it is (raw-json.ts).
+   * element twice), for a caller that passes part of it on as it is (raw-json.ts). `known`: strings the caller knows
+   * one element's response holds (not parsed again when they are there as such; the results are the same).
    */
-  async batchWithText(calls: readonly RpcCall[], signal?: AbortSignal): Promise<BatchWithText> {
+  async batchWithText(
+    calls: readonly RpcCall[],
+    signal?: AbortSignal,
+    known?: KnownResponseStrings,
+  ): Promise<BatchWithText> {
     if (calls.length === 0) return { results: [], itemText: () => undefined, itemValueAt: () => undefined };
     const firstId = this.nextId;
     this.nextId += calls.length;
@@ -200,7 +225,9 @@ export class HttpRpcClient {
     let body: unknown;
     let text: string;
     try {
-      ({ parsed: body, text } = await this.post(payload, calls[0]?.method ?? "batch", signal));
+      const k =
+        known === undefined ? undefined : { id: firstId + known.call, path: known.path, strings: known.strings };
+      ({ parsed: body, text } = await this.post(payload, calls[0]?.method ?? "batch", signal, k));
     } catch (err) {
       for (const c of calls) this.report(c.method, started, outcomeOf(err));
       throw err;
@@ -256,11 +283,12 @@ export class HttpRpcClient {
     return r.result;
   }
 
-  /** POSTs the request text; the parsed response and its text. */
+  /** POSTs the request text; the parsed response and its text (`known`: see raw-json.ts `parseWithKnownStrings`). */
   private async post(
     request: string,
     method: string,
     signal?: AbortSignal,
+    known?: KnownStrings,
   ): Promise<{ parsed: unknown; text: string }> {
     if (signal?.aborted) throw new AbortedError();
     const h = this.headers === undefined ? undefined : this.headers();
@@ -298,7 +326,7 @@ export class HttpRpcClient {
         meta: { status: res.status, url: this.url },
       });
     }
-    const parsed = tryParse(text);
+    const parsed = (known === undefined ? undefined : parseWithKnownStrings(text, known)) ?? tryParse(text);
     if (parsed === undefined) {
       throw new TemporaryError("RPC_BAD_RESPONSE", `${method}: response is not JSON`, { body: text.slice(0, 200) });
     }

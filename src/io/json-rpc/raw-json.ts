@@ -118,11 +118,8 @@ function memberStart(text: string, obj: number, key: string): number {
 
 /** The text of the value at `path` under the value starting at `start`; every value on the way scanned at most once. */
 function valueTextAt(text: string, start: number, path: readonly string[]): string | undefined {
-  let at = start;
-  for (const key of path) {
-    at = memberStart(text, at, key);
-    if (at < 0) return undefined;
-  }
+  const at = valueStartAt(text, start, path);
+  if (at < 0) return undefined;
   const end = valueEnd(text, at);
   return end < 0 ? undefined : text.slice(at, end);
 }
@@ -144,23 +141,125 @@ export function jsonValueAt(text: string, path: readonly string[]): string | und
  * the members before `id` and before each key of the path, and the value found.
  */
 export function jsonArrayItemValueAt(text: string, id: number, path: readonly string[]): string | undefined {
+  const at = arrayItemValueStart(text, id, path);
+  if (at < 0) return undefined;
+  const end = valueEnd(text, at);
+  return end < 0 ? undefined : text.slice(at, end);
+}
+
+/** Where the value at `path` starts in the first element of the top-level array `text` whose `id` is `id`; -1: none. */
+function arrayItemValueStart(text: string, id: number, path: readonly string[]): number {
   let i = skipSpace(text, 0);
-  if (text.charCodeAt(i) !== 0x5b /* [ */) return undefined;
+  if (text.charCodeAt(i) !== 0x5b /* [ */) return -1;
   const want = String(id);
   i = skipSpace(text, i + 1);
   while (i < text.length && text.charCodeAt(i) !== 0x5d /* ] */) {
     const idAt = memberStart(text, i, "id");
     if (idAt >= 0) {
       const idEnd = valueEnd(text, idAt);
-      if (idEnd > idAt && text.slice(idAt, idEnd) === want) return valueTextAt(text, i, path);
+      if (idEnd > idAt && text.slice(idAt, idEnd) === want) return valueStartAt(text, i, path);
     }
     const end = valueEnd(text, i);
-    if (end < 0) return undefined;
+    if (end < 0) return -1;
     i = skipSpace(text, end);
     if (text.charCodeAt(i) !== 0x2c /* , */) break;
     i = skipSpace(text, i + 1);
   }
-  return undefined;
+  return -1;
+}
+
+/** Where the value at `path` under the value starting at `start` starts; -1: a key is missing. */
+function valueStartAt(text: string, start: number, path: readonly string[]): number {
+  let at = start;
+  for (const key of path) {
+    at = memberStart(text, at, key);
+    if (at < 0) return -1;
+  }
+  return at;
+}
+
+/** Where the strings of a response the caller already knows are (see {@link parseWithKnownStrings}). */
+export interface KnownStrings {
+  /** The `id` of the JSON-RPC batch element holding them; undefined: the response is one object (no batch). */
+  readonly id?: number | undefined;
+  /** Object keys from the response object down to the array, e.g. `["result", "executionPayload", "transactions"]`. */
+  readonly path: readonly string[];
+  /**
+   * The array's strings, each known to need no JSON escape (hex, as the transactions of attributes the node
+   * asked a payload to hold): no quote, backslash or control character.
+   */
+  readonly strings: readonly string[];
+}
+
+/** What stands in for the known array while the rest of the text is parsed (no EL writes a NUL in a string). */
+const KNOWN_VALUE = "\u0000supernode:known-strings";
+const KNOWN_JSON = JSON.stringify(KNOWN_VALUE);
+
+/**
+ * `JSON.parse(text)` of a JSON-RPC response that holds, at `known.path`, an array of strings the caller already
+ * knows (the transactions of a payload the node asked for: ~10 kB of hex): when that array's text is exactly
+ * `known.strings` written as JSON (whitespace between tokens allowed), it is compared in place instead of parsed
+ * (no second copy of each string made, scanned and compared again later), and the parsed value there is a copy of
+ * `known.strings` (the same string objects). Everything else is parsed by JSON.parse as it is: the result is what
+ * `JSON.parse(text)` returns. Undefined when the array is not found there as such, is found differently by
+ * JSON.parse (a duplicate key or `id`), or the rest is not valid JSON: the caller then parses the text whole
+ * (and meets the same errors as without this function).
+ */
+export function parseWithKnownStrings(text: string, known: KnownStrings): unknown {
+  const start =
+    known.id === undefined
+      ? valueStartAt(text, skipSpace(text, 0), known.path)
+      : arrayItemValueStart(text, known.id, known.path);
+  if (start < 0) return undefined;
+  const end = knownStringArrayEnd(text, start, known.strings);
+  if (end < 0) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(`${text.slice(0, start)}${KNOWN_JSON}${text.slice(end)}`);
+  } catch {
+    return undefined;
+  }
+  // The object JSON.parse made of the same member: the last one of a duplicated `id` or key (the scan above took
+  // the first), so the placeholder must be found where the caller will look.
+  let at: unknown = parsed;
+  if (known.id !== undefined) {
+    if (!Array.isArray(parsed)) return undefined;
+    at = undefined;
+    for (const r of parsed) if (isObject(r) && r.id === known.id) at = r;
+  }
+  const last = known.path.length - 1;
+  for (let i = 0; i < last; i++) {
+    if (!isObject(at)) return undefined;
+    at = at[known.path[i]!];
+  }
+  if (!isObject(at) || at[known.path[last]!] !== KNOWN_VALUE) return undefined;
+  at[known.path[last]!] = known.strings.slice();
+  return parsed;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Index just past the JSON array starting at `at` when it holds exactly `strings`, each written as it is between
+ * quotes; -1 otherwise. A string with a quote or a backslash never matches (its JSON text would differ).
+ */
+function knownStringArrayEnd(text: string, at: number, strings: readonly string[]): number {
+  if (text.charCodeAt(at) !== 0x5b /* [ */) return -1;
+  let i = skipSpace(text, at + 1);
+  for (let k = 0; k < strings.length; k++) {
+    if (k > 0) {
+      if (text.charCodeAt(i) !== 0x2c /* , */) return -1;
+      i = skipSpace(text, i + 1);
+    }
+    const s = strings[k]!;
+    const end = i + 1 + s.length;
+    if (text.charCodeAt(i) !== QUOTE || text.charCodeAt(end) !== QUOTE || text.slice(i + 1, end) !== s) return -1;
+    if (s.indexOf('"') >= 0 || s.indexOf("\\") >= 0) return -1;
+    i = skipSpace(text, end + 1);
+  }
+  return text.charCodeAt(i) === 0x5d /* ] */ ? i + 1 : -1;
 }
 
 /**

@@ -43,6 +43,13 @@ const PAYLOAD_TEXT = `{
     "futureField": {"note": "a \\"quoted\\" }] value \\\\", "list": [1, 2.5e3, true, null]}
   }`;
 
+/** The same payload holding exactly the transactions asked for (lower case, as the node has them). */
+const PAYLOAD_TEXT_EXACT = PAYLOAD_TEXT.replace(TXS[1]!.toUpperCase().replace("0X", "0x"), TXS[1]!);
+/** getPayload ids the EL answers: with the upper-case payload, the exact one, or an error. */
+const ID_UPPER = "0x0102030405060708";
+const ID_EXACT = "0x0000000000000002";
+const ID_UNKNOWN = "0x0000000000000003";
+
 describe("EngineClient: the EL's own payload text goes back as it is", () => {
   let server: Server;
   let url = "";
@@ -58,7 +65,11 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
         const body = JSON.parse(text);
         const answer = (c: { id: number; method: string }) => {
           if (c.method === "engine_getPayloadV4") {
-            return `{"jsonrpc":"2.0", "id": ${c.id},\n  "result": {"blockValue": "0x1",\n  "executionPayload": ${PAYLOAD_TEXT},\n  "parentBeaconBlockRoot": "${H("bb")}", "executionRequests": []}}`;
+            const id = (c as { params: string[] }).params[0];
+            if (id === ID_UNKNOWN)
+              return `{"jsonrpc":"2.0","id":${c.id},"error":{"code":-38001,"message":"Unknown payload"}}`;
+            const payload = id === ID_EXACT ? PAYLOAD_TEXT_EXACT : PAYLOAD_TEXT;
+            return `{"jsonrpc":"2.0", "id": ${c.id},\n  "result": {"blockValue": "0x1",\n  "executionPayload": ${payload},\n  "parentBeaconBlockRoot": "${H("bb")}", "executionRequests": []}}`;
           }
           const result = c.method.startsWith("engine_newPayload")
             ? { status: "VALID", latestValidHash: H("15"), validationError: null }
@@ -83,7 +94,7 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
       { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: CFG },
       { clock: systemClock, logger: silentLogger },
     );
-    const env = await c.getPayload("0x0102030405060708", 100, TXS);
+    const env = await c.getPayload(ID_UPPER, 100, TXS);
     // Decoded for the node: lower-case hex (the upper-case transaction is checked and lower-cased).
     expect(env.executionPayload.transactions).toEqual(TXS);
     expect(env.executionPayload.blockNumber).toBe(10);
@@ -117,5 +128,46 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
     await c.newPayload({ ...env, executionPayload: { ...env.executionPayload } });
     expect(bodies[0]).not.toContain("futureField");
     expect(JSON.parse(bodies[0]!).params[0].transactions).toEqual(TXS);
+  });
+
+  it("build start with getPayload: the same payload whether its transactions are the ones asked for or not", async () => {
+    const c = EngineClient.create(
+      { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: CFG },
+      { clock: systemClock, logger: silentLogger },
+    );
+    const attrs: PayloadAttributes = {
+      timestamp: 100,
+      prevRandao: H("14"),
+      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+      withdrawals: [],
+      parentBeaconBlockRoot: H("bb"),
+      transactions: TXS,
+      noTxPool: true,
+      gasLimit: 30_000_000n,
+      eip1559Params: "0x000000fa00000006",
+    };
+    const state = { headBlockHash: H("11"), safeBlockHash: H("02"), finalizedBlockHash: H("03") };
+    const start = (payloadId: Hex) =>
+      c.buildStartWithPayload({ state, attrs, payloadId, expectTransactions: attrs.transactions });
+    // Exactly the transactions asked for (taken as known, not parsed again) and one in upper case (checked, lower-
+    // cased): the same envelope as getPayload decodes; each payload's own text goes back in its newPayload.
+    const alone = await c.getPayload(ID_UPPER, 100, TXS);
+    for (const [id, text] of [
+      [ID_EXACT, PAYLOAD_TEXT_EXACT],
+      [ID_UPPER, PAYLOAD_TEXT],
+    ] as const) {
+      const r = await start(id);
+      expect(r.forkchoice).toMatchObject({ payloadStatus: { status: "VALID" } });
+      if (r.payload instanceof Error) throw r.payload;
+      expect(r.payload).toEqual(alone);
+      bodies.length = 0;
+      await c.newPayload(r.payload);
+      expect(bodies[0]).toContain(`"params":[${text},[],"${H("bb")}",[]]`);
+    }
+    // An error element stays that call's error (the other elements decoded as ever).
+    const failed = await start(ID_UNKNOWN);
+    expect(failed.forkchoice).toMatchObject({ payloadStatus: { status: "VALID" } });
+    expect(failed.payload).toBeInstanceOf(Error);
+    expect((failed.payload as Error).message).toBe("engine_getPayloadV4: Unknown payload (code -38001)");
   });
 });
