@@ -63,9 +63,9 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
         const text = Buffer.concat(parts).toString("utf8");
         bodies.push(text);
         const body = JSON.parse(text);
-        const answer = (c: { id: number; method: string }) => {
+        const answer = (c: { id: number; method: string; params: unknown[] }) => {
           if (c.method === "engine_getPayloadV4") {
-            const id = (c as { params: string[] }).params[0];
+            const id = c.params[0];
             if (id === ID_UNKNOWN)
               return `{"jsonrpc":"2.0","id":${c.id},"error":{"code":-38001,"message":"Unknown payload"}}`;
             const payload = id === ID_EXACT ? PAYLOAD_TEXT_EXACT : PAYLOAD_TEXT;
