@@ -17,7 +17,7 @@ import { spanLastTimestamp, spanStartTimestamp } from "../../protocol/derive/bat
 import { channelTimeout, isHoloceneDerivation } from "../../protocol/derive/chain-spec.js";
 import { ChannelAssembler } from "../../protocol/derive/channel-assembler.js";
 import { ChannelBank } from "../../protocol/derive/channel-bank.js";
-import { channelReaderOptions, readChannel } from "../../protocol/derive/channel-reader.js";
+import { type ChannelBatches, channelReaderOptions, openChannel } from "../../protocol/derive/channel-reader.js";
 import { type Frame, parseFrames, pruneFrameQueue } from "../../protocol/derive/frame.js";
 import { type BatcherDataItem, selectBatcherEntries } from "../../protocol/l1/batcher-tx.js";
 import { decodeBlob } from "../../protocol/l1/blob.js";
@@ -48,7 +48,8 @@ export class L1DerivationPipeline implements DerivationPipeline {
   private frames: Frame[] = [];
   private bank: ChannelBank | undefined;
   private assembler: ChannelAssembler | undefined;
-  private batchBuf: InputBatch[] = [];
+  /** The channel being read: its batches are decoded as the batch stage takes them (ADR 0098). */
+  private channel: ChannelBatches | undefined;
   private stage: BatchQueue | BatchStage;
   private readonly l2Cache = new Map<number, { ref: L2BlockRef; transactions: Uint8Array[] }>();
   private readonly d: PipelineDeps;
@@ -112,7 +113,7 @@ export class L1DerivationPipeline implements DerivationPipeline {
     this.originRef = start;
     this.items = undefined;
     this.frames = [];
-    this.batchBuf = [];
+    this.channel = undefined;
     this.bank = undefined;
     this.assembler = undefined;
     this.l2Cache.clear();
@@ -206,35 +207,43 @@ export class L1DerivationPipeline implements DerivationPipeline {
   // ------------------------------------------------------------------------------------------------------------
   // BatchSource (synchronous view of the current origin's data for the batch stage)
 
-  private decodeChannel(data: Uint8Array): void {
-    const res = readChannel(data, channelReaderOptions(this.d.cfg, this.originRef.timestamp));
-    for (const b of res.batches) {
-      this.batchBuf.push(
-        b.kind === "singular" ? { kind: "singular", batch: b.batch } : { kind: "span", batch: b.batch },
-      );
-      this.d.logger.trace(
-        b.kind === "singular"
-          ? { kind: b.kind, first: b.batch.timestamp, last: b.batch.timestamp, origin: this.originRef.number }
-          : {
-              kind: b.kind,
-              first: spanStartTimestamp(b.batch),
-              last: spanLastTimestamp(b.batch),
-              origin: this.originRef.number,
-            },
-        "batch read",
-      );
+  private openChannel(data: Uint8Array): void {
+    this.channel = openChannel(data, channelReaderOptions(this.d.cfg, this.originRef.timestamp));
+  }
+
+  /** The open channel's next batch; closes the channel when it has no more. */
+  private nextFromChannel(channel: ChannelBatches): InputBatch | undefined {
+    const b = channel.next();
+    if (b === undefined) {
+      if (channel.error !== undefined)
+        this.d.logger.debug({ err: channel.error.message }, "channel read stopped early");
+      this.channel = undefined;
+      return undefined;
     }
-    if (res.error !== undefined) this.d.logger.debug({ err: res.error.message }, "channel read stopped early");
+    this.d.logger.trace(
+      b.kind === "singular"
+        ? { kind: b.kind, first: b.batch.timestamp, last: b.batch.timestamp, origin: this.originRef.number }
+        : {
+            kind: b.kind,
+            first: spanStartTimestamp(b.batch),
+            last: spanLastTimestamp(b.batch),
+            origin: this.originRef.number,
+          },
+      "batch read",
+    );
+    return b.kind === "singular" ? { kind: "singular", batch: b.batch } : { kind: "span", batch: b.batch };
   }
 
   next(): InputBatch | undefined {
     for (;;) {
-      const b = this.batchBuf.shift();
-      if (b !== undefined) return b;
+      if (this.channel !== undefined) {
+        const b = this.nextFromChannel(this.channel);
+        if (b !== undefined) return b;
+      }
       if (this.bank !== undefined) {
         const data = this.bank.read();
         if (data !== undefined) {
-          this.decodeChannel(data);
+          this.openChannel(data);
           continue;
         }
       }
@@ -242,7 +251,7 @@ export class L1DerivationPipeline implements DerivationPipeline {
       if (frame !== undefined) {
         if (this.assembler !== undefined) {
           const ev = this.assembler.addFrame(frame);
-          if (ev.kind === "ready") this.decodeChannel(ev.data);
+          if (ev.kind === "ready") this.openChannel(ev.data);
         } else {
           this.bank?.ingestFrame(frame);
         }
@@ -260,7 +269,7 @@ export class L1DerivationPipeline implements DerivationPipeline {
   }
 
   flushChannel(): void {
-    this.batchBuf = [];
+    this.channel = undefined;
     this.assembler?.flush();
   }
 

@@ -128,56 +128,106 @@ export function decompressPrefix(
 }
 
 /**
+ * A channel's batches, decoded one at a time as they are taken (op-node's `ChannelInReader.NextBatch`): only the
+ * decompression happens up front. A batch decoded ahead of its block would wait in a buffer for as long as the
+ * blocks before it take; on the build path (an engine round trip per block) that outlives scavenges, and V8 then
+ * pretenures the decoding's allocation sites for every path (ADR 0098).
+ */
+export interface ChannelBatches {
+  readonly compression: Compression | undefined;
+  /** The next batch in channel order; undefined once the channel is read to its end or stopped by an error. */
+  next(): ChannelBatch | undefined;
+  /** Span batches skipped so far (pre-Delta, or transactions that cannot be rebuilt). */
+  readonly dropped: readonly { readonly index: number; readonly reason: string }[];
+  /** Why reading stopped early, once it did (the batches before it remain valid). */
+  readonly error: DecodeError | undefined;
+}
+
+class ChannelBatchReader implements ChannelBatches {
+  readonly dropped: { index: number; reason: string }[] = [];
+  error: DecodeError | undefined;
+  private bytes: Uint8Array = new Uint8Array(0);
+  private decompErr: DecodeError | undefined;
+  private limit = 0;
+  private off = 0;
+  private index = 0;
+
+  constructor(
+    data: Uint8Array,
+    private readonly opts: ChannelReaderOptions,
+    readonly compression: Compression | undefined,
+  ) {
+    if (data.length === 0) this.error = new DecodeError("empty channel");
+    else if (compression === undefined) {
+      this.error = new DecodeError("unknown channel compression", { first: data[0] });
+    } else if (compression === "brotli" && !opts.brotliAllowed) {
+      this.error = new DecodeError("cannot accept brotli compressed batch before Fjord");
+    } else {
+      const input = compression === "brotli" ? data.subarray(1) : data;
+      // One byte beyond the cap tells "too large" apart from "exactly at the cap".
+      const { bytes, error } = decompressPrefix(input, compression, opts.maxRlpBytes + 1);
+      this.bytes = bytes;
+      this.decompErr = error;
+      this.limit = Math.min(bytes.length, opts.maxRlpBytes);
+    }
+  }
+
+  next(): ChannelBatch | undefined {
+    const { bytes, opts } = this;
+    while (this.error === undefined && this.off < bytes.length) {
+      let typed: Uint8Array;
+      try {
+        if (this.off >= this.limit) throw new DecodeError("channel exceeds the maximum RLP bytes");
+        const item = readItem(bytes, this.off, this.limit);
+        if (item.isList) throw new DecodeError("batch must be an RLP string");
+        typed = bytes.subarray(item.start, item.end);
+        this.off = item.next;
+      } catch (e) {
+        // A truncated item at the end of a partial stream is the decompression error's consequence.
+        if (this.decompErr !== undefined && bytes.length <= opts.maxRlpBytes) return this.stop(this.decompErr);
+        return this.stop(e instanceof DecodeError ? e : new DecodeError(String(e)));
+      }
+      let bd: ReturnType<typeof decodeBatch>;
+      try {
+        bd = decodeBatch(typed);
+      } catch (e) {
+        return this.stop(e instanceof DecodeError ? e : new DecodeError(String(e)));
+      }
+      const index = this.index++;
+      if (bd.type === SINGULAR_BATCH_TYPE) return { kind: "singular", batch: bd.batch };
+      if (!opts.spanBatchesAllowed) {
+        this.dropped.push({ index, reason: "span batch before Delta" });
+        continue;
+      }
+      try {
+        const span = deriveSpanBatch(bd.batch, opts.blockTime, opts.genesisL2Time, opts.l2ChainId);
+        return { kind: "span", batch: span, raw: bd.batch };
+      } catch (e) {
+        this.dropped.push({ index, reason: e instanceof Error ? e.message : String(e) });
+      }
+    }
+    if (this.error === undefined && this.decompErr !== undefined) this.stop(this.decompErr);
+    return undefined;
+  }
+
+  private stop(error: DecodeError): undefined {
+    this.error = error;
+    this.bytes = new Uint8Array(0);
+    return undefined;
+  }
+}
+
+/** Opens a channel for reading its batches one at a time. Never throws for bad channel data. */
+export function openChannel(data: Uint8Array, opts: ChannelReaderOptions): ChannelBatches {
+  return new ChannelBatchReader(data, opts, detectCompression(data[0]));
+}
+
+/**
  * Reads every batch of a channel. Never throws for bad channel data: problems are reported in `error` / `dropped`.
  */
 export function readChannel(data: Uint8Array, opts: ChannelReaderOptions): ChannelReadResult {
+  const reader = openChannel(data, opts);
   const batches: ChannelBatch[] = [];
-  const dropped: { index: number; reason: string }[] = [];
-  const compression = detectCompression(data[0]);
-  const done = (error: DecodeError | undefined): ChannelReadResult => ({ compression, batches, dropped, error });
-  if (data.length === 0) return done(new DecodeError("empty channel"));
-  if (compression === undefined) return done(new DecodeError("unknown channel compression", { first: data[0] }));
-  if (compression === "brotli" && !opts.brotliAllowed) {
-    return done(new DecodeError("cannot accept brotli compressed batch before Fjord"));
-  }
-  const input = compression === "brotli" ? data.subarray(1) : data;
-  // One byte beyond the cap tells "too large" apart from "exactly at the cap".
-  const { bytes, error: decompErr } = decompressPrefix(input, compression, opts.maxRlpBytes + 1);
-  const limit = Math.min(bytes.length, opts.maxRlpBytes);
-  let off = 0;
-  let index = 0;
-  while (off < bytes.length) {
-    let typed: Uint8Array;
-    try {
-      if (off >= limit) throw new DecodeError("channel exceeds the maximum RLP bytes");
-      const item = readItem(bytes, off, limit);
-      if (item.isList) throw new DecodeError("batch must be an RLP string");
-      typed = bytes.subarray(item.start, item.end);
-      off = item.next;
-    } catch (e) {
-      // A truncated item at the end of a partial stream is the decompression error's consequence.
-      if (decompErr !== undefined && bytes.length <= opts.maxRlpBytes) return done(decompErr);
-      return done(e instanceof DecodeError ? e : new DecodeError(String(e)));
-    }
-    let bd: ReturnType<typeof decodeBatch>;
-    try {
-      bd = decodeBatch(typed);
-    } catch (e) {
-      return done(e instanceof DecodeError ? e : new DecodeError(String(e)));
-    }
-    if (bd.type === SINGULAR_BATCH_TYPE) {
-      batches.push({ kind: "singular", batch: bd.batch });
-    } else if (!opts.spanBatchesAllowed) {
-      dropped.push({ index, reason: "span batch before Delta" });
-    } else {
-      try {
-        const span = deriveSpanBatch(bd.batch, opts.blockTime, opts.genesisL2Time, opts.l2ChainId);
-        batches.push({ kind: "span", batch: span, raw: bd.batch });
-      } catch (e) {
-        dropped.push({ index, reason: e instanceof Error ? e.message : String(e) });
-      }
-    }
-    index++;
-  }
-  return done(decompErr);
+  for (let b = reader.next(); b !== undefined; b = reader.next()) batches.push(b);
+  return { compression: reader.compression, batches, dropped: [...reader.dropped], error: reader.error };
 }

@@ -13,6 +13,7 @@ import {
   encodeChannel,
   encodeSpanBatch,
   type Frame,
+  openChannel,
   readChannel,
   rlpStrings,
   type SingularBatch,
@@ -91,6 +92,24 @@ describe("channel reader", () => {
     const res = readChannel(data, preFjord);
     expect(res.batches).toHaveLength(3);
     expect(res.error?.message).toMatch(/unrecognized/);
+  });
+
+  it("decodes an open channel's batches one at a time, the error only once the bad batch is reached", () => {
+    const payload = channelPayload(batches);
+    const bad = rlpStrings([new Uint8Array([9, 1, 2])]);
+    const reader = openChannel(
+      compressChannel(new Uint8Array([...payload, ...bad]), { compression: "zlib" }),
+      preFjord,
+    );
+    expect(reader.compression).toBe("zlib");
+    for (const i of [0, 1, 2]) {
+      const b = reader.next();
+      expect(b?.kind === "singular" && b.batch.timestamp).toBe(singular(i).timestamp);
+      expect(reader.error).toBeUndefined();
+    }
+    expect(reader.next()).toBeUndefined();
+    expect(reader.error?.message).toMatch(/unrecognized/);
+    expect(reader.next()).toBeUndefined();
   });
 
   it("caps decompressed bytes at the per-fork maximum", () => {
