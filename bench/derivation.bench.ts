@@ -38,6 +38,7 @@
  *   generation (v8.GCProfiler) over the measured runs' whole phases per block: what fills the old generation and
  *   so paces the mark-compacts; load-independent too (ADR 0095). DERIVATION_BENCH_HEAP_PROFILE=<file> writes a
  *   sampling heap profile of the objects that survived the scavenges over the measured runs (where they are made).
+ *   DERIVATION_BENCH_ALLOC_PROFILE=<file>: the same over every allocation (what fills the young generation).
  * Parts: bench/derivation/el.ts (the simulated EL), mem-chain.ts (in-memory L1 and SafeDB), metering.ts (CPU,
  * threads, calls, window bounds, profiles), node-code.ts (dist/ or sources), user-txs.ts, rollup-config.ts.
  */

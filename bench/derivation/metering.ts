@@ -120,9 +120,12 @@ export async function startProfile(): Promise<(() => Promise<void>) | undefined>
  * mark-compact (no `*` run): a mark-compact also frees the young generation's garbage of that moment, and those
  * samples stay in the profile as if promoted (ADR 0098). A scavenge is forced just before the profile stops (the
  * inspector's stop runs a full GC, which would keep the garbage allocated since the last scavenge in it too).
+ * DERIVATION_BENCH_ALLOC_PROFILE=<file> instead: the same profiler keeping every allocation (where the bytes that
+ * fill the young generation, and so set how often it is scavenged, are allocated).
  */
 export async function startSurvivorProfile(): Promise<(() => Promise<void>) | undefined> {
-  const file = process.env.DERIVATION_BENCH_HEAP_PROFILE;
+  const all = process.env.DERIVATION_BENCH_ALLOC_PROFILE;
+  const file = all !== undefined && all !== "" ? all : process.env.DERIVATION_BENCH_HEAP_PROFILE;
   if (file === undefined || file === "") return undefined;
   const { Session } = await import("node:inspector/promises");
   const session = new Session();
@@ -131,7 +134,8 @@ export async function startSurvivorProfile(): Promise<(() => Promise<void>) | un
   await session.post("HeapProfiler.startSampling", {
     samplingInterval: 4096,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: false,
+    // DERIVATION_BENCH_ALLOC_PROFILE: every allocation (what paces the scavenges), not only the survivors.
+    includeObjectsCollectedByMinorGC: file === all,
   });
   // A scavenge right before the profile stops: objects allocated since the last one and already dead would otherwise
   // stay in it (up to one scavenge interval of plain allocation, ~14 MB: as much as ~20 runs promote). Profiling
