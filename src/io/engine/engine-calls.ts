@@ -11,7 +11,7 @@ import { RawJson } from "../json-rpc/raw-json.js";
 import {
   decodePayloadEnvelope,
   encodeExecutionPayload,
-  encodePayloadAttributesJson,
+  encodePayloadAttributesParts,
   type ExecutionPayload,
   type ExecutionPayloadEnvelope,
   type ForkchoiceState,
@@ -55,7 +55,7 @@ export function forkchoiceCall(
         safeBlockHash: state.safeBlockHash,
         finalizedBlockHash: state.finalizedBlockHash,
       },
-      attrs === undefined ? null : new RawJson(encodePayloadAttributesJson(attrs, standardOnly)),
+      attrs === undefined ? null : new RawJson(encodePayloadAttributesParts(attrs, standardOnly)),
     ],
   };
 }

@@ -11,7 +11,7 @@ import {
   jsonArrayItemWithId,
   type KnownStrings,
   parseWithKnownStrings,
-  requestJson,
+  requestParts,
 } from "./raw-json.js";
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
@@ -135,7 +135,7 @@ export class HttpRpcClient {
   private readonly headers: HttpRpcClientOptions["headers"];
   private readonly onRequest: ((e: RpcRequestEvent) => void) | undefined;
   private readonly clock: Clock;
-  private readonly send: typeof postText;
+  private readonly send: Send;
   private readonly turns: Turns | undefined;
   private nextId = 1;
   private lastExtra: Readonly<Record<string, string>> | undefined;
@@ -153,10 +153,11 @@ export class HttpRpcClient {
     this.send =
       agent !== undefined
         ? (url, body, headers, signal, timeoutMs, maxBytes) =>
-            postText(url, body, headers, signal, timeoutMs, maxBytes, agent)
+            postText(url, body.join(""), headers, signal, timeoutMs, maxBytes, agent)
         : opts.transport === "http1" && opts.url.startsWith("http:")
           ? postHttp1
-          : postText;
+          : (url, body, headers, signal, timeoutMs, maxBytes) =>
+              postText(url, body.join(""), headers, signal, timeoutMs, maxBytes);
     this.turns = opts.turns;
   }
 
@@ -180,7 +181,7 @@ export class HttpRpcClient {
     let body: { parsed: unknown; text: string };
     try {
       const k = known === undefined ? undefined : { path: known.path, strings: known.strings };
-      body = await this.post(requestJson(id, method, params), method, signal, k);
+      body = await this.post(requestParts([{ method, params }], id, false), method, signal, k);
     } catch (err) {
       this.report(method, started, outcomeOf(err));
       throw err;
@@ -215,12 +216,7 @@ export class HttpRpcClient {
     if (calls.length === 0) return { results: [], itemText: () => undefined, itemValueAt: () => undefined };
     const firstId = this.nextId;
     this.nextId += calls.length;
-    let payload = "[";
-    for (let i = 0; i < calls.length; i++) {
-      const c = calls[i]!;
-      payload += `${i === 0 ? "" : ","}${requestJson(firstId + i, c.method, c.params)}`;
-    }
-    payload += "]";
+    const payload = requestParts(calls, firstId, true);
     const started = this.clock.nowMs();
     let body: unknown;
     let text: string;
@@ -285,7 +281,7 @@ export class HttpRpcClient {
 
   /** POSTs the request text; the parsed response and its text (`known`: see raw-json.ts `parseWithKnownStrings`). */
   private async post(
-    request: string,
+    request: readonly string[],
     method: string,
     signal?: AbortSignal,
     known?: KnownStrings,
@@ -349,6 +345,18 @@ export class HttpRpcClient {
     this.onRequest?.({ method, durationMs: this.clock.nowMs() - started, outcome });
   }
 }
+
+/**
+ * A transport: POSTs the request's text, given as parts written one after the other (raw-json.ts `requestParts`).
+ */
+type Send = (
+  url: string,
+  body: readonly string[],
+  headers: Readonly<Record<string, string>>,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+  maxBytes: number,
+) => Promise<PostResult>;
 
 function tryParse(text: string): unknown {
   try {

@@ -100,11 +100,12 @@ class Conn {
   }
 
   /**
-   * Writes `head` (the request line and header lines, without Content-Length) and `body` as one buffer. The body is
-   * encoded first, after room for the head (its UTF-8 length is known once written: no separate length scan), into
-   * this connection's buffer when the socket is done with it (one allocation per connection, not per request).
+   * Writes `head` (the request line and header lines, without Content-Length) and `body` (its parts one after the
+   * other) as one buffer. The body is encoded first, after room for the head (its UTF-8 length is known once
+   * written: no separate length scan), into this connection's buffer when the socket is done with it (one
+   * allocation per connection, not per request); each part is encoded where it lies (no joined copy of the body).
    */
-  send(head: string, body: string, ex: Exchange): void {
+  send(head: string, body: string | readonly string[], ex: Exchange): void {
     this.ex = ex;
     this.buf = undefined;
     if (ex.deadline !== Number.POSITIVE_INFINITY) {
@@ -113,13 +114,18 @@ class Conn {
     }
     // At most 3 UTF-8 bytes per UTF-16 unit; the head gains "Content-Length: <n>\r\n\r\n" (< 40 bytes).
     const bodyAt = 3 * head.length + 40;
-    const need = bodyAt + 3 * body.length;
+    let units = 0;
+    if (typeof body === "string") units = body.length;
+    else for (let i = 0; i < body.length; i++) units += body[i]!.length;
+    const need = bodyAt + 3 * units;
     let b = this.wbuf;
     if (b === undefined || b.length < need || this.writing) {
       b = Buffer.allocUnsafe(need);
       if (need <= MAX_KEPT_REQUEST_BUFFER && !this.writing) this.wbuf = b;
     }
-    const n = b.write(body, bodyAt, "utf8");
+    let n = 0;
+    if (typeof body === "string") n = b.write(body, bodyAt, "utf8");
+    else for (let i = 0; i < body.length; i++) n += b.write(body[i]!, bodyAt + n, "utf8");
     const h = `${head}Content-Length: ${n}\r\n\r\n`;
     const start = bodyAt - Buffer.byteLength(h, "utf8");
     b.write(h, start, "utf8");
@@ -356,7 +362,8 @@ async function acquire(t: Target): Promise<Conn> {
 
 export async function postHttp1(
   url: string,
-  body: string,
+  /** The request body, whole or as parts written one after the other (no part ends inside a surrogate pair). */
+  body: string | readonly string[],
   headers: Readonly<Record<string, string>>,
   signal?: AbortSignal,
   timeoutMs?: number,

@@ -5,9 +5,21 @@
  * `indexOf` of one character runs at memory speed; and a value the EL wrote can be sent back as the EL wrote it.
  */
 
-/** JSON text that goes into a request as it is (already serialised, e.g. the EL's own JSON of a payload). */
+/**
+ * JSON text that goes into a request as it is (already serialised, e.g. the EL's own JSON of a payload), given whole
+ * or as parts that are written one after the other (the request is then never copied into one string first).
+ */
 export class RawJson {
-  constructor(readonly text: string) {}
+  /** The text, or its parts (no array is made for a text given whole: a payload's text is kept per block). */
+  readonly json: string | readonly string[];
+
+  constructor(json: string | readonly string[]) {
+    this.json = json;
+  }
+
+  get text(): string {
+    return typeof this.json === "string" ? this.json : this.json.join("");
+  }
 }
 
 /**
@@ -23,13 +35,56 @@ export function requestJson(id: number, method: string, params: readonly unknown
     }
   }
   if (!raw) return JSON.stringify({ jsonrpc: "2.0", id, method, params });
-  let out = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":[`;
-  for (let i = 0; i < params.length; i++) {
-    const p = params[i];
-    if (i > 0) out += ",";
-    out += p instanceof RawJson ? p.text : (JSON.stringify(p) ?? "null");
+  return requestParts([{ method, params }], id, false).join("");
+}
+
+/** A JSON-RPC call as {@link requestParts} takes it. */
+export interface CallJson {
+  readonly method: string;
+  readonly params: readonly unknown[];
+}
+
+/** RawJson parts at least this long are written into the request as they are (not copied into a string first). */
+const LARGE_PART = 1024;
+
+/**
+ * The text of request objects for `calls` (ids from `firstId` on; a batch array when `batch`) as parts to be written
+ * one after the other: `requestParts(...).join("")` is the request (each object as {@link requestJson} writes it).
+ * The large RawJson parts (a payload's ~12 kB of JSON, a block's ~10 kB of transactions) stay parts of their own,
+ * the short text between them is joined, so a transport that writes the parts into its buffer copies every byte
+ * once instead of flattening a ~25 kB string first (docs/adr/0101).
+ */
+export function requestParts(calls: readonly CallJson[], firstId: number, batch: boolean): string[] {
+  const out: string[] = [];
+  let cur = batch ? "[" : "";
+  for (let i = 0; i < calls.length; i++) {
+    const { method, params } = calls[i]!;
+    if (i > 0) cur += ",";
+    cur += `{"jsonrpc":"2.0","id":${firstId + i},"method":${JSON.stringify(method)},"params":[`;
+    for (let j = 0; j < params.length; j++) {
+      const p = params[j];
+      if (j > 0) cur += ",";
+      if (!(p instanceof RawJson)) {
+        cur += JSON.stringify(p) ?? "null";
+        continue;
+      }
+      const json = p.json;
+      if (typeof json === "string") cur = addPart(out, cur, json);
+      else for (let k = 0; k < json.length; k++) cur = addPart(out, cur, json[k]!);
+    }
+    cur += "]}";
   }
-  return `${out}]}`;
+  if (batch) cur += "]";
+  out.push(cur);
+  return out;
+}
+
+/** `part` appended to the short text `cur` (returned), or pushed to `out` as a part of its own when it is large. */
+function addPart(out: string[], cur: string, part: string): string {
+  if (part.length < LARGE_PART) return cur + part;
+  if (cur !== "") out.push(cur);
+  out.push(part);
+  return "";
 }
 
 /**

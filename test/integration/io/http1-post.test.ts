@@ -57,7 +57,7 @@ describe("postHttp1 (lean HTTP/1.1 POST)", () => {
     expect(ports.size).toBeLessThanOrEqual(2);
   });
 
-  it("writes each request intact into the connection's reused buffer: longer, shorter, multi-byte, empty", async () => {
+  it("writes each request intact into the connection's reused buffer: longer, shorter, multi-byte, empty, in parts", async () => {
     ports.clear();
     const bodies = [
       JSON.stringify({ s: "a".repeat(30_000) }),
@@ -70,6 +70,19 @@ describe("postHttp1 (lean HTTP/1.1 POST)", () => {
     ];
     for (const body of bodies) {
       const r = await postHttp1(`${url}/reuse`, body, { authorization: "Bearer ok" });
+      expect(r.status).toBe(200);
+      expect(JSON.parse(r.text)).toEqual({ len: Buffer.byteLength(body), auth: "Bearer ok", body });
+    }
+    // The same bodies given as parts (written one after the other; a part never ends inside a surrogate pair).
+    const cut = (b: string, at: number): number => (/[\ud800-\udbff]/.test(b.charAt(at - 1)) ? at + 1 : at);
+    const partsOf = (b: string): string[] => {
+      const i = cut(b, 7);
+      const j = cut(b, i + (b.length >> 1));
+      return [b.slice(0, i), "", b.slice(i, j), b.slice(j)];
+    };
+    for (const parts of [...bodies.map(partsOf), ["€", "𝄞", "é"], [], [""]]) {
+      const body = parts.join("");
+      const r = await postHttp1(`${url}/reuse`, parts, { authorization: "Bearer ok" });
       expect(r.status).toBe(200);
       expect(JSON.parse(r.text)).toEqual({ len: Buffer.byteLength(body), auth: "Bearer ok", body });
     }

@@ -33,6 +33,22 @@ describe("hex and quantities", () => {
     expect(() => hexToBytes("0x0")).toThrow(DecodeError);
     expect(padHex("0x1", 2)).toBe("0x0001");
   });
+  it("bytesToHex: Buffer's hex of exactly the view's bytes, for views at any offset and of any kind", () => {
+    const all = Uint8Array.from({ length: 600 }, (_, i) => (i * 37 + 11) & 0xff);
+    const views = [
+      new Uint8Array(0),
+      all,
+      all.subarray(3, 403),
+      new Uint8Array(all.buffer, 599, 1),
+      new Uint8Array(all.buffer, 17, 0),
+      Buffer.from(all.subarray(100, 164)),
+      Buffer.alloc(8192, 0xab).subarray(5),
+    ];
+    for (const v of views) {
+      expect(bytesToHex(v)).toBe(`0x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex")}`);
+    }
+  });
+
   it("compares hex with bytes in either case, and never equals malformed hex", () => {
     const b = Uint8Array.of(0x00, 0xab, 0x9f, 0xf0);
     expect(hexEqualsBytes("0x00ab9ff0", b)).toBe(true);

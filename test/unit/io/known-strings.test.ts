@@ -86,7 +86,7 @@ describe("parseWithKnownStrings: a response's known strings compared in place, t
       "no executionPayload (a V1 payload)": JSON.stringify([{ jsonrpc: "2.0", id: 6, result: { transactions: TXS } }]),
       "no transactions member": JSON.stringify(batch()).replace(/"transactions":\[[^\]]*\],/, ""),
       "transactions null": JSON.stringify(batch(null)),
-      "one transaction differs": JSON.stringify(batch([TXS[0], tx("02", 399) + "03", TXS[2], TXS[3]])),
+      "one transaction differs": JSON.stringify(batch([TXS[0], `${tx("02", 399)}03`, TXS[2], TXS[3]])),
       "a transaction in upper case": JSON.stringify(
         batch([TXS[0]!.toUpperCase().replace("0X", "0x"), ...TXS.slice(1)]),
       ),

@@ -13,6 +13,7 @@ import {
   jsonValueAt,
   RawJson,
   requestJson,
+  requestParts,
 } from "../../../src/io/json-rpc/raw-json.js";
 
 const H = (b: string): Hex => `0x${b.repeat(32)}` as Hex;
@@ -26,6 +27,28 @@ describe("raw JSON for the Engine API's large requests and responses", () => {
       `{"jsonrpc":"2.0","id":8,"method":"engine_newPayloadV4","params":[{ "k" : [1, 2] },[],"${H("bb")}",null]}`,
     );
     expect(JSON.parse(raw).params[0]).toEqual({ k: [1, 2] });
+  });
+
+  it("requestParts: the request objects' text (a batch array or one object), large RawJson parts kept apart", () => {
+    const payload = `{ "transactions": ["0x${"ab".repeat(1000)}"] }`;
+    const txs = `["0x${"cd".repeat(600)}","0x7e"]`;
+    const calls = [
+      { method: "engine_newPayloadV4", params: [new RawJson(payload), [], H("bb"), []] },
+      {
+        method: "engine_forkchoiceUpdatedV3",
+        params: [{ h: H("01") }, new RawJson(['{"a":1,"transactions":', txs, ',"z":"0x"}'])],
+      },
+      { method: "engine_getPayloadV4", params: ["0x0300000000000001"] },
+      { method: "m_small", params: [new RawJson('{"k":[1]}'), undefined, 'x"y'] },
+    ];
+    const batch = requestParts(calls, 7, true);
+    expect(batch.join("")).toBe(`[${calls.map((c, i) => requestJson(7 + i, c.method, c.params)).join(",")}]`);
+    expect(JSON.parse(batch.join("")).map((c: { id: number }) => c.id)).toEqual([7, 8, 9, 10]);
+    expect(batch).toContain(payload);
+    expect(batch).toContain(txs);
+    expect(batch.join("")).toContain(`"params":[{"h":"${H("01")}"},{"a":1,"transactions":${txs},"z":"0x"}]`);
+    for (const c of calls) expect(requestParts([c], 3, false).join("")).toBe(requestJson(3, c.method, c.params));
+    expect(new RawJson(["[1,", "2]"]).text).toBe("[1,2]");
   });
 
   it("hexArrayJson: JSON.stringify's text, also when it has to fall back", () => {
