@@ -1,4 +1,6 @@
 /** What every chaos scenario shares: the topology, the seeded random source, the plan, figures and checks. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { type ChainStatus, chainStates, chainStatus, elHash, ready, waitFor } from "./probe.js";
 import { CHAINS, type Role, type World } from "./world.js";
 
@@ -110,6 +112,39 @@ export class Ctx {
     const node = this.world.node(role);
     const [states, r] = await Promise.all([chainStates(node), ready(node)]);
     return (states !== undefined && states[String(chainId)] !== "running") || r === false;
+  }
+
+  /**
+   * Notes what a step that did not recover left behind, for a failure seen only in CI's output: each node's heads
+   * and chain state per chain, the L1 head, and the batcher's last warnings (its log is removed with a passing run).
+   */
+  async diagnose(step: string): Promise<void> {
+    const l1Head = await this.world.l1.anvil.blockNumber().catch(() => undefined);
+    const lines: string[] = [`${step}: diagnosis, L1 head ${l1Head ?? "?"}`];
+    for (const role of ["seq", "ver"] as const) {
+      const states = await chainStates(this.world.node(role));
+      for (const c of CHAINS) {
+        const s = await this.status(role, c.chainId);
+        lines.push(
+          `  ${role} ${c.chainId} ${states?.[String(c.chainId)] ?? "?"}: ` +
+            (s === undefined
+              ? "no status"
+              : `unsafe ${s.unsafe_l2.number} safe ${s.safe_l2.number} finalized ${s.finalized_l2.number} ` +
+                `current L1 ${s.current_l1.number}`),
+        );
+      }
+    }
+    let batcher: string[] = [];
+    try {
+      batcher = readFileSync(join(this.world.opts.dir, "batcher.log"), "utf8")
+        .split("\n")
+        .filter((l) => /WARN|ERROR|reorg|resubmit/i.test(l))
+        .slice(-10);
+    } catch {
+      batcher = ["(no batcher log)"];
+    }
+    for (const l of batcher) lines.push(`  batcher: ${l.slice(0, 300)}`);
+    for (const l of lines) note(l);
   }
 
   /**

@@ -38,7 +38,10 @@ export async function reorgScenario(ctx: Ctx): Promise<void> {
     );
     const survived = seqOk && verOk && differ === 0;
     if (survived && chainIntact) maxSurvived = depth;
-    if (!survived) chainIntact = false;
+    if (!survived) {
+      chainIntact = false;
+      await ctx.diagnose(`L1 reorg depth ${depth}`);
+    }
     figures.add("lost_blocks", differ);
     note(
       `L1 reorg depth ${depth}: sequencer moved on ${seqOk}, verifier moved on ${verOk}, hashes differ at ${differ} ` +
