@@ -94,12 +94,24 @@ function addPart(out: string[], cur: string, part: string): string {
  * unescaped: invalid JSON that the EL refuses, as it refuses a transaction that is not hex.)
  */
 export function hexArrayJson(strings: readonly string[]): string {
-  if (strings.length === 0) return "[]";
-  for (let i = 0; i < strings.length; i++) {
-    const s = strings[i]!;
-    if (typeof s !== "string" || s.indexOf('"') >= 0 || s.indexOf("\\") >= 0) return JSON.stringify(strings);
-  }
-  return `["${strings.join('","')}"]`;
+  const inner = hexArrayInner(strings);
+  if (inner === undefined) return JSON.stringify(strings);
+  return strings.length === 0 ? "[]" : `["${inner}"]`;
+}
+
+/**
+ * The text between `["` and `"]` of {@link hexArrayJson}'s array (`strings.join('","')`, one flat string), or
+ * undefined when a string holds a quote or a backslash (JSON.stringify's text then). The strings are not scanned
+ * one by one (which would flatten each, e.g. a `0x…` hex made by concatenation: a copy of every transaction): the
+ * joined text is, once — it holds no backslash, and exactly the separators' quotes.
+ */
+export function hexArrayInner(strings: readonly string[]): string | undefined {
+  for (let i = 0; i < strings.length; i++) if (typeof strings[i] !== "string") return undefined;
+  const joined = strings.join('","');
+  if (joined.indexOf("\\") >= 0) return undefined;
+  let quotes = 0;
+  for (let q = joined.indexOf('"'); q >= 0; q = joined.indexOf('"', q + 1)) quotes++;
+  return quotes === 2 * Math.max(0, strings.length - 1) ? joined : undefined;
 }
 
 const QUOTE = 0x22;

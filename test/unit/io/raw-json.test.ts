@@ -52,7 +52,9 @@ describe("raw JSON for the Engine API's large requests and responses", () => {
   });
 
   it("hexArrayJson: JSON.stringify's text, also when it has to fall back", () => {
-    for (const xs of [[], ["0x"], [H("ab"), "0x7e01", "0xDEADbeef"], ['0x"],"0x', "0x01"], ["0x\\", "0x"]]) {
+    const cases = [[], [""], ["0x"], [H("ab"), "0x7e01", "0xDEADbeef"], ['0x"],"0x', "0x01"], ["0x\\", "0x"]];
+    cases.push(['0x","0x'], ["0x", '"'], ['"', "0x", '"'], ["0x\\"], [`0x${"ab".repeat(500)}`, "0x01", "0x"]);
+    for (const xs of cases) {
       expect(hexArrayJson(xs)).toBe(JSON.stringify(xs));
     }
   });
