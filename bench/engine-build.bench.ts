@@ -17,11 +17,8 @@
  * than the work itself (ADR 0084: 5 ms → ~700 µs per built block against ~300 µs at once). The replaying EL prints
  * how many requests it got, and how many of them were batches, when it stops.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { GCProfiler } from "node:v8";
 import { hexToBytes } from "../src/core/codec/hex.js";
 import { silentLogger } from "../src/core/logger.js";
@@ -35,6 +32,8 @@ import { attributesWithTransactionBytes } from "../src/protocol/l2/attributes.js
 import type { RollupConfig } from "../src/protocol/rollup-config.js";
 import { benchHash, benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
 import { UserTxSource } from "./derivation/user-txs.js";
+import { abRun } from "./engine-build/ab.js";
+import { l1InfoDeposit, startReplayEl } from "./engine-build/replay.js";
 import { type Bench, note } from "./harness.js";
 
 const WARMUP = 200;
@@ -44,35 +43,6 @@ const SECRET = new Uint8Array(32).fill(7);
 const h = benchHash;
 
 const cfg = (genesis: Hash): RollupConfig => benchRollupConfig(genesis, `0x${"ab".repeat(20)}`);
-
-async function startReplayEl(env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, [join(here, "engine-build", "replay-el.mjs")], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, ...env },
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`replay EL exited (${code})`)));
-  });
-  return {
-    url: `http://127.0.0.1:${line.split(" ")[1]}`,
-    async stop() {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
-
-/** A realistic L1-info deposit (Isthmus format, 0x7e envelope) that differs per block. */
-function l1InfoDeposit(n: number): Hex {
-  const body = h(`deposit-${n}`)
-    .slice(2)
-    .repeat(8)
-    .slice(0, 2 * 250);
-  return `0x7ef8f8${body}`;
-}
 
 interface GcRecord {
   readonly gcType: string;
@@ -138,6 +108,13 @@ function chainOn(url: string, blocks: (n: number) => PayloadAttributes): Chain {
 const bench: Bench = {
   name: "engine-build",
   async run(report) {
+    // ENGINE_BUILD_BENCH_AB=<another checkout's root>: an in-process A/B of this tree's build path against that one's
+    // instead of the figures below (bench/engine-build/ab.ts).
+    const other = process.env.ENGINE_BUILD_BENCH_AB;
+    if (other !== undefined && other !== "") {
+      await abRun(other, report);
+      return;
+    }
     // The chain under test gets op-geth's payload ids (getPayload rides with the build start, ADR 0094); a control
     // chain, built in alternating slices in this process, gets ids from a counter (getPayload on its own).
     const el = await startReplayEl();
