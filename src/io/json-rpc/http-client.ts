@@ -6,13 +6,7 @@ import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 import { postHttp1 } from "./http1-post.js";
 import type { Agent as HttpAgent } from "node:http";
 import type { Turns } from "../../core/async/turns.js";
-import {
-  jsonArrayItemValueAt,
-  jsonArrayItemWithId,
-  type KnownStrings,
-  parseWithKnownStrings,
-  requestParts,
-} from "./raw-json.js";
+import { jsonArrayItemValueAt, type KnownStrings, parseWithKnownStrings, requestParts } from "./raw-json.js";
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
 
@@ -107,7 +101,6 @@ export interface KnownResponseStrings {
 /** A batch's outcomes and, on demand, the response text of its elements (see `HttpRpcClient.batchWithText`). */
 export interface BatchWithText {
   readonly results: BatchResult[];
-  itemText(i: number): string | undefined;
   itemValueAt(i: number, path: readonly string[]): string | undefined;
 }
 
@@ -202,10 +195,10 @@ export class HttpRpcClient {
   }
 
   /**
-   * {@link batch}, also giving the response text of each element (`itemText(i)`: the JSON text of call `i`'s
-   * response object, found on demand; undefined when the server did not answer it in an array; `itemValueAt(i,
-   * path)`: the text of the value at `path` in it, e.g. `["result", "executionPayload"]`, without scanning the
-   * element twice), for a caller that passes part of it on as it is (raw-json.ts). `known`: strings the caller knows
+   * {@link batch}, also giving on demand the response text of each element's values (`itemValueAt(i, path)`: the
+   * JSON text of the value at `path`, e.g. `["result", "executionPayload"]`, in the response object of call `i`;
+   * undefined when the server did not answer it in an array or the path is missing), for a caller that passes part
+   * of it on as it is (raw-json.ts). `known`: strings the caller knows
    * one element's response holds (not parsed again when they are there as such; the results are the same).
    */
   async batchWithText(
@@ -213,7 +206,7 @@ export class HttpRpcClient {
     signal?: AbortSignal,
     known?: KnownResponseStrings,
   ): Promise<BatchWithText> {
-    if (calls.length === 0) return { results: [], itemText: () => undefined, itemValueAt: () => undefined };
+    if (calls.length === 0) return { results: [], itemValueAt: () => undefined };
     const firstId = this.nextId;
     this.nextId += calls.length;
     const payload = requestParts(calls, firstId, true);
@@ -238,15 +231,12 @@ export class HttpRpcClient {
       for (const c of calls) this.report(c.method, started, "rpc_error");
       return {
         results: calls.map(() => ({ ok: false as const, error: err })),
-        itemText: () => undefined,
         itemValueAt: () => undefined,
       };
     }
     const byId = new Map<unknown, JsonRpcResponse>();
     for (const r of body as JsonRpcResponse[]) byId.set(r?.id, r);
     const n = calls.length;
-    const itemText = (i: number): string | undefined =>
-      i >= 0 && i < n ? jsonArrayItemWithId(text, firstId + i) : undefined;
     const itemValueAt = (i: number, path: readonly string[]): string | undefined =>
       i >= 0 && i < n ? jsonArrayItemValueAt(text, firstId + i, path) : undefined;
     const results = calls.map((c, i): BatchResult => {
@@ -267,7 +257,7 @@ export class HttpRpcClient {
         return { ok: false as const, error: error as Error };
       }
     });
-    return { results, itemText, itemValueAt };
+    return { results, itemValueAt };
   }
 
   private unwrap(r: JsonRpcResponse, method: string): unknown {
