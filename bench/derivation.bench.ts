@@ -67,6 +67,7 @@ import {
   startProfile,
   startSurvivorProfile,
 } from "./derivation/metering.js";
+import { type BlockExchange, type FloorControl, startFloorControl } from "./derivation/floor.js";
 import { loadNodeCode, type NodeCode } from "./derivation/node-code.js";
 import { benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
 import { TXS_PER_BLOCK, UserTxSource, sendRawBatch } from "./derivation/user-txs.js";
@@ -146,6 +147,8 @@ interface Phase {
   /** CPU seconds per thread (main, V8's background threads by name) and engine calls in the steady window. */
   readonly steadyThreads: Map<string, number>;
   readonly steadyCalls: Map<string, number>;
+  /** The node's exchange with its EL per block over the whole phase (EL in its own process on Linux only). */
+  readonly exchange: BlockExchange | undefined;
   /** One line for stderr. */
   readonly line: string;
 }
@@ -163,6 +166,7 @@ async function timeToSafe(node: ChainNode, n: number, el: ElHandle, safeDb: MemS
   const u0 = process.cpuUsage();
   const s0 = mainThreadSleeps();
   const e0 = el.cpuSec();
+  const io0 = el.ioBytes();
   let sleeps = 0;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("derivation bench: timed out")), 300_000);
@@ -178,6 +182,7 @@ async function timeToSafe(node: ChainNode, n: number, el: ElHandle, safeDb: MemS
   const end = mark(true);
   const u1 = process.cpuUsage(u0);
   const e1 = el.cpuSec();
+  const io1 = el.ioBytes();
   // The reported head (the forkchoice state the EL acknowledged) follows once the node has flushed it.
   await until(() => node.syncStatus().safe_l2.number >= n, 60_000, 20);
   await prof?.();
@@ -204,6 +209,14 @@ async function timeToSafe(node: ChainNode, n: number, el: ElHandle, safeDb: MemS
     steadyBlocks,
     steadyThreads,
     steadyCalls: diff(hi.calls, lo.calls),
+    exchange:
+      io0 === undefined || io1 === undefined || e0 === undefined || e1 === undefined
+        ? undefined
+        : {
+            requestBytes: (io1.read - io0.read) / n,
+            responseBytes: (io1.written - io0.written) / n,
+            elBusyUs: ((e1 - e0) * 1e6) / n,
+          },
     line,
   };
 }
@@ -342,12 +355,23 @@ async function measuredRuns(
   const gc = gcMeter();
   /** Runs during which a mark-compact was reported (its entry may arrive in the next run: an approximation). */
   const withMajor = new Set<Phase>();
-  for (let k = 0; k < repeat; k++) {
-    const majors = gc.majors();
-    const r = await once();
-    if (k === repeat - 1) note(`${label}, last run: ${r.line}`);
-    runs.push(r);
-    if (gc.majors() > majors) withMajor.add(r);
+  // The build phase's floor control (bench/derivation/floor.ts), run after each measured run for as many blocks.
+  let floor: FloorControl | undefined;
+  const floorSec: number[] = [];
+  try {
+    for (let k = 0; k < repeat; k++) {
+      const majors = gc.majors();
+      const r = await once();
+      if (k === repeat - 1) note(`${label}, last run: ${r.line}`);
+      runs.push(r);
+      if (gc.majors() > majors) withMajor.add(r);
+      if (label === "build" && r.exchange !== undefined) {
+        floor ??= await startFloorControl(r.exchange);
+        floorSec.push(await floor.run(r.steadyBlocks));
+      }
+    }
+  } finally {
+    await floor?.stop();
   }
   // PerformanceObserver entries are delivered after the GC: let the last ones arrive.
   await new Promise((r) => setImmediate(r));
@@ -382,6 +406,7 @@ async function measuredRuns(
   const noun = label === "build" ? "built" : "consolidated";
   report({ figure: `${label}_blocks_per_s`, value: Math.round((N * repeat) / sum((r) => r.sec)), unit: "blocks/s" });
   reportCpu(report, `cpu_us_per_${noun}_block`, (cpu * 1e6) / blocks, goal);
+  if (floorSec.length === runs.length) reportFloor(report, runs, floorSec, (cpu * 1e6) / blocks);
   report({
     figure: `cpu_us_per_${noun}_block_whole`,
     value: Math.round((sum((r) => r.wholeSec) * 1e6) / (N * repeat)),
@@ -389,6 +414,24 @@ async function measuredRuns(
   });
   const first = cold[0] ?? runs[0]!;
   report({ figure: `cpu_us_per_${noun}_block_cold`, value: Math.round(usOf(first)), unit: "µs" });
+}
+
+/** The floor control's figures next to the built blocks' (bench/derivation/floor.ts). */
+function reportFloor(report: Report, runs: readonly Phase[], floorSec: readonly number[], builtUs: number) {
+  const x = runs[0]!.exchange!;
+  const trips = runs.reduce((a, r) => a + r.steadyBlocks, 0);
+  const floorUs = (floorSec.reduce((a, b) => a + b, 0) * 1e6) / trips;
+  const pairs = runs.map(
+    (r, i) =>
+      `${Math.round((r.steadySec * 1e6) / r.steadyBlocks)}/${Math.round((floorSec[i]! * 1e6) / r.steadyBlocks)}`,
+  );
+  note(
+    `build floor control: one round trip of ${(x.requestBytes / 1000).toFixed(1)} kB out and ${(x.responseBytes / 1000).toFixed(1)} kB back ` +
+      `to a peer busy ${Math.round(x.elBusyUs)} µs (the EL's CPU per block), no node logic: ${Math.round(floorUs)} µs per block; ` +
+      `built/floor by run ${pairs.join(" ")} µs; the node's own work ${Math.round(builtUs - floorUs)} µs per built block`,
+  );
+  report({ figure: "cpu_us_per_block_floor", value: Math.round(floorUs), unit: "µs" });
+  report({ figure: "cpu_us_per_built_block_above_floor", value: Math.round(builtUs - floorUs), unit: "µs" });
 }
 
 const runsFromEnv = (name: string, fallback: number, min: number) =>

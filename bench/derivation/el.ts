@@ -14,7 +14,7 @@ import { systemClock } from "../../src/core/time/clock.js";
 import type { Hash } from "../../src/core/types/primitives.js";
 import { forksFromRollupConfig, SimulatedExecutionClient } from "../../src/devnet/el/index.js";
 import type { RollupConfig } from "../../src/protocol/rollup-config.js";
-import { procCpuSec } from "./metering.js";
+import { procCpuSec, procIoBytes } from "./metering.js";
 import { GENESIS_TIME } from "./rollup-config.js";
 import { userTxAlloc, userTxAllocRecord } from "./user-txs.js";
 
@@ -42,6 +42,8 @@ export interface ElHandle {
   readonly genesisHash: Hash;
   /** CPU seconds the EL's own process has used (undefined when it runs in this process). */
   cpuSec(): number | undefined;
+  /** Bytes the EL's own process has read and written (sockets included; undefined in this process or off Linux). */
+  ioBytes(): { read: number; written: number } | undefined;
   stop(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ const inProcess = (el: SimulatedExecutionClient): ElHandle => ({
   httpUrl: el.httpUrl,
   genesisHash: el.genesisHash,
   cpuSec: () => undefined,
+  ioBytes: () => undefined,
   stop: () => el.stop(),
 });
 
@@ -100,6 +103,7 @@ async function startElProcess(secret: Uint8Array): Promise<ElHandle> {
     httpUrl: info.http,
     genesisHash: info.genesis.hash,
     cpuSec: () => procCpuSec(child.pid),
+    ioBytes: () => procIoBytes(child.pid),
     async stop() {
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");

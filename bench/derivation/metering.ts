@@ -28,6 +28,19 @@ export function procCpuSec(pid: number | undefined): number | undefined {
   }
 }
 
+/** Bytes a Linux process has read and written through its read- and write-like system calls (sockets included). */
+export function procIoBytes(pid: number | undefined): { read: number; written: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, "utf8");
+    const read = /rchar:\s*(\d+)/.exec(io);
+    const written = /wchar:\s*(\d+)/.exec(io);
+    return read === null || written === null ? undefined : { read: Number(read[1]), written: Number(written[1]) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU seconds per thread of this process by thread name (Linux /proc; empty elsewhere). */
 export function threadCpuSec(): Map<string, number> {
   const out = new Map<string, number>();
