@@ -1,6 +1,6 @@
 // The floor control's peer (bench/derivation/floor.ts): a minimal HTTP/1.1 keep-alive server in its own process.
 // For each request (read by its content-length) it keeps its CPU busy for --busy-us microseconds, as the execution
-// client is while it executes a block, then answers with a body of --response-bytes bytes. No JSON, no routing.
+// client is while it executes a block, then answers with --response-bytes bytes in all (head and body). No JSON.
 // Prints its port on stdout. Plain JavaScript: it runs without tsx.
 import net from "node:net";
 
@@ -11,11 +11,9 @@ const arg = (name) => {
   return v;
 };
 const busyMs = arg("--busy-us") / 1000;
-const bodyBytes = arg("--response-bytes");
-const response = Buffer.concat([
-  Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${bodyBytes}\r\n\r\n`, "latin1"),
-  Buffer.alloc(bodyBytes, 0x61),
-]);
+const HEAD = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ";
+const bodyBytes = Math.max(0, arg("--response-bytes") - HEAD.length - 10);
+const response = Buffer.concat([Buffer.from(`${HEAD}${bodyBytes}\r\n\r\n`, "latin1"), Buffer.alloc(bodyBytes, 0x61)]);
 const HEAD_END = Buffer.from("\r\n\r\n", "latin1");
 
 const server = net.createServer((socket) => {
