@@ -82,14 +82,39 @@ export interface RollupConfig {
   readonly alt_da?: AltDAConfig;
 }
 
-/** The config key of each fork's time (constant strings: no key is built per lookup on this hot path). */
-const FORK_TIME_KEY = Object.fromEntries(FORKS.map((f) => [f, `${f}_time`])) as {
-  readonly [F in Fork]: `${F}_time`;
-};
-
-/** Activation time of a fork, or undefined when unscheduled. */
+/**
+ * Activation time of a fork, or undefined when unscheduled. A `switch` of named property loads, not
+ * `cfg[\`${fork}_time\`]`: this runs dozens of times per derived block (`isForkActive`), and a keyed load whose key
+ * changes from call to call goes through V8's megamorphic keyed-load path every time, while each named load here
+ * stays monomorphic (and a call with a constant fork folds to one load once inlined).
+ */
 export function forkTime(cfg: RollupConfig, fork: Fork): number | undefined {
-  return cfg[FORK_TIME_KEY[fork]];
+  switch (fork) {
+    case "regolith":
+      return cfg.regolith_time;
+    case "canyon":
+      return cfg.canyon_time;
+    case "delta":
+      return cfg.delta_time;
+    case "ecotone":
+      return cfg.ecotone_time;
+    case "fjord":
+      return cfg.fjord_time;
+    case "granite":
+      return cfg.granite_time;
+    case "holocene":
+      return cfg.holocene_time;
+    case "isthmus":
+      return cfg.isthmus_time;
+    case "jovian":
+      return cfg.jovian_time;
+    case "karst":
+      return cfg.karst_time;
+    case "interop":
+      return cfg.interop_time;
+    default:
+      return undefined;
+  }
 }
 
 /** Whether `fork` is active at L2 (or L1, for the L1-timed rules) timestamp `timestamp`. */

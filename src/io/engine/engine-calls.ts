@@ -11,7 +11,7 @@ import { RawJson } from "../json-rpc/raw-json.js";
 import {
   decodePayloadEnvelope,
   encodeExecutionPayload,
-  encodePayloadAttributesParts,
+  encodePayloadAttributesText,
   type ExecutionPayload,
   type ExecutionPayloadEnvelope,
   type ForkchoiceState,
@@ -37,6 +37,12 @@ export function getPayloadMethod(cfg: RollupConfig, timestamp: number): string {
   return "engine_getPayloadV2";
 }
 
+/** A forkchoice update's call, with the text its attributes' transactions went out as. */
+export interface ForkchoiceCall extends RpcCall {
+  /** engine-types.ts `PayloadAttributesText.transactionsJoined` of `attrs.transactions` (undefined without). */
+  readonly transactionsJoined: string | undefined;
+}
+
 /**
  * `engine_forkchoiceUpdated(state, attrs)`; the attributes go as JSON text written without JSON.stringify's scan of
  * their transactions (engine-types.ts). `standardOnly`: without the OP extensions (a non-OP EL, in tests).
@@ -46,7 +52,8 @@ export function forkchoiceCall(
   state: ForkchoiceState,
   attrs: PayloadAttributes | undefined,
   standardOnly: boolean,
-): RpcCall {
+): ForkchoiceCall {
+  const text = attrs === undefined ? undefined : encodePayloadAttributesText(attrs, standardOnly);
   return {
     method: forkchoiceMethod(cfg, attrs),
     params: [
@@ -55,8 +62,9 @@ export function forkchoiceCall(
         safeBlockHash: state.safeBlockHash,
         finalizedBlockHash: state.finalizedBlockHash,
       },
-      attrs === undefined ? null : new RawJson(encodePayloadAttributesParts(attrs, standardOnly)),
+      text === undefined ? null : new RawJson(text.parts),
     ],
+    transactionsJoined: text?.transactionsJoined,
   };
 }
 

@@ -204,13 +204,21 @@ export class EngineClient {
   buildStartWithPayload(req: BuildStartRequest): Promise<BuildStartResult> {
     const calls: RpcCall[] = [];
     if (req.held !== undefined) calls.push(newPayloadCall(this.cfg, req.held));
-    calls.push(forkchoiceCall(this.cfg, req.state, req.attrs, this.standardOnly));
+    const fc = forkchoiceCall(this.cfg, req.state, req.attrs, this.standardOnly);
+    calls.push(fc);
     calls.push({ method: this.getPayloadMethod(req.attrs.timestamp), params: [req.payloadId] });
     const k = req.held === undefined ? 0 : 1;
+    const expected = req.expectTransactions;
     const known =
-      req.expectTransactions === undefined
+      expected === undefined
         ? undefined
-        : { call: k + 1, path: RESULT_PAYLOAD_TRANSACTIONS, strings: req.expectTransactions };
+        : {
+            call: k + 1,
+            path: RESULT_PAYLOAD_TRANSACTIONS,
+            strings: expected,
+            // The request's own text of these very transactions (the attributes' hex array, read once per block).
+            joined: expected === req.attrs.transactions ? fc.transactionsJoined : undefined,
+          };
     return this.queue.run(async () => {
       const { results, itemValueAt } = await this.rpc.batchWithText(calls, undefined, known);
       const gp = results[k + 1];

@@ -91,16 +91,32 @@ export function encodePayloadAttributesJson(a: PayloadAttributes, standardOnly =
  * joined (one flat string of ~10 kB, written into the request as it is: raw-json.ts `requestParts`), the rest.
  */
 export function encodePayloadAttributesParts(a: PayloadAttributes, standardOnly = false): string[] {
+  return encodePayloadAttributesText(a, standardOnly).parts;
+}
+
+/** The attributes' JSON text ({@link encodePayloadAttributesParts}) and the text of their transactions in it. */
+export interface PayloadAttributesText {
+  readonly parts: string[];
+  /**
+   * `transactions.join('","')` when the transactions went out as that one text (raw-json.ts `hexArrayInner`: no
+   * quote or backslash in any of them, at least one transaction); undefined otherwise. The same string object as
+   * the part written into the request: a caller that expects these transactions back (raw-json.ts
+   * `KnownStrings.joined`) compares the response with it without joining them again.
+   */
+  readonly transactionsJoined: string | undefined;
+}
+
+export function encodePayloadAttributesText(a: PayloadAttributes, standardOnly = false): PayloadAttributesText {
   const before = JSON.stringify(attributesBeforeTransactions(a));
-  if (standardOnly) return [before];
+  if (standardOnly) return { parts: [before], transactionsJoined: undefined };
   const after = JSON.stringify(attributesAfterTransactions(a));
   const head = `${before.slice(0, -1)},"transactions":`;
   const tail = `,${after.slice(1)}`;
   const txs = a.transactions;
   const inner = hexArrayInner(txs);
-  if (inner === undefined) return [`${head}${JSON.stringify(txs)}${tail}`];
-  if (txs.length === 0) return [`${head}[]${tail}`];
-  return [`${head}["`, inner, `"]${tail}`];
+  if (inner === undefined) return { parts: [`${head}${JSON.stringify(txs)}${tail}`], transactionsJoined: undefined };
+  if (txs.length === 0) return { parts: [`${head}[]${tail}`], transactionsJoined: undefined };
+  return { parts: [`${head}["`, inner, `"]${tail}`], transactionsJoined: inner };
 }
 
 function attributesBeforeTransactions(a: PayloadAttributes): Json {

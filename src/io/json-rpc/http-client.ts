@@ -96,6 +96,8 @@ export interface KnownResponseStrings {
   readonly path: readonly string[];
   /** Strings that need no JSON escape (hex). */
   readonly strings: readonly string[];
+  /** `strings.join('","')` when the caller has it (raw-json.ts `KnownStrings.joined`). */
+  readonly joined?: string | undefined;
 }
 
 /** A batch's outcomes and, on demand, the response text of its elements (see `HttpRpcClient.batchWithText`). */
@@ -173,7 +175,7 @@ export class HttpRpcClient {
     const started = this.clock.nowMs();
     let body: { parsed: unknown; text: string };
     try {
-      const k = known === undefined ? undefined : { path: known.path, strings: known.strings };
+      const k = known === undefined ? undefined : { path: known.path, strings: known.strings, joined: known.joined };
       body = await this.post(requestParts([{ method, params }], id, false), method, signal, k);
     } catch (err) {
       this.report(method, started, outcomeOf(err));
@@ -215,7 +217,9 @@ export class HttpRpcClient {
     let text: string;
     try {
       const k =
-        known === undefined ? undefined : { id: firstId + known.call, path: known.path, strings: known.strings };
+        known === undefined
+          ? undefined
+          : { id: firstId + known.call, path: known.path, strings: known.strings, joined: known.joined };
       ({ parsed: body, text } = await this.post(payload, calls[0]?.method ?? "batch", signal, k));
     } catch (err) {
       for (const c of calls) this.report(c.method, started, outcomeOf(err));

@@ -348,19 +348,28 @@ function digit(s: string, i: number): number {
   return d >= 0 && d <= 9 ? d : Number.NaN;
 }
 
+/** A usable idle connection of `t`, taken; undefined when there is none (the unusable ones met are dropped). */
+function idleConn(t: Target): Conn | undefined {
+  for (let c = t.idle.pop(); c !== undefined; c = t.idle.pop()) if (c.usable) return c;
+  return undefined;
+}
+
 async function acquire(t: Target): Promise<Conn> {
   for (;;) {
-    const c = t.idle.pop();
-    if (c !== undefined) {
-      if (c.usable) return c;
-      continue;
-    }
+    const c = idleConn(t);
+    if (c !== undefined) return c;
     if (t.open < MAX_SOCKETS) return new Conn(t);
     await new Promise<void>((r) => t.waiting.push(r));
   }
 }
 
-export async function postHttp1(
+/**
+ * Not an `async` function: with an idle keep-alive connection at hand (every request of a busy Engine API client
+ * but the first) the request is written before this returns, and the promise returned is the exchange's own —
+ * no promise of an async wrapper resolved with it, and no await of a connection that is already there (each
+ * costs allocations and microtask turns on every request). Errors still come as a rejected promise, never thrown.
+ */
+export function postHttp1(
   url: string,
   /** The request body, whole or as parts written one after the other (no part ends inside a surrogate pair). */
   body: string | readonly string[],
@@ -369,12 +378,32 @@ export async function postHttp1(
   timeoutMs?: number,
   maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<PostResult> {
-  if (signal?.aborted) throw signal.reason;
-  const t = targetOf<Conn>(url);
-  // One buffer for head and body, written as it is (Conn.send): a request string would be flattened once more (a
-  // copy of the ~25 kB of a build start) and encoded by the socket's stream again. Header lines are checked first.
-  const head = `${t.prefix}${headerLines(t, headers)}`;
-  const conn = await acquire(t);
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  let t: Target;
+  let head: string;
+  try {
+    t = targetOf<Conn>(url);
+    // One buffer for head and body, written as it is (Conn.send): a request string would be flattened once more
+    // (a copy of the ~25 kB of a build start) and encoded by the socket's stream again. Header lines are checked
+    // first.
+    head = `${t.prefix}${headerLines(t, headers)}`;
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const idle = idleConn(t);
+  if (idle !== undefined) return exchange(idle, head, body, signal, timeoutMs, maxBytes);
+  return acquire(t).then((conn) => exchange(conn, head, body, signal, timeoutMs, maxBytes));
+}
+
+/** Sends the request on `conn`; the promise of its response. */
+function exchange(
+  conn: Conn,
+  head: string,
+  body: string | readonly string[],
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  maxBytes: number,
+): Promise<PostResult> {
   const ex = new Exchange(
     maxBytes,
     timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + timeoutMs,
@@ -389,6 +418,10 @@ export async function postHttp1(
     ex.onAbort = () => conn.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
     signal.addEventListener("abort", ex.onAbort, { once: true });
   }
-  conn.send(head, body, ex);
+  try {
+    conn.send(head, body, ex);
+  } catch (err) {
+    return Promise.reject(err);
+  }
   return done;
 }

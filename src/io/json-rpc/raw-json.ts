@@ -256,6 +256,14 @@ export interface KnownStrings {
    * asked a payload to hold): no quote, backslash or control character.
    */
   readonly strings: readonly string[];
+  /**
+   * `strings.join('","')` when the caller has that text already and it holds no quote of a string's own nor a
+   * backslash ({@link hexArrayInner}'s text, e.g. the request's own part made of these very strings): an array
+   * written without whitespace is then compared in one piece (one comparison of a flat string, instead of one per
+   * string — each of which flattens a `0x…` concatenation first: a copy of every transaction). Any other way of
+   * writing it is compared string by string as without it.
+   */
+  readonly joined?: string | undefined;
 }
 
 /** What stands in for the known array while the rest of the text is parsed (no EL writes a NUL in a string). */
@@ -278,7 +286,7 @@ export function parseWithKnownStrings(text: string, known: KnownStrings): unknow
       ? valueStartAt(text, skipSpace(text, 0), known.path)
       : arrayItemValueStart(text, known.id, known.path);
   if (start < 0) return undefined;
-  const end = knownStringArrayEnd(text, start, known.strings);
+  const end = knownStringArrayEnd(text, start, known.strings, known.joined);
   if (end < 0) return undefined;
   let parsed: unknown;
   try {
@@ -310,10 +318,21 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * Index just past the JSON array starting at `at` when it holds exactly `strings`, each written as it is between
- * quotes; -1 otherwise. A string with a quote or a backslash never matches (its JSON text would differ).
+ * quotes; -1 otherwise. A string with a quote or a backslash never matches (its JSON text would differ). `joined`:
+ * see {@link KnownStrings.joined}.
  */
-function knownStringArrayEnd(text: string, at: number, strings: readonly string[]): number {
+function knownStringArrayEnd(text: string, at: number, strings: readonly string[], joined: string | undefined): number {
   if (text.charCodeAt(at) !== 0x5b /* [ */) return -1;
+  if (joined !== undefined && strings.length > 0 && text.charCodeAt(at + 1) === QUOTE) {
+    // `["` + the strings joined by `","` + `"]`, as written by an EL that puts no whitespace in the array.
+    const end = at + 2 + joined.length;
+    if (
+      text.charCodeAt(end) === QUOTE &&
+      text.charCodeAt(end + 1) === 0x5d /* ] */ &&
+      text.slice(at + 2, end) === joined
+    )
+      return end + 2;
+  }
   let i = skipSpace(text, at + 1);
   for (let k = 0; k < strings.length; k++) {
     if (k > 0) {
