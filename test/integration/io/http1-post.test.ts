@@ -192,4 +192,33 @@ describe("postHttp1 (lean HTTP/1.1 POST)", () => {
   it("refuses header values that would break the request", async () => {
     await expect(postHttp1(`${url}/`, "{}", { authorization: "Bearer ok\r\nX-Evil: 1" })).rejects.toThrow(TypeError);
   });
+
+  it("more concurrent requests than connections: the later ones wait for a free connection, each answered once", async () => {
+    ports.clear();
+    const n = 40; // > 16 sockets per target: requests wait for a connection and then take an idle one
+    const rs = await Promise.all(
+      Array.from({ length: n }, (_, i) => postHttp1(`${url}/`, JSON.stringify({ i }), { authorization: "Bearer ok" })),
+    );
+    for (const [i, r] of rs.entries()) expect(JSON.parse(JSON.parse(r.text).body)).toEqual({ i });
+    expect(ports.size).toBeLessThanOrEqual(16);
+  });
+
+  it("fails with a rejected promise, never a throw: aborted signal, bad URL, bad header", () => {
+    const stop = new AbortController();
+    stop.abort(new Error("stopped before"));
+    const calls = [
+      () => postHttp1(`${url}/`, "{}", {}, stop.signal),
+      () => postHttp1("not a url", "{}", {}),
+      () => postHttp1(`${url}/`, "{}", { "x-bad": "a\nb" }),
+    ];
+    return Promise.all(
+      calls.map((call) => {
+        let p: Promise<unknown> | undefined;
+        expect(() => {
+          p = call();
+        }).not.toThrow();
+        return expect(p).rejects.toBeInstanceOf(Error);
+      }),
+    );
+  });
 });

@@ -30,6 +30,8 @@ function batch(txs: unknown = TXS): unknown[] {
 }
 
 const KNOWN: KnownStrings = { id: 6, path: PATH, strings: TXS };
+/** The same with the request's joined text of the strings (compared in one piece when the array is compact). */
+const KNOWN_JOINED: KnownStrings = { ...KNOWN, joined: TXS.join('","') };
 
 /** The fast path was taken and its result is exactly what JSON.parse makes of the text. */
 function expectSameAsJsonParse(text: string, known: KnownStrings = KNOWN): unknown {
@@ -112,6 +114,36 @@ describe("parseWithKnownStrings: a response's known strings compared in place, t
     // a later element with the same id that holds them: JSON.parse's (last) element is the one compared
     const twice = [{ jsonrpc: "2.0", id: 6, result: envelope(["0x01"]) }, ...batch()];
     expect(parseWithKnownStrings(JSON.stringify(twice), KNOWN)).toBeUndefined();
+  });
+
+  it("with the joined text: the same results, compact or formatted, and the same fallbacks", () => {
+    expectSameAsJsonParse(JSON.stringify(batch()), KNOWN_JOINED);
+    expectSameAsJsonParse(JSON.stringify(batch(), null, 2), KNOWN_JOINED); // whitespace: string by string
+    expectSameAsJsonParse(JSON.stringify([...batch()].reverse()), KNOWN_JOINED);
+    const got = parseWithKnownStrings(JSON.stringify(batch()), KNOWN_JOINED) as { result: object }[];
+    const txs = (got[2]!.result as { executionPayload: { transactions: string[] } }).executionPayload.transactions;
+    expect(txs).toEqual(TXS);
+    expect(txs).not.toBe(TXS);
+    for (let i = 0; i < TXS.length; i++) expect(txs[i]).toBe(TXS[i]);
+    // a response that differs anywhere in the array is not taken
+    const differing = [
+      [TXS[0], `${tx("02", 399)}03`, TXS[2], TXS[3]],
+      [...TXS, "0x01"],
+      TXS.slice(0, 3),
+      [`${TXS[0]}00`, ...TXS.slice(1)],
+      [TXS[0]!.toUpperCase().replace("0X", "0x"), ...TXS.slice(1)],
+      [TXS.join('","')], // one string holding the others' separators
+    ];
+    for (const d of differing) expect(parseWithKnownStrings(JSON.stringify(batch(d)), KNOWN_JOINED)).toBeUndefined();
+    expect(
+      parseWithKnownStrings(JSON.stringify(batch()).replace('"transactions":["', '"transactions":[ "'), {
+        ...KNOWN_JOINED,
+        strings: [...TXS.slice(0, 3), "0x01"],
+        joined: [...TXS.slice(0, 3), "0x01"].join('","'),
+      }),
+    ).toBeUndefined();
+    // an empty array: nothing joined to compare, string by string (none)
+    expectSameAsJsonParse(JSON.stringify(batch([])), { ...KNOWN, strings: [], joined: "" });
   });
 
   it("known strings that would need an escape never match, even when the text holds them verbatim", () => {

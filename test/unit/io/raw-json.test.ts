@@ -4,6 +4,7 @@ import {
   decodePayloadEnvelope,
   encodePayloadAttributes,
   encodePayloadAttributesJson,
+  encodePayloadAttributesText,
   type PayloadAttributes,
 } from "../../../src/io/engine/engine-types.js";
 import {
@@ -107,6 +108,26 @@ describe("raw JSON for the Engine API's large requests and responses", () => {
         );
       }
     }
+  });
+
+  it("encodePayloadAttributesText: the transactions' joined text is the request's own part, when they went out so", () => {
+    const a: PayloadAttributes = {
+      timestamp: 1_700_000_000,
+      prevRandao: H("aa"),
+      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+      transactions: ["0x7e01", H("cd"), "0x"],
+      noTxPool: true,
+      gasLimit: 30_000_000n,
+    };
+    const t = encodePayloadAttributesText(a);
+    expect(t.transactionsJoined).toBe(a.transactions.join('","'));
+    expect(t.parts).toContain(t.transactionsJoined); // the very string written into the request
+    expect(t.parts.join("")).toBe(JSON.stringify(encodePayloadAttributes(a)));
+    // not sent as one text of its own: none
+    expect(encodePayloadAttributesText(a, true).transactionsJoined).toBeUndefined();
+    expect(encodePayloadAttributesText({ ...a, transactions: [] }).transactionsJoined).toBeUndefined();
+    expect(encodePayloadAttributesText({ ...a, transactions: ['0x"', "0x01"] }).transactionsJoined).toBeUndefined();
+    expect(encodePayloadAttributesText({ ...a, transactions: ["0x\\", "0x01"] }).transactionsJoined).toBeUndefined();
   });
 
   it("a payload's transactions equal to the expected ones are taken as they are; others are checked", () => {
