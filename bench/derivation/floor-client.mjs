@@ -2,7 +2,8 @@
 // not change the feedback V8 keeps for the node's own code in the bench process. Over one keep-alive loopback
 // connection to floor-peer.mjs it sends a prebuilt request of --request-bytes bytes in all and waits for the whole
 // answer (its head, then its content-length), --warmup times unmeasured, then --trips times; prints one JSON line with
-// the CPU microseconds (user + system, every thread of this process) the measured trips used. No JSON per trip.
+// the CPU microseconds (user + system, every thread of this process) the measured trips used and the bytes they
+// sent and received. No JSON per trip.
 import net from "node:net";
 
 const arg = (name) => {
@@ -15,7 +16,12 @@ const port = arg("--port");
 const requestBytes = arg("--request-bytes");
 
 const head = `POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: `;
-const bodyBytes = Math.max(0, requestBytes - head.length - 10);
+let bodyBytes = -1;
+for (let d = 1; d < 16 && bodyBytes < 0; d++) {
+  const body = requestBytes - head.length - 4 - d;
+  if (body >= 0 && String(body).length === d) bodyBytes = body;
+}
+if (bodyBytes < 0) throw new Error(`floor-client: no request of ${requestBytes} bytes`);
 const request = Buffer.concat([Buffer.from(`${head}${bodyBytes}\r\n\r\n`, "latin1"), Buffer.alloc(bodyBytes, 0x62)]);
 
 const socket = net.connect(port, "127.0.0.1");
@@ -26,6 +32,7 @@ await new Promise((resolve, reject) => {
 });
 let need = -1;
 let got = 0;
+let received = 0;
 let done;
 socket.on("error", (e) => {
   console.error(`floor-client: ${e.message}`);
@@ -33,6 +40,7 @@ socket.on("error", (e) => {
 });
 socket.on("data", (chunk) => {
   got += chunk.length;
+  received += chunk.length;
   if (need < 0) {
     const end = chunk.indexOf("\r\n\r\n");
     if (end < 0) throw new Error("floor-client: the answer's head came in pieces");
@@ -55,8 +63,10 @@ const trips = async (n) => {
   }
 };
 await trips(arg("--warmup"));
+const n = arg("--trips");
+received = 0;
 const u0 = process.cpuUsage();
-await trips(arg("--trips"));
+await trips(n);
 const u = process.cpuUsage(u0);
-console.log(JSON.stringify({ cpuUs: u.user + u.system }));
+console.log(JSON.stringify({ cpuUs: u.user + u.system, sent: n * request.length, received }));
 socket.destroy();

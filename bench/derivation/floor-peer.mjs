@@ -12,7 +12,15 @@ const arg = (name) => {
 };
 const busyMs = arg("--busy-us") / 1000;
 const HEAD = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ";
-const bodyBytes = Math.max(0, arg("--response-bytes") - HEAD.length - 10);
+/** The body's length such that head + body is `total` bytes exactly (the head holds the body's length). */
+const bodyFor = (total) => {
+  for (let d = 1; d < 16; d++) {
+    const body = total - HEAD.length - 4 - d;
+    if (body >= 0 && String(body).length === d) return body;
+  }
+  throw new Error(`floor-peer: no answer of ${total} bytes`);
+};
+const bodyBytes = bodyFor(arg("--response-bytes"));
 const response = Buffer.concat([Buffer.from(`${HEAD}${bodyBytes}\r\n\r\n`, "latin1"), Buffer.alloc(bodyBytes, 0x61)]);
 const HEAD_END = Buffer.from("\r\n\r\n", "latin1");
 

@@ -31,7 +31,10 @@ export interface BlockExchange {
 }
 
 export interface FloorControl {
-  /** `trips` round trips; returns the CPU seconds the client process used for them (every thread). */
+  /**
+   * `trips` round trips; returns the CPU seconds the client process used for them (every thread), after checking
+   * that they exchanged exactly the block's bytes.
+   */
   run(trips: number): Promise<number>;
   stop(): Promise<void>;
 }
@@ -39,15 +42,11 @@ export interface FloorControl {
 const here = fileURLToPath(new URL(".", import.meta.url));
 
 export async function startFloorControl(x: BlockExchange): Promise<FloorControl> {
+  const request = Math.round(x.requestBytes);
+  const response = Math.round(x.responseBytes);
   const peer = spawn(
     process.execPath,
-    [
-      join(here, "floor-peer.mjs"),
-      "--busy-us",
-      String(Math.round(x.elBusyUs)),
-      "--response-bytes",
-      String(Math.round(x.responseBytes)),
-    ],
+    [join(here, "floor-peer.mjs"), "--busy-us", String(Math.round(x.elBusyUs)), "--response-bytes", String(response)],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   const exited = new Promise((r) => peer.once("exit", r));
@@ -62,10 +61,14 @@ export async function startFloorControl(x: BlockExchange): Promise<FloorControl>
     });
     return {
       async run(trips) {
-        const args = ["--port", port, "--request-bytes", String(Math.round(x.requestBytes))];
+        const args = ["--port", port, "--request-bytes", String(request)];
         args.push("--warmup", "200", "--trips", String(trips));
         const { stdout } = await promisify(execFile)(process.execPath, [join(here, "floor-client.mjs"), ...args]);
-        return (JSON.parse(stdout) as { cpuUs: number }).cpuUs / 1e6;
+        const r = JSON.parse(stdout) as { cpuUs: number; sent: number; received: number };
+        const want = { sent: trips * request, received: trips * response };
+        if (r.sent !== want.sent || r.received !== want.received)
+          throw new Error(`floor control: exchanged ${r.sent}/${r.received} bytes, not ${want.sent}/${want.received}`);
+        return r.cpuUs / 1e6;
       },
       stop,
     };
