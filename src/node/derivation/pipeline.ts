@@ -53,11 +53,7 @@ export class L1DerivationPipeline implements DerivationPipeline {
   private stage: BatchQueue | BatchStage;
   private readonly l2Cache = new Map<number, { ref: L2BlockRef; transactions: Uint8Array[] }>();
   private readonly d: PipelineDeps;
-  private readonly source: BatchSource = {
-    origin: () => this.originRef,
-    next: () => this.next(),
-    flushChannel: () => this.flushChannel(),
-  };
+  private readonly source: BatchSource = new PipelineSource(this);
 
   constructor(deps: PipelineDeps) {
     this.d = deps;
@@ -277,10 +273,7 @@ export class L1DerivationPipeline implements DerivationPipeline {
   // Step
 
   /** The batch stage's view of the L2 blocks read so far (one object, not rebuilt per step). */
-  private readonly lookupView: SafeBlockLookup = {
-    l2BlockRefByNumber: (n) => this.l2Cache.get(n)?.ref,
-    safeBlockByNumber: (n) => this.l2Cache.get(n),
-  };
+  private readonly lookupView: SafeBlockLookup = new CachedSafeBlocks(this.l2Cache);
 
   private lookup(): SafeBlockLookup {
     return this.lookupView;
@@ -346,5 +339,34 @@ export class L1DerivationPipeline implements DerivationPipeline {
     if (this.stage instanceof BatchStage) this.stage.flushChannel(this.source);
     const deposits = last.attributes.transactions.filter((t) => t.toLowerCase().startsWith("0x7e"));
     return { ...last, attributes: { ...last.attributes, transactions: deposits }, depositsOnly: true };
+  }
+}
+
+/*
+ * The batch stage's views of a pipeline, as classes rather than object literals of arrow functions: every chain's
+ * pipeline then brings the same functions to the batch stage's call sites (one call target, which V8 inlines),
+ * where per-instance closures made those sites see a new target with each chain or restarted node ("wrong call
+ * target" deoptimizations).
+ */
+class PipelineSource implements BatchSource {
+  constructor(private readonly p: L1DerivationPipeline) {}
+  origin(): L1BlockRef {
+    return this.p.origin;
+  }
+  next(): InputBatch | undefined {
+    return this.p.next();
+  }
+  flushChannel(): void {
+    this.p.flushChannel();
+  }
+}
+
+class CachedSafeBlocks implements SafeBlockLookup {
+  constructor(private readonly cache: Map<number, { ref: L2BlockRef; transactions: Uint8Array[] }>) {}
+  l2BlockRefByNumber(n: number): L2BlockRef | undefined {
+    return this.cache.get(n)?.ref;
+  }
+  safeBlockByNumber(n: number): { ref: L2BlockRef; transactions: Uint8Array[] } | undefined {
+    return this.cache.get(n);
   }
 }
