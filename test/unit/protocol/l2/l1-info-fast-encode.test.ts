@@ -118,6 +118,52 @@ describe("L1InfoDepositEncoder", () => {
   });
 });
 
+describe("L1InfoDepositEncoder across epochs", () => {
+  it("patches a new origin into the last template (same config and SystemConfig) exactly as a full encode, errors too", () => {
+    const fee = fc.oneof(
+      fc.bigInt({ min: 0n, max: 1n << 60n }),
+      fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }),
+      fc.constantFrom(0n, (1n << 53n) - 1n, 1n << 53n, (1n << 256n) - 1n, 1n << 256n, -1n),
+    );
+    const origin = fc.record({
+      number: fc.oneof(fc.integer({ min: 0, max: 2 ** 32 }), fc.constantFrom(2 ** 53 - 1, 2 ** 53, -1, 1.5)),
+      hash: fc.oneof(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => bytesToHex(b) as Hash),
+        fc.constantFrom("0x1234" as Hash, "0xzz" as Hash),
+      ),
+      time: fc.integer({ min: 0, max: 990 }),
+      baseFee: fee,
+      blobBaseFee: fee,
+      mixHash: fc.constant(h(0x77)),
+    });
+    const outcome = (f: () => Uint8Array): string => {
+      try {
+        return bytesToHex(f());
+      } catch (e) {
+        return `error ${(e as Error).constructor.name}`;
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...configs),
+        fc.integer({ min: 1000, max: 3000 }),
+        fc.array(fc.tuple(origin, fc.integer({ min: 0, max: 5 })), { minLength: 2, maxLength: 8 }),
+        (cfg, ts, epochs) => {
+          const enc = new L1InfoDepositEncoder();
+          let t = ts;
+          for (const [o, blocks] of epochs) {
+            for (let seq = 0; seq <= blocks; seq++, t += 2) {
+              const want = outcome(() => encodeL1InfoDepositTx(cfg, sys, o, seq, t));
+              expect(outcome(() => enc.encode(cfg, sys, o, seq, t))).toBe(want);
+            }
+          }
+        },
+      ),
+      { numRuns: runs(300) },
+    );
+  });
+});
+
 describe("depositTxData", () => {
   it("is decodeDepositTx(raw).data, and throws DecodeError exactly when decodeDepositTx does", () => {
     const outcome = (f: () => Uint8Array): string => {
