@@ -18,11 +18,12 @@ export function quantityToBigint(value: unknown): bigint {
   return BigInt(value);
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** JSON-RPC QUANTITY → number, checked to be a safe integer. */
 export function quantityToNumber(value: unknown): number {
   const v = quantityToBigint(value);
-  if (v > BigInt(Number.MAX_SAFE_INTEGER))
-    throw new DecodeError("quantity exceeds safe integer", { value: String(value) });
+  if (v > MAX_SAFE) throw new DecodeError("quantity exceeds safe integer", { value: String(value) });
   return Number(v);
 }
 

@@ -1,6 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { ResponseTooLargeError } from "../common/response-limit.js";
 import type { PostResult } from "./http-post.js";
+import { parseResponseHead } from "./http1-head.js";
 import { armSweep, type EndpointTarget, headerLines, targetOf } from "./http1-target.js";
 
 /**
@@ -260,35 +261,14 @@ class Conn {
   }
 
   /** Status line and headers; false when the connection was failed. */
-  private parseHead(ex: Exchange, head: string): boolean {
-    // Status line: "HTTP/1.x NNN ...", read without a regular expression or splitting the head.
-    const minor = head.charCodeAt(7) - 0x30;
-    const status = digit(head, 9) * 100 + digit(head, 10) * 10 + digit(head, 11);
-    if (!head.startsWith("HTTP/1.") || (minor !== 0 && minor !== 1) || head.charCodeAt(8) !== 0x20 || !(status >= 0)) {
+  private parseHead(ex: Exchange, text: string): boolean {
+    const head = parseResponseHead(text);
+    if (head === undefined) {
       this.fail("bad status line");
       return false;
     }
+    const { status, minor, length, chunked, connection } = head;
     if (status >= 100 && status < 200 && status !== 101) return true; // interim response: the real one follows
-    let length: number | undefined;
-    let chunked = false;
-    let connection = "";
-    let at = head.indexOf("\r\n");
-    while (at >= 0) {
-      const from = at + 2;
-      at = head.indexOf("\r\n", from);
-      // Only content-length, connection and transfer-encoding matter: other lines are skipped by the position of
-      // their colon (RFC 9112 allows no whitespace between a field name and its colon), nothing else is copied.
-      const c = head.indexOf(":", from) - from;
-      if (c !== 14 && c !== 10 && c !== 17) continue;
-      const end = at < 0 ? head.length : at;
-      if (c + from > end) continue;
-      const name = head.slice(from, from + c).toLowerCase();
-      if (name !== "content-length" && name !== "transfer-encoding" && name !== "connection") continue;
-      const value = head.slice(from + c + 1, end).trim();
-      if (name === "content-length") length = Number(value);
-      else if (name === "transfer-encoding") chunked = value.toLowerCase().split(",").pop()?.trim() === "chunked";
-      else connection = value.toLowerCase();
-    }
     ex.status = status;
     ex.keepAlive = minor === 1 ? !connection.includes("close") : connection.includes("keep-alive");
     if (status === 204 || status === 304) {
@@ -340,12 +320,6 @@ class Conn {
     }
     ex.done({ status: ex.status, text }, undefined);
   }
-}
-
-/** The decimal digit at `i` of `s`, or NaN. */
-function digit(s: string, i: number): number {
-  const d = s.charCodeAt(i) - 0x30;
-  return d >= 0 && d <= 9 ? d : Number.NaN;
 }
 
 /** A usable idle connection of `t`, taken; undefined when there is none (the unusable ones met are dropped). */
