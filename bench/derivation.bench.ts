@@ -45,8 +45,9 @@
  *   sampling heap profile of the objects that survived the scavenges over the measured runs (where they are made).
  *   DERIVATION_BENCH_ALLOC_PROFILE=<file>: the same over every allocation (what fills the young generation).
  * Parts: bench/derivation/el.ts (the simulated EL), mem-chain.ts (in-memory L1 and SafeDB), metering.ts (CPU,
- * threads, calls, window bounds, profiles), floor.ts + floor-peer.mjs (the floor control), node-code.ts (dist/ or
- * sources), user-txs.ts, rollup-config.ts.
+ * threads, calls, window bounds, profiles), runs.ts (measured runs and their figures), floor.ts with
+ * floor-client.mjs, floor-peer.mjs and floor-http.mjs (the floor control), node-code.ts (dist/ or sources),
+ * user-txs.ts, rollup-config.ts.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { privateKeyToAccount } from "viem/accounts";

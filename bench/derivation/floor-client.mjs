@@ -5,24 +5,16 @@
 // the CPU microseconds (user + system, every thread of this process) the measured trips used and the bytes they
 // sent and received. No JSON per trip.
 import net from "node:net";
+import { messageOf, numberArg } from "./floor-http.mjs";
 
-const arg = (name) => {
-  const i = process.argv.indexOf(name);
-  const v = i < 0 ? Number.NaN : Number(process.argv[i + 1]);
-  if (!Number.isInteger(v) || v < 0) throw new Error(`floor-client: ${name} <non-negative integer> is required`);
-  return v;
-};
+const arg = (name) => numberArg("floor-client", name);
 const port = arg("--port");
-const requestBytes = arg("--request-bytes");
-
-const head = `POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: `;
-let bodyBytes = -1;
-for (let d = 1; d < 16 && bodyBytes < 0; d++) {
-  const body = requestBytes - head.length - 4 - d;
-  if (body >= 0 && String(body).length === d) bodyBytes = body;
-}
-if (bodyBytes < 0) throw new Error(`floor-client: no request of ${requestBytes} bytes`);
-const request = Buffer.concat([Buffer.from(`${head}${bodyBytes}\r\n\r\n`, "latin1"), Buffer.alloc(bodyBytes, 0x62)]);
+const request = messageOf(
+  "floor-client",
+  "POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ",
+  arg("--request-bytes"),
+  0x62,
+);
 
 const socket = net.connect(port, "127.0.0.1");
 socket.setNoDelay(true);

@@ -3,25 +3,15 @@
 // client is while it executes a block, then answers with --response-bytes bytes in all (head and body). No JSON.
 // Prints its port on stdout. Plain JavaScript: it runs without tsx.
 import net from "node:net";
+import { messageOf, numberArg } from "./floor-http.mjs";
 
-const arg = (name) => {
-  const i = process.argv.indexOf(name);
-  const v = i < 0 ? Number.NaN : Number(process.argv[i + 1]);
-  if (!Number.isFinite(v) || v < 0) throw new Error(`floor-peer: ${name} <non-negative number> is required`);
-  return v;
-};
-const busyMs = arg("--busy-us") / 1000;
-const HEAD = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ";
-/** The body's length such that head + body is `total` bytes exactly (the head holds the body's length). */
-const bodyFor = (total) => {
-  for (let d = 1; d < 16; d++) {
-    const body = total - HEAD.length - 4 - d;
-    if (body >= 0 && String(body).length === d) return body;
-  }
-  throw new Error(`floor-peer: no answer of ${total} bytes`);
-};
-const bodyBytes = bodyFor(arg("--response-bytes"));
-const response = Buffer.concat([Buffer.from(`${HEAD}${bodyBytes}\r\n\r\n`, "latin1"), Buffer.alloc(bodyBytes, 0x61)]);
+const busyMs = numberArg("floor-peer", "--busy-us") / 1000;
+const response = messageOf(
+  "floor-peer",
+  "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ",
+  numberArg("floor-peer", "--response-bytes"),
+  0x61,
+);
 const HEAD_END = Buffer.from("\r\n\r\n", "latin1");
 
 const server = net.createServer((socket) => {
