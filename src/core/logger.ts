@@ -7,6 +7,9 @@ export interface LogFn {
   (msg: string): void;
 }
 
+/** The levels of the {@link Logger} port. */
+export type LoggerLevel = "trace" | "debug" | "info" | "warn" | "error";
+
 export interface Logger {
   trace: LogFn;
   debug: LogFn;
@@ -14,6 +17,16 @@ export interface Logger {
   warn: LogFn;
   error: LogFn;
   child(bindings: Record<string, unknown>): Logger;
+  /**
+   * Whether a line at `level` would be written (pino's `isLevelEnabled`). Optional: a logger without it is taken to
+   * write every level. For call sites on a per-block path, so that a disabled line's fields are not built.
+   */
+  isLevelEnabled?(level: LoggerLevel): boolean;
+}
+
+/** Whether `logger` writes lines at `level` (see {@link Logger.isLevelEnabled}; true when it cannot tell). */
+export function logsAt(logger: Logger, level: LoggerLevel): boolean {
+  return logger.isLevelEnabled === undefined || logger.isLevelEnabled(level);
 }
 
 /** A logger that drops everything (for tests that do not inspect logs). */
@@ -24,4 +37,5 @@ export const silentLogger: Logger = {
   warn: () => {},
   error: () => {},
   child: () => silentLogger,
+  isLevelEnabled: () => false,
 };

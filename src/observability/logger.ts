@@ -77,6 +77,7 @@ interface PinoLike {
   crit: LogFn;
   child(bindings: Record<string, unknown>): PinoLike;
   flush(): void;
+  isLevelEnabled(level: string): boolean;
 }
 
 /** Exposes a pino instance through `AppLogger`; child bindings are sanitised like log fields. */
@@ -89,6 +90,7 @@ function wrap(p: PinoLike): AppLogger {
     error: p.error.bind(p),
     crit: p.crit.bind(p),
     child: (bindings) => wrap(p.child(sanitizeForLog(bindings) as Record<string, unknown>)),
+    isLevelEnabled: (level) => p.isLevelEnabled(level),
     flush: () => {
       try {
         p.flush();

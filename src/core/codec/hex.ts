@@ -69,6 +69,22 @@ export function hexEqualsBytes(hex: string, bytes: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * Writes the bytes of `hex` (0x-prefixed, exactly `len` bytes, either case) into `out` at `off`; false when it is
+ * not exactly that (nothing is promised about `out` then). A loop over the digits: for the fixed-size fields of a
+ * hash preimage it costs less than `Buffer.write` of a sliced string (ADR 0106).
+ */
+export function writeHexBytes(hex: string, len: number, out: Uint8Array, off: number): boolean {
+  if (hex.length !== 2 + 2 * len || hex.charCodeAt(0) !== 48 || hex.charCodeAt(1) !== 120) return false;
+  for (let i = 0; i < len; i++) {
+    const hi = nibble(hex.charCodeAt(2 + 2 * i));
+    const lo = nibble(hex.charCodeAt(3 + 2 * i));
+    if (hi < 0 || lo < 0) return false;
+    out[off + i] = (hi << 4) | lo;
+  }
+  return true;
+}
+
 /** Left-pads a hex value to `size` bytes. */
 export function padHex(hex: Hex, size: number): Hex {
   const body = hex.slice(2);

@@ -88,12 +88,17 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
 
   /** SystemConfig the block `parent` was built with. */
   async systemConfigOf(parent: L2BlockRef): Promise<SystemConfig> {
-    if (parent.number === this.cfg.genesis.l2.number) return this.cfg.genesis.system_config;
-    const cached = this.sysCache.get(parent.parentHash, parent.l1origin.hash, parent.number);
-    if (cached !== undefined) return cached;
+    const known = this.knownSystemConfigOf(parent);
+    if (known !== undefined) return known;
     const env = await this.engine.payloadByHash(parent.hash);
     if (env === undefined) throw new ResetError("UNKNOWN_L2_PARENT", `L2 block ${parent.hash} not found`);
     return systemConfigFromPayload(this.cfg, env);
+  }
+
+  /** {@link systemConfigOf} when it needs no read from the execution client (genesis, or a recent block). */
+  private knownSystemConfigOf(parent: L2BlockRef): SystemConfig | undefined {
+    if (parent.number === this.cfg.genesis.l2.number) return this.cfg.genesis.system_config;
+    return this.sysCache.get(parent.parentHash, parent.l1origin.hash, parent.number);
   }
 
   /** The last read-back SystemConfig, with the config and the fork rules it was computed from. */
@@ -137,7 +142,8 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
   }
 
   async prepare(parent: L2BlockRef, epoch: BlockId, batchTransactions?: readonly (Uint8Array | Hex)[]) {
-    let sys = await this.systemConfigOf(parent);
+    // The steady path (the parent's config remembered, the epoch's header the last one read) awaits nothing.
+    let sys = this.knownSystemConfigOf(parent) ?? (await this.systemConfigOf(parent));
     let seq: number;
     let info: L1BlockInfo;
     let deposits: Uint8Array[] = [];
@@ -174,7 +180,9 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
           epoch: epoch.number,
         });
       }
-      info = await this.l1.infoByHash(epoch.hash);
+      // An L1 header is immutable by hash: the epoch's header read for the previous block is this one.
+      const last = this.lastOrigin?.info;
+      info = last !== undefined && last.hash === epoch.hash ? last : await this.l1.infoByHash(epoch.hash);
       seq = parent.sequenceNumber + 1;
     }
     const attributes = buildPayloadAttributes({

@@ -7,7 +7,7 @@
  */
 import { hexToBytes } from "../../core/codec/hex.js";
 import { CriticalError, DecodeError, ResetError, severityOf } from "../../core/errors/supernode-error.js";
-import type { Logger } from "../../core/logger.js";
+import { type Logger, logsAt } from "../../core/logger.js";
 import type { L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
 import { BatchQueue } from "../../protocol/derive/batch-queue.js";
 import type { BatchSource, InputBatch } from "../../protocol/derive/batch-stage-base.js";
@@ -216,18 +216,20 @@ export class L1DerivationPipeline implements DerivationPipeline {
       this.channel = undefined;
       return undefined;
     }
-    this.d.logger.trace(
-      b.kind === "singular"
-        ? { kind: b.kind, first: b.batch.timestamp, last: b.batch.timestamp, origin: this.originRef.number }
-        : {
-            kind: b.kind,
-            first: spanStartTimestamp(b.batch),
-            last: spanLastTimestamp(b.batch),
-            origin: this.originRef.number,
-          },
-      "batch read",
-    );
-    return b.kind === "singular" ? { kind: "singular", batch: b.batch } : { kind: "span", batch: b.batch };
+    if (logsAt(this.d.logger, "trace"))
+      this.d.logger.trace(
+        b.kind === "singular"
+          ? { kind: b.kind, first: b.batch.timestamp, last: b.batch.timestamp, origin: this.originRef.number }
+          : {
+              kind: b.kind,
+              first: spanStartTimestamp(b.batch),
+              last: spanLastTimestamp(b.batch),
+              origin: this.originRef.number,
+            },
+        "batch read",
+      );
+    // A singular batch is already the batch stage's shape (no wrapper per block); a span batch drops its raw form.
+    return b.kind === "singular" ? b : { kind: "span", batch: b.batch };
   }
 
   next(): InputBatch | undefined {
@@ -299,9 +301,8 @@ export class L1DerivationPipeline implements DerivationPipeline {
     }
     const r = this.stage.nextBatch(pendingSafe, this.source, this.lookup());
     if (r.kind === "batch") {
-      this.d.logger.trace({ origin: this.originRef.number, parent: pendingSafe.number }, "batch accepted");
-    }
-    if (r.kind === "batch") {
+      if (logsAt(this.d.logger, "trace"))
+        this.d.logger.trace({ origin: this.originRef.number, parent: pendingSafe.number }, "batch accepted");
       const b = r.batch;
       // The derived block's attributes, made once: the builder appends the batch's transactions (their bytes,
       // subarrays of the decompressed channel) after the deposits; hex is encoded only if the block is built.

@@ -81,11 +81,36 @@ export function builtinL1Config(chainId: bigint): L1ChainConfig | undefined {
   return undefined;
 }
 
+/**
+ * The activation time of blob fork `f` in `l1`. A switch over named fields rather than ``l1[`${f}Time`]``: that
+ * built a key string per fork and looked it up by name on every call (once per epoch, i.e. cold: ADR 0106).
+ */
+function blobForkTime(l1: L1ChainConfig, f: L1BlobFork): number | undefined {
+  switch (f) {
+    case "cancun":
+      return l1.cancunTime;
+    case "prague":
+      return l1.pragueTime;
+    case "osaka":
+      return l1.osakaTime;
+    case "bpo1":
+      return l1.bpo1Time;
+    case "bpo2":
+      return l1.bpo2Time;
+    case "bpo3":
+      return l1.bpo3Time;
+    case "bpo4":
+      return l1.bpo4Time;
+    case "bpo5":
+      return l1.bpo5Time;
+  }
+}
+
 /** The newest blob fork active at L1 time `time`, or undefined before Cancun. */
 export function activeBlobFork(l1: L1ChainConfig, time: number): L1BlobFork | undefined {
   let active: L1BlobFork | undefined;
   for (const f of L1_BLOB_FORKS) {
-    const t = l1[`${f}Time`];
+    const t = blobForkTime(l1, f);
     if (t !== undefined && time >= t) active = f;
   }
   return active;

@@ -152,10 +152,15 @@ export function buildPayloadAttributes(input: BuildAttributesInput): PayloadAttr
   const l1Info = input.l1InfoDeposits ?? encodeL1InfoDepositTx;
   const txs: Uint8Array[] = [l1Info(cfg, sysConfig, l1Origin, seqNumber, ts)];
   for (const d of input.depositTxs) txs.push(d instanceof Uint8Array ? d : encodeDepositTx(d));
-  const upgradeOpts = input.dependencySetSize === undefined ? {} : { dependencySetSize: input.dependencySetSize };
-  for (const u of upgradeTransactionsAt(cfg, ts, upgradeOpts)) txs.push(u);
+  const upgrades = upgradeTransactionsAt(cfg, ts, input);
+  for (let i = 0; i < upgrades.length; i++) txs.push(upgrades[i]!);
   // The batch's own bytes (subarrays of the decompressed channel: no copy).
-  for (const t of input.batchTransactions ?? []) txs.push(typeof t === "string" ? hexToBytes(t) : t);
+  const batch = input.batchTransactions;
+  if (batch !== undefined)
+    for (let i = 0; i < batch.length; i++) {
+      const t = batch[i]!;
+      txs.push(typeof t === "string" ? hexToBytes(t) : t);
+    }
   return new AttributesWithBytes(
     {
       timestamp: ts,

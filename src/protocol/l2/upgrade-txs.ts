@@ -190,6 +190,19 @@ export function interopUpgradeDeposits(dependencySetSize: number): DepositTx[] {
   return specs.map(deposit);
 }
 
+const NO_UPGRADE_TXS: readonly Uint8Array[] = Object.freeze([]);
+
+/** Whether the L2 block at `timestamp` is the activation block of a fork with upgrade deposits. */
+function activatesUpgradeFork(cfg: RollupConfig, timestamp: number): boolean {
+  return (
+    isForkActivationBlock(cfg, "ecotone", timestamp) ||
+    isForkActivationBlock(cfg, "fjord", timestamp) ||
+    isForkActivationBlock(cfg, "isthmus", timestamp) ||
+    isForkActivationBlock(cfg, "jovian", timestamp) ||
+    isForkActivationBlock(cfg, "interop", timestamp)
+  );
+}
+
 /**
  * Upgrade deposits of the L2 block at `timestamp`, in protocol order (Ecotone, Fjord, Isthmus, Jovian,
  * Interop), as EIP-2718 bytes. Empty for blocks that activate no fork. Karst (NUT bundle) is not supported.
@@ -197,8 +210,10 @@ export function interopUpgradeDeposits(dependencySetSize: number): DepositTx[] {
 export function upgradeTransactionsAt(
   cfg: RollupConfig,
   timestamp: number,
-  opts: { dependencySetSize?: number } = {},
-): Uint8Array[] {
+  opts: { readonly dependencySetSize?: number | undefined } = {},
+): readonly Uint8Array[] {
+  // Every block asks; only a fork's first block has any (ADR 0106): no arrays for the others.
+  if (!activatesUpgradeFork(cfg, timestamp)) return NO_UPGRADE_TXS;
   const out: DepositTx[] = [];
   if (isForkActivationBlock(cfg, "ecotone", timestamp)) out.push(...ecotoneUpgradeDeposits());
   if (isForkActivationBlock(cfg, "fjord", timestamp)) out.push(...fjordUpgradeDeposits());

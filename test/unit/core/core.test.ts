@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bytesToHex, hexEqualsBytes, hexToBytes, padHex } from "../../../src/core/codec/hex.js";
-import { quantityToNumber, toQuantity } from "../../../src/core/codec/quantity.js";
+import { bytesToHex, hexEqualsBytes, hexToBytes, padHex, writeHexBytes } from "../../../src/core/codec/hex.js";
+import { quantityToBigint, quantityToNumber, toQuantity } from "../../../src/core/codec/quantity.js";
 import { DecodeError, severityOf, TemporaryError } from "../../../src/core/errors/supernode-error.js";
 import { backoffDelayMs, DEFAULT_BACKOFF } from "../../../src/core/async/retry.js";
 import { SerialQueue } from "../../../src/core/async/serial-queue.js";
@@ -72,6 +72,40 @@ describe("hex and quantities", () => {
     expect(toQuantity(26)).toBe("0x1a");
     expect(quantityToNumber("0x1a")).toBe(26);
     expect(() => quantityToNumber("0x20000000000000")).toThrow(DecodeError);
+  });
+  it("reads quantities of every length the same as BigInt does, short ones without it, with the same errors", () => {
+    const valid = ["0x0", "0x00", "0x1", "0xA", "0xabcDEF", "0x1fffffffffffff", "0xfffffffffffff", "0x0000000000001"];
+    for (let k = 1; k <= 20; k++) valid.push(`0x${"f".repeat(k)}`, `0x1${"0".repeat(k - 1)}`, `0x${"0".repeat(k)}7`);
+    for (const q of valid) {
+      const big = BigInt(q);
+      expect(quantityToBigint(q)).toBe(big);
+      if (big <= BigInt(Number.MAX_SAFE_INTEGER)) expect(quantityToNumber(q)).toBe(Number(big));
+      else expect(() => quantityToNumber(q)).toThrow(DecodeError);
+    }
+    // Characters next to the digits' ranges (':' '/' '@' 'G' '`' 'g'), no digits, no prefix, not a string.
+    const invalid = ["0x", "0x:", "0x/", "0x1@", "0xG", "0x`", "0x1g", "0X1", "1", "", "0x 1", "0x1 ", "0x-1", "x1"];
+    for (const q of [...invalid, 1, null, undefined, 1n]) {
+      expect(() => quantityToBigint(q)).toThrow(DecodeError);
+      expect(() => quantityToNumber(q)).toThrow(DecodeError);
+    }
+  });
+  it("writes numbers as quantities the same as bigints, and refuses what is not a non-negative integer", () => {
+    for (const n of [0, 1, 15, 16, 255, 1_700_000_000, 2 ** 32, 2 ** 53 - 1]) {
+      expect(toQuantity(n)).toBe(toQuantity(BigInt(n)));
+      expect(toQuantity(n)).toBe(`0x${BigInt(n).toString(16)}`);
+    }
+    expect(toQuantity(2 ** 60)).toBe(`0x${(2n ** 60n).toString(16)}`);
+    expect(() => toQuantity(-1)).toThrow(DecodeError);
+    expect(() => toQuantity(1.5)).toThrow(RangeError);
+    expect(() => toQuantity(Number.NaN)).toThrow(RangeError);
+  });
+  it("writes fixed-size hex into a buffer, refusing any other size, prefix or digit", () => {
+    const out = new Uint8Array(6);
+    expect(writeHexBytes("0x00aBff", 3, out, 2)).toBe(true);
+    expect([...out]).toEqual([0, 0, 0x00, 0xab, 0xff, 0]);
+    for (const bad of ["0x00abf", "0x00abff00", "0X00abff", "1x00abff", "0x00agff", "0x00:bff", "0x00ab`f"])
+      expect(writeHexBytes(bad, 3, out, 0)).toBe(false);
+    expect(writeHexBytes("0x", 0, out, 0)).toBe(true);
   });
 });
 

@@ -107,3 +107,84 @@ describe("FetchingAttributesBuilder's SystemConfig memory", () => {
     expect(reads).toEqual([refs[15]!.hash]);
   });
 });
+
+describe("FetchingAttributesBuilder's L1 reads", () => {
+  const cfg = testRollupConfig();
+
+  /** An L1 that counts header reads by hash. */
+  class CountingL1 extends FakeL1 {
+    headerReads: Hash[] = [];
+    override async infoByHash(hash: Hash) {
+      this.headerReads.push(hash);
+      return super.infoByHash(hash);
+    }
+  }
+
+  /** Derives `perEpoch` blocks in each of `epochs` epochs from genesis, each on the one before. */
+  async function derive(l1: CountingL1, builder: FetchingAttributesBuilder, epochs: number, perEpoch: number) {
+    const g = cfg.genesis;
+    let parent: L2BlockRef = {
+      hash: g.l2.hash,
+      number: g.l2.number,
+      parentHash: `0x${"00".repeat(32)}`,
+      timestamp: g.l2_time,
+      l1origin: g.l1,
+      sequenceNumber: 0,
+    };
+    const out: { parent: L2BlockRef; transactions: readonly string[]; origin: Hash }[] = [];
+    for (let e = 0; e < epochs; e++) {
+      const epoch = l1.blocks[e]!;
+      for (let k = 0; k < perEpoch; k++) {
+        const { attributes, l1origin, sequenceNumber } = await builder.prepare(parent, epoch);
+        out.push({ parent, transactions: attributes.transactions, origin: l1origin.hash });
+        parent = {
+          hash: h(`l2-${parent.number + 1}`),
+          number: parent.number + 1,
+          parentHash: parent.hash,
+          timestamp: attributes.timestamp,
+          l1origin: { hash: l1origin.hash, number: l1origin.number },
+          sequenceNumber,
+        };
+      }
+    }
+    return out;
+  }
+
+  it("reads an epoch's header once: the blocks after its first take the header read for the one before", async () => {
+    const l1 = new CountingL1(6);
+    const builder = new FetchingAttributesBuilder(cfg, l1, {} as never);
+    const blocks = await derive(l1, builder, 4, 3);
+    // One read per epoch (epoch 0 starts on genesis, the same origin; epochs 1–3 read theirs with their receipts),
+    // not one per block.
+    expect(l1.headerReads).toEqual(l1.blocks.slice(0, 4).map((b) => b.hash));
+    // The same blocks as a builder that reads the header for every block (a new builder each block, its parent's
+    // SystemConfig handed over): the L1-info deposit carries each epoch's own origin.
+    for (const [i, b] of blocks.entries()) {
+      expect(b.origin).toBe(l1.blocks[Math.floor(i / 3)]!.hash);
+      const fresh = new FetchingAttributesBuilder(cfg, l1, {} as never);
+      fresh.systemConfigOf = async () => cfg.genesis.system_config;
+      const again = await fresh.prepare(b.parent, { hash: b.origin, number: Math.floor(i / 3) });
+      expect(again.attributes.transactions).toEqual(b.transactions);
+    }
+  });
+
+  it("reads the header of an epoch it did not see start", async () => {
+    const l1 = new CountingL1(3);
+    const builder = new FetchingAttributesBuilder(cfg, l1, {} as never);
+    await derive(l1, builder, 2, 2);
+    const before = l1.headerReads.length;
+    // Another builder picks up in the middle of epoch 1 (after a restart): it reads epoch 1's header once.
+    const other = new FetchingAttributesBuilder(cfg, l1, {} as never);
+    const parent: L2BlockRef = {
+      hash: h("l2-mid"),
+      number: 0,
+      parentHash: h("l2-genesis"),
+      timestamp: cfg.genesis.l2_time + 2,
+      l1origin: { hash: l1.blocks[1]!.hash, number: 1 },
+      sequenceNumber: 0,
+    };
+    other.systemConfigOf = async () => cfg.genesis.system_config;
+    await other.prepare(parent, l1.blocks[1]!);
+    expect(l1.headerReads.slice(before)).toEqual([l1.blocks[1]!.hash]);
+  });
+});

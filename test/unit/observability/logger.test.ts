@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LogFormat } from "../../../src/config/types.js";
+import { type Logger, logsAt, silentLogger } from "../../../src/core/logger.js";
 import { chainLogger, createLogger, parseLogLevel } from "../../../src/observability/logger.js";
 
 const T0 = Date.UTC(2026, 10, 21, 12, 45, 1, 123); // 2026-11-21T12:45:01.123Z
@@ -127,6 +128,23 @@ describe("createLogger levels and secrets", () => {
     expect(info.lines).toHaveLength(2);
   });
 
+  it("tells which levels it writes (the per-block call sites skip building a disabled line's fields)", () => {
+    const levels = ["trace", "debug", "info", "warn", "error"] as const;
+    for (const configured of ["trace", "info", "crit"] as const) {
+      const { logger, lines } = capture("logfmt", { level: configured });
+      for (const l of [logger, chainLogger(logger, 10)]) {
+        for (const level of levels) {
+          const before = lines.length;
+          l[level]("probe");
+          expect(logsAt(l, level)).toBe(lines.length > before);
+        }
+      }
+    }
+    expect(logsAt(silentLogger, "error")).toBe(false);
+    const { isLevelEnabled: _, ...rest } = silentLogger;
+    const noQuery: Logger = rest;
+    expect(logsAt(noQuery, "trace")).toBe(true);
+  });
   it("every line from a chain child carries the chain ID, also from grandchildren", () => {
     const { logger, lines } = capture("json");
     const c = logger.child({ chain: 901n }).child({ component: "derivation" });

@@ -1,6 +1,13 @@
 import { keccak256, toBytes } from "viem";
 import { describe, expect, it } from "vitest";
-import { MAINNET_L1_CONFIG, parseL1ChainConfig, blobParamsAt } from "../../../../src/protocol/l1/blob-fee.js";
+import {
+  activeBlobFork,
+  blobParamsAt,
+  L1_BLOB_FORKS,
+  type L1ChainConfig,
+  MAINNET_L1_CONFIG,
+  parseL1ChainConfig,
+} from "../../../../src/protocol/l1/blob-fee.js";
 import { DEPOSIT_EVENT_TOPIC } from "../../../../src/protocol/l1/deposit-log.js";
 import { CONFIG_UPDATE_TOPIC } from "../../../../src/protocol/l1/system-config.js";
 import { L1_INFO_SELECTORS } from "../../../../src/protocol/l2/l1-info.js";
@@ -51,5 +58,20 @@ describe("op-node §8/§10 constants", () => {
     expect(blobParamsAt(cfg, 1)).toBeUndefined();
     expect(blobParamsAt(MAINNET_L1_CONFIG, 1767747671)?.baseFeeUpdateFraction).toBe(11684671);
     expect(() => parseL1ChainConfig({ cancunTime: 1 })).toThrow(DecodeError);
+  });
+});
+
+describe("L1 blob forks", () => {
+  it("names the newest blob fork active at each time, every fork's own time field read", () => {
+    const times = Object.fromEntries(L1_BLOB_FORKS.map((f, i) => [`${f}Time`, 100 * (i + 1)]));
+    const l1 = { chainId: 5n, ...times, blobSchedule: {} } as L1ChainConfig;
+    expect(activeBlobFork(l1, 99)).toBeUndefined();
+    L1_BLOB_FORKS.forEach((f, i) => {
+      expect(activeBlobFork(l1, 100 * (i + 1))).toBe(f);
+      expect(activeBlobFork(l1, 100 * (i + 1) + 99)).toBe(f);
+    });
+    // A fork without a time is never active, whatever comes after it.
+    expect(activeBlobFork({ chainId: 5n, cancunTime: 0, osakaTime: 10, blobSchedule: {} }, 5)).toBe("cancun");
+    expect(activeBlobFork({ chainId: 5n, cancunTime: 0, osakaTime: 10, blobSchedule: {} }, 10)).toBe("osaka");
   });
 });

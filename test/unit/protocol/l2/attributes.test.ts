@@ -21,6 +21,14 @@ import {
   extraDataRejection,
 } from "../../../../src/protocol/l2/extra-data.js";
 import type { L1OriginInfo } from "../../../../src/protocol/l2/l1-info.js";
+import {
+  ecotoneUpgradeDeposits,
+  fjordUpgradeDeposits,
+  interopUpgradeDeposits,
+  isthmusUpgradeDeposits,
+  jovianUpgradeDeposits,
+  upgradeTransactionsAt,
+} from "../../../../src/protocol/l2/upgrade-txs.js";
 import type { RollupConfig, SystemConfig } from "../../../../src/protocol/rollup-config.js";
 
 const h = (n: number): Hash => `0x${n.toString(16).padStart(64, "0")}`;
@@ -350,5 +358,32 @@ describe("EIP-1559 params in extraData", () => {
     expect(extraDataForAttributes(cfg, 12, "0x0000000000000000", undefined)).toBe("0x00000000fa00000006");
     expect(extraDataForAttributes(cfg, 5, "0x0000000000000000", undefined)).toBe("0x");
     expect(() => decodeExtraData("0x02")).toThrow(DecodeError);
+  });
+});
+
+describe("upgrade transactions per block", () => {
+  it("only a fork's activation block has any, in fork order; every other block gets none", () => {
+    const cfg = cfgWith({
+      ecotone_time: 1010,
+      fjord_time: 1014,
+      granite_time: 1016,
+      holocene_time: 1018,
+      isthmus_time: 1020,
+      jovian_time: 1020,
+      interop_time: 1026,
+    });
+    const counts = new Map<number, number>();
+    for (let ts = 1000; ts <= 1040; ts += 2) counts.set(ts, upgradeTransactionsAt(cfg, ts).length);
+    const expected = new Map<number, number>([
+      [1010, ecotoneUpgradeDeposits().length],
+      [1014, fjordUpgradeDeposits().length],
+      [1020, isthmusUpgradeDeposits().length + jovianUpgradeDeposits().length],
+      [1026, interopUpgradeDeposits(1).length],
+    ]);
+    for (const [ts, n] of counts) expect(n, `block at ${ts}`).toBe(expected.get(ts) ?? 0);
+    expect(upgradeTransactionsAt(cfg, 1026, { dependencySetSize: 2 })).toHaveLength(interopUpgradeDeposits(2).length);
+    // The empty answer is shared and cannot be changed by a caller.
+    expect(upgradeTransactionsAt(cfg, 1012)).toBe(upgradeTransactionsAt(cfg, 1040));
+    expect(Object.isFrozen(upgradeTransactionsAt(cfg, 1012))).toBe(true);
   });
 });
