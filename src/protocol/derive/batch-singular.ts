@@ -11,7 +11,6 @@ import {
   headerSize,
   readItem,
   readListExact,
-  readListItems,
   readUintNumber,
   stringSize,
   uintBytes,
@@ -41,10 +40,13 @@ export function decodeSingularBatch(body: Uint8Array): SingularBatch {
   expectFixed(f[2]!, 32, "epoch_hash");
   const txList = f[4]!;
   if (!txList.isList) throw new DecodeError("singular batch: transactions must be a list");
+  // The transactions' views straight from the list (no array of RLP items per batch; same checks, same errors).
   const transactions: Uint8Array[] = [];
-  for (const it of readListItems(body, txList.start, txList.end)) {
+  for (let off = txList.start; off < txList.end; ) {
+    const it = readItem(body, off, txList.end);
     expectString(it, "transaction");
     transactions.push(body.subarray(it.start, it.end));
+    off = it.next;
   }
   return {
     parentHash: bytesToHex(body.subarray(f[0]!.start, f[0]!.end)),

@@ -101,6 +101,29 @@ function withOrigin(t: Template, origin: L1OriginInfo): Template | undefined {
   return { ...t, origin, bytes, originHash };
 }
 
+/** Bytes of the slabs the per-block copies are cut from. */
+const SLAB_BYTES = 16 * 1024;
+let slab = new ArrayBuffer(SLAB_BYTES);
+let slabUsed = 0;
+
+/**
+ * A copy of `src` in a view of a shared slab (as Node's `Buffer.allocUnsafe` pool does), instead of `slice()`: a
+ * typed array over 64 bytes gets a buffer of its own outside V8's heap (an allocation and a later sweep per block,
+ * ADR 0106). A slab lives while any copy cut from it does (at most 16 kB: a deposit lives about one block).
+ */
+function slabCopy(src: Uint8Array): Uint8Array {
+  const n = src.length;
+  if (n > SLAB_BYTES >> 2) return src.slice();
+  if (slabUsed + n > SLAB_BYTES) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const out = new Uint8Array(slab, slabUsed, n);
+  out.set(src);
+  slabUsed = (slabUsed + n + 7) & ~7;
+  return out;
+}
+
 export class L1InfoDepositEncoder {
   private last: Template | undefined;
 
@@ -137,7 +160,7 @@ export class L1InfoDepositEncoder {
       };
       return bytes.slice();
     }
-    const out = t.bytes.slice();
+    const out = slabCopy(t.bytes);
     out.set(l1InfoDepositSourceHashBytes(t.originHash, seqNumber), t.hashAt);
     for (let i = t.seqAt + t.seqSize - 1, x = seqNumber; i >= t.seqAt; i--, x = Math.floor(x / 256)) out[i] = x % 256;
     return out;
