@@ -61,6 +61,36 @@ export function payloadId(x: PayloadIdInput): Hex | undefined {
   return idOf(x, x.txHashes, true);
 }
 
+/**
+ * One fixed-size hex field of the preimage with the bytes of the last value written: a block's prevRandao, beacon
+ * root (both the L1 origin's, the same for a whole epoch), fee recipient and EIP-1559 params (the same for much
+ * longer) are decoded when they change, not for every block (ADR 0106).
+ */
+class LastHexField {
+  private hex: string | undefined;
+  private readonly bytes: Uint8Array;
+
+  constructor(private readonly len: number) {
+    this.bytes = new Uint8Array(len);
+  }
+
+  /** Writes `h` (exactly `len` bytes of 0x-hex) at `off`; false, nothing promised about `buf`, when it is not. */
+  write(h: string, buf: Uint8Array, off: number): boolean {
+    if (h !== this.hex) {
+      this.hex = undefined;
+      if (!writeHexBytes(h, this.len, this.bytes, 0)) return false;
+      this.hex = h;
+    }
+    buf.set(this.bytes, off);
+    return true;
+  }
+}
+
+const PREV_RANDAO = new LastHexField(32);
+const FEE_RECIPIENT = new LastHexField(20);
+const BEACON_ROOT = new LastHexField(32);
+const EIP1559_PARAMS = new LastHexField(8);
+
 /** A payload id's fields but its transactions. */
 type IdFields = Omit<PayloadIdInput, "txHashes">;
 
@@ -116,14 +146,14 @@ function idOf(x: IdFields, txs: readonly Uint8Array[], hashed: boolean): Hex | u
   const buf = Buffer.allocUnsafe(size);
   if (!writeHexBytes(x.parentHash, 32, buf, 0)) return undefined;
   putU64(buf, 32, x.timestamp);
-  if (!writeHexBytes(x.prevRandao, 32, buf, 40) || !writeHexBytes(x.feeRecipient, 20, buf, 72)) return undefined;
+  if (!PREV_RANDAO.write(x.prevRandao, buf, 40) || !FEE_RECIPIENT.write(x.feeRecipient, buf, 72)) return undefined;
   let off = 92;
   if (x.withdrawalsRlp !== undefined) {
     buf.set(x.withdrawalsRlp, off);
     off += wLen;
   }
   if (pbr !== undefined) {
-    if (!writeHexBytes(pbr, 32, buf, off)) return undefined;
+    if (!BEACON_ROOT.write(pbr, buf, off)) return undefined;
     off += 32;
   }
   if (extended) {
@@ -142,7 +172,7 @@ function idOf(x: IdFields, txs: readonly Uint8Array[], hashed: boolean): Hex | u
     off += 8;
   }
   if (eip !== undefined) {
-    if (!writeHexBytes(eip, 8, buf, off)) return undefined;
+    if (!EIP1559_PARAMS.write(eip, buf, off)) return undefined;
     off += 8;
   }
   if (mbf !== undefined) {

@@ -5,7 +5,7 @@
  */
 import { bytesToHex } from "../../core/codec/hex.js";
 import { CriticalError, DecodeError, ResetError } from "../../core/errors/supernode-error.js";
-import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
+import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
 import {
   builtinL1Config,
   devnetL1Config,
@@ -47,6 +47,19 @@ function firstTransactionHex(a: PayloadAttributes): Hex | undefined {
   return first === undefined ? a.transactions[0] : bytesToHex(first);
 }
 
+/** An epoch's L1 header with what is made from it once per epoch: the L1-info origin and the block ref. */
+interface OriginRecord {
+  readonly info: L1BlockInfo;
+  readonly origin: L1OriginInfo;
+  readonly ref: L1BlockRef;
+}
+
+/** What {@link FetchingAttributesBuilder.prepare} returns. */
+type Prepared = { attributes: PayloadAttributes; l1origin: L1BlockRef; sequenceNumber: number };
+
+/** No user deposits (a block within its epoch). */
+const NO_DEPOSITS: readonly Uint8Array[] = Object.freeze([]);
+
 export function defaultL1ChainConfig(cfg: RollupConfig): L1ChainConfig {
   return builtinL1Config(cfg.l1_chain_id) ?? devnetL1Config(cfg.l1_chain_id);
 }
@@ -76,14 +89,18 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
   }
 
   /** L1OriginInfo of the last origin header (the same for every block of an epoch; headers are immutable). */
-  private lastOrigin: { info: L1BlockInfo; origin: L1OriginInfo } | undefined;
+  private lastOrigin: OriginRecord | undefined;
 
-  private originInfo(info: L1BlockInfo): L1OriginInfo {
+  private originRecord(info: L1BlockInfo): OriginRecord {
     const last = this.lastOrigin;
-    if (last !== undefined && last.info === info) return last.origin;
-    const origin = l1OriginInfo(this.cfg, this.l1cfg, info);
-    this.lastOrigin = { info, origin };
-    return origin;
+    if (last !== undefined && last.info === info) return last;
+    const rec: OriginRecord = {
+      info,
+      origin: l1OriginInfo(this.cfg, this.l1cfg, info),
+      ref: { hash: info.hash, number: info.number, parentHash: info.parentHash, timestamp: info.timestamp },
+    };
+    this.lastOrigin = rec;
+    return rec;
   }
 
   /** SystemConfig the block `parent` was built with. */
@@ -141,12 +158,40 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     return read;
   }
 
-  async prepare(parent: L2BlockRef, epoch: BlockId, batchTransactions?: readonly (Uint8Array | Hex)[]) {
-    // The steady path (the parent's config remembered, the epoch's header the last one read) awaits nothing.
+  prepare(parent: L2BlockRef, epoch: BlockId, batchTransactions?: readonly (Uint8Array | Hex)[]): Promise<Prepared> {
+    // The steady path (a block in the parent's epoch, the parent's SystemConfig remembered, the epoch's header the
+    // one read for the block before: an L1 header is immutable by hash) reads nothing and awaits nothing (ADR 0106).
+    const last = this.lastOrigin;
+    if (
+      last !== undefined &&
+      parent.l1origin.number === epoch.number &&
+      parent.l1origin.hash === epoch.hash &&
+      last.info.hash === epoch.hash
+    ) {
+      const sys = this.knownSystemConfigOf(parent);
+      if (sys !== undefined) {
+        try {
+          return Promise.resolve(
+            this.assemble(parent, sys, last, NO_DEPOSITS, parent.sequenceNumber + 1, batchTransactions),
+          );
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      }
+    }
+    return this.prepareReading(parent, epoch, batchTransactions);
+  }
+
+  /** {@link prepare} with the reads it needs: the parent's SystemConfig, the epoch's header and receipts. */
+  private async prepareReading(
+    parent: L2BlockRef,
+    epoch: BlockId,
+    batchTransactions: readonly (Uint8Array | Hex)[] | undefined,
+  ): Promise<Prepared> {
     let sys = this.knownSystemConfigOf(parent) ?? (await this.systemConfigOf(parent));
     let seq: number;
     let info: L1BlockInfo;
-    let deposits: Uint8Array[] = [];
+    let deposits: readonly Uint8Array[] = NO_DEPOSITS;
     if (parent.l1origin.number !== epoch.number) {
       const r = await receiptsOf(this.l1, epoch.hash, [
         this.cfg.deposit_contract_address,
@@ -185,11 +230,23 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       info = last !== undefined && last.hash === epoch.hash ? last : await this.l1.infoByHash(epoch.hash);
       seq = parent.sequenceNumber + 1;
     }
+    return this.assemble(parent, sys, this.originRecord(info), deposits, seq, batchTransactions);
+  }
+
+  /** The attributes from what was read (pure but for the SystemConfig memory it writes). */
+  private assemble(
+    parent: L2BlockRef,
+    sys: SystemConfig,
+    origin: OriginRecord,
+    deposits: readonly Uint8Array[],
+    seq: number,
+    batchTransactions: readonly (Uint8Array | Hex)[] | undefined,
+  ): Prepared {
     const attributes = buildPayloadAttributes({
       cfg: this.cfg,
       sysConfig: sys,
       l2Parent: parent,
-      l1Origin: this.originInfo(info),
+      l1Origin: origin.origin,
       depositTxs: deposits,
       seqNumber: seq,
       dependencySetSize: this.dependencySetSize,
@@ -200,11 +257,12 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     // carry yet (EIP-1559 params before Holocene, min base fee before Jovian, operator fee before the Isthmus L1-info
     // format, …) are lost, exactly as when the block is read from the execution client.
     const nextNumber = parent.number + 1;
-    this.sysCache.set(parent.hash, info.hash, nextNumber, this.readBack(sys, attributes, nextNumber, parent.hash));
-    return {
-      attributes,
-      l1origin: { hash: info.hash, number: info.number, parentHash: info.parentHash, timestamp: info.timestamp },
-      sequenceNumber: seq,
-    };
+    this.sysCache.set(
+      parent.hash,
+      origin.info.hash,
+      nextNumber,
+      this.readBack(sys, attributes, nextNumber, parent.hash),
+    );
+    return { attributes, l1origin: origin.ref, sequenceNumber: seq };
   }
 }

@@ -14,6 +14,14 @@ export function keccak(data: Uint8Array): Uint8Array {
   return k256.digest("binary");
 }
 
+/** keccak256 of `a ‖ b`, as bytes, without making the concatenation. */
+export function keccakOfTwo(a: Uint8Array, b: Uint8Array): Uint8Array {
+  k256.init();
+  k256.update(a);
+  k256.update(b);
+  return k256.digest("binary");
+}
+
 /** keccak256 of bytes, as a 0x-hex hash. */
 export function keccakHex(data: Uint8Array): Hash {
   k256.init();

@@ -15,6 +15,21 @@ function lengthPrefix(len: number, offset: number): Uint8Array {
   return Uint8Array.of(offset + 55 + lenBytes.length, ...lenBytes);
 }
 
+/** The RLP header of a list whose payload (its items, encoded) is `len` bytes long. */
+export function rlpListHeader(len: number): Uint8Array {
+  return lengthPrefix(len, 0xc0);
+}
+
+/** Bytes of the RLP encoding of the byte string `b` (what {@link rlpEncodeBytes} would return, without making it). */
+export function rlpEncodedSize(b: Uint8Array): number {
+  const n = b.length;
+  if (n === 1 && (b[0] as number) < 0x80) return 1;
+  if (n < 56) return 1 + n;
+  let lenOfLen = 0;
+  for (let l = n; l > 0; l = Math.floor(l / 256)) lenOfLen++;
+  return 1 + lenOfLen + n;
+}
+
 /** RLP encoding of one byte string. */
 export function rlpEncodeBytes(b: Uint8Array): Uint8Array {
   if (b.length === 1 && (b[0] as number) < 0x80) return b;

@@ -99,6 +99,20 @@ describe("hex and quantities", () => {
     expect(() => toQuantity(1.5)).toThrow(RangeError);
     expect(() => toQuantity(Number.NaN)).toThrow(RangeError);
   });
+  it("decodes hex of every length up to and past the digit-by-digit bound the same, and refuses bad digits", () => {
+    for (let n = 0; n <= 80; n++) {
+      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 59 + n * 13) & 0xff);
+      const hex = Buffer.from(bytes).toString("hex");
+      expect(hexToBytes(`0x${hex}`)).toEqual(bytes);
+      expect(hexToBytes(`0x${hex.toUpperCase()}`)).toEqual(bytes);
+      expect(() => hexToBytes(`0x${hex}0`)).toThrow(DecodeError);
+      for (const at of n === 0 ? [] : [0, n, 2 * n - 1])
+        for (const bad of ["g", ":", "`", "/", " "])
+          expect(() => hexToBytes(`0x${hex.slice(0, at)}${bad}${hex.slice(at + 1)}`)).toThrow(DecodeError);
+    }
+    expect(() => hexToBytes("00ab")).toThrow(DecodeError);
+    expect(() => hexToBytes("0Xab")).toThrow(DecodeError);
+  });
   it("writes fixed-size hex into a buffer, refusing any other size, prefix or digit", () => {
     const out = new Uint8Array(6);
     expect(writeHexBytes("0x00aBff", 3, out, 2)).toBe(true);

@@ -110,6 +110,30 @@ describe("payload id (op-geth BuildPayloadArgs.Id / op-reth payload_id_optimism)
     expect(hexRead).toBe(false);
   });
 
+  it("is the id by the rules for a run of blocks whose fixed fields change, repeat and go bad in between", () => {
+    const h = (k: number): Hash => `0x${k.toString(16).padStart(2, "0").repeat(32)}`;
+    // A half-decoded bad value must not leave the last good one's bytes changed behind it.
+    const badHash = `0x${"ab".repeat(20)}zz${"ab".repeat(11)}` as Hash;
+    const runs: { a: PayloadAttributes; ok: boolean }[] = [];
+    for (let k = 0; k < 24; k++) {
+      const epoch = k >> 2;
+      const a: PayloadAttributes = {
+        ...DERIVED,
+        timestamp: 1_728_933_301 + 2 * k,
+        prevRandao: k % 7 === 5 ? badHash : h(epoch),
+        parentBeaconBlockRoot: k % 9 === 4 ? badHash : h(100 + (epoch % 3)),
+        suggestedFeeRecipient: k % 11 === 6 ? (`0x${"4g".repeat(20)}` as Hex) : LIVE.suggestedFeeRecipient,
+        eip1559Params: k % 5 === 3 ? "0x000000fa0000000g" : k < 12 ? "0x000000fa00000006" : "0x000000fa00000008",
+      };
+      runs.push({ a, ok: k % 7 !== 5 && k % 9 !== 4 && k % 11 !== 6 && k % 5 !== 3 });
+    }
+    for (const { a, ok } of [...runs, ...runs.reverse()]) {
+      const id = predictPayloadId(LIVE_PARENT, a, 3);
+      if (ok) expect(id).toBe(byTheRules(LIVE_PARENT, a, 3));
+      else expect(id).toBeUndefined();
+    }
+  });
+
   it("predicts nothing where the clients differ or the input is not what the node sends", () => {
     expect(predictPayloadId(LIVE_PARENT, { ...DERIVED, withdrawals: undefined }, 1)).toBeUndefined();
     expect(predictPayloadId(LIVE_PARENT, { ...DERIVED, withdrawals: [{}] }, 3)).toBeUndefined();

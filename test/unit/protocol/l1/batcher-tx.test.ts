@@ -3,6 +3,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { hexToBytes } from "../../../../src/core/codec/hex.js";
 import type { Address, Hex } from "../../../../src/core/types/primitives.js";
+import { asList, rlpDecode, rlpEncode } from "../../../../src/protocol/block/rlp.js";
 import { encodeRpcTransaction } from "../../../../src/protocol/block/rpc-transaction.js";
 import { selectBatcherData } from "../../../../src/protocol/l1/batcher-tx.js";
 import { decodeSignedTx, txSender } from "../../../../src/protocol/l1/signed-tx.js";
@@ -88,6 +89,25 @@ describe("signed L1 transactions", () => {
       const hex = `0x${Buffer.from(raw).toString("hex")}` as Hex;
       expect(Buffer.from(encodeRpcTransaction(rpcJson(hex))).toString("hex")).toBe(hex.slice(2));
       expect(keccak256(encodeRpcTransaction(rpcJson(hex)))).toBe(keccak256(hex));
+    }
+  });
+
+  it("hashes a typed transaction's unsigned fields in place: the signing hash of every size of list and field", async () => {
+    // Calldata across every RLP header size of the data and of the whole list (short, 1-, 2- and 3-byte lengths),
+    // signed by viem: the sender recovers, and the hash is keccak(type ‖ rlp(fields without the signature)).
+    const sizes = [0, 1, 20, 54, 55, 56, 200, 255, 256, 300, 65_535, 65_536, 130_000];
+    for (const size of sizes) {
+      const data = `0x${"ab".repeat(size)}` as Hex;
+      for (const tx of [eip2930, eip1559, blob]) {
+        const raw = await sign({ ...tx, data, nonce: size % 7 } as TransactionSerializable);
+        const info = decodeSignedTx(raw);
+        expect(txSender(info)?.toLowerCase(), `type ${raw[0]} data ${size}`).toBe(batcher.address.toLowerCase());
+        const fields = asList(rlpDecode(raw.subarray(1)), "tx");
+        const unsigned = rlpEncode(fields.slice(0, fields.length - 3));
+        expect(Buffer.from(info.signature!.hash).toString("hex")).toBe(
+          keccak256(Buffer.concat([raw.subarray(0, 1), unsigned])).slice(2),
+        );
+      }
     }
   });
 
