@@ -5,6 +5,8 @@
  * `indexOf` of one character runs at memory speed; and a value the EL wrote can be sent back as the EL wrote it.
  */
 
+import { randomBytes } from "node:crypto";
+
 /**
  * JSON text that goes into a request as it is (already serialised, e.g. the EL's own JSON of a payload), given whole
  * or as parts that are written one after the other (the request is then never copied into one string first).
@@ -266,8 +268,12 @@ export interface KnownStrings {
   readonly joined?: string | undefined;
 }
 
-/** What stands in for the known array while the rest of the text is parsed (no EL writes a NUL in a string). */
-const KNOWN_VALUE = "\u0000supernode:known-strings";
+/**
+ * What stands in for the known array while the rest of the text is parsed: a string with a token drawn once per
+ * process, which no EL can write itself. (A fixed one could: in a later element with the same id, JSON.parse's
+ * value there would then be the EL's string and pass the check below for the node's own placeholder.)
+ */
+const KNOWN_VALUE = `\u0000supernode:known-strings:${randomBytes(16).toString("hex")}`;
 const KNOWN_JSON = JSON.stringify(KNOWN_VALUE);
 
 /**

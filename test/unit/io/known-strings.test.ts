@@ -116,6 +116,20 @@ describe("parseWithKnownStrings: a response's known strings compared in place, t
     expect(parseWithKnownStrings(JSON.stringify(twice), KNOWN)).toBeUndefined();
   });
 
+  it("an EL that writes a placeholder of its own in a later element gets what JSON.parse makes of it", () => {
+    // The known array is where the scan looks (the first element with the id); the later element, the one JSON.parse
+    // keeps, holds a string shaped like the node's stand-in. The node's stand-in carries a per-process token, so
+    // that string is never taken for it: the result is never the known strings.
+    for (const own of ["\u0000supernode:known-strings", "\u0000supernode:known-strings:00", ""]) {
+      const text = JSON.stringify([...batch(), { jsonrpc: "2.0", id: 6, result: envelope(own) }]);
+      const got = parseWithKnownStrings(text, KNOWN);
+      if (got !== undefined) expect(got).toEqual(JSON.parse(text));
+      const last = (JSON.parse(text) as { result: { executionPayload: { transactions: unknown } } }[])[3]!;
+      expect(last.result.executionPayload.transactions).toBe(own);
+      expect(got === undefined || (got as (typeof last)[])[3]!.result.executionPayload.transactions === own).toBe(true);
+    }
+  });
+
   it("with the joined text: the same results, compact or formatted, and the same fallbacks", () => {
     expectSameAsJsonParse(JSON.stringify(batch()), KNOWN_JOINED);
     expectSameAsJsonParse(JSON.stringify(batch(), null, 2), KNOWN_JOINED); // whitespace: string by string
