@@ -60,7 +60,9 @@ export class DerivationStep {
     let progressed = false;
     for (let i = 0; i < this.d.maxSteps && !this.d.aborted(); i++) {
       if (i > 0) {
-        await this.d.turn();
+        // No fair turn owed (the usual case) is no wait at all, not a trip through the microtask queue.
+        const turn = this.d.turn();
+        if (turn !== undefined) await turn;
         if (this.d.shouldYield()) return progressed;
       }
       let attrs = this.pendingAttrs;

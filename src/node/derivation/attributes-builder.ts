@@ -24,7 +24,7 @@ import type { PayloadAttributes } from "../../protocol/l2/attributes.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
 import type { EngineApi, L1BlockInfo, L1Source } from "../ports.js";
-import type { AttributesBuilder } from "./types.js";
+import type { AttributesBuilder, PreparedAttributes } from "./types.js";
 import { systemConfigFromPayload } from "./l2-block.js";
 import { RECENT_SYSTEM_CONFIGS, RecentSystemConfigs } from "./recent-system-configs.js";
 import { receiptsOf } from "./l1-slices.js";
@@ -53,9 +53,6 @@ interface OriginRecord {
   readonly origin: L1OriginInfo;
   readonly ref: L1BlockRef;
 }
-
-/** What {@link FetchingAttributesBuilder.prepare} returns. */
-type Prepared = { attributes: PayloadAttributes; l1origin: L1BlockRef; sequenceNumber: number };
 
 /** No user deposits (a block within its epoch). */
 const NO_DEPOSITS: readonly Uint8Array[] = Object.freeze([]);
@@ -158,28 +155,37 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     return read;
   }
 
-  prepare(parent: L2BlockRef, epoch: BlockId, batchTransactions?: readonly (Uint8Array | Hex)[]): Promise<Prepared> {
-    // The steady path (a block in the parent's epoch, the parent's SystemConfig remembered, the epoch's header the
-    // one read for the block before: an L1 header is immutable by hash) reads nothing and awaits nothing (ADR 0106).
+  /**
+   * {@link prepare} when it needs no read: a block in its parent's epoch, the parent's SystemConfig remembered and
+   * the epoch's header the one read for the block before (an L1 header is immutable by hash). The attributes at
+   * once, with nothing awaited (ADR 0106); undefined when a read is needed.
+   */
+  prepareKnown(parent: L2BlockRef, epoch: BlockId, batchTransactions?: readonly (Uint8Array | Hex)[]) {
     const last = this.lastOrigin;
     if (
-      last !== undefined &&
-      parent.l1origin.number === epoch.number &&
-      parent.l1origin.hash === epoch.hash &&
-      last.info.hash === epoch.hash
-    ) {
-      const sys = this.knownSystemConfigOf(parent);
-      if (sys !== undefined) {
-        try {
-          return Promise.resolve(
-            this.assemble(parent, sys, last, NO_DEPOSITS, parent.sequenceNumber + 1, batchTransactions),
-          );
-        } catch (err) {
-          return Promise.reject(err);
-        }
-      }
+      last === undefined ||
+      parent.l1origin.number !== epoch.number ||
+      parent.l1origin.hash !== epoch.hash ||
+      last.info.hash !== epoch.hash
+    )
+      return undefined;
+    const sys = this.knownSystemConfigOf(parent);
+    if (sys === undefined) return undefined;
+    return this.assemble(parent, sys, last, NO_DEPOSITS, parent.sequenceNumber + 1, batchTransactions);
+  }
+
+  prepare(
+    parent: L2BlockRef,
+    epoch: BlockId,
+    batchTransactions?: readonly (Uint8Array | Hex)[],
+  ): Promise<PreparedAttributes> {
+    let known: PreparedAttributes | undefined;
+    try {
+      known = this.prepareKnown(parent, epoch, batchTransactions);
+    } catch (err) {
+      return Promise.reject(err);
     }
-    return this.prepareReading(parent, epoch, batchTransactions);
+    return known !== undefined ? Promise.resolve(known) : this.prepareReading(parent, epoch, batchTransactions);
   }
 
   /** {@link prepare} with the reads it needs: the parent's SystemConfig, the epoch's header and receipts. */
@@ -187,7 +193,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     parent: L2BlockRef,
     epoch: BlockId,
     batchTransactions: readonly (Uint8Array | Hex)[] | undefined,
-  ): Promise<Prepared> {
+  ): Promise<PreparedAttributes> {
     let sys = this.knownSystemConfigOf(parent) ?? (await this.systemConfigOf(parent));
     let seq: number;
     let info: L1BlockInfo;
@@ -241,7 +247,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     deposits: readonly Uint8Array[],
     seq: number,
     batchTransactions: readonly (Uint8Array | Hex)[] | undefined,
-  ): Prepared {
+  ): PreparedAttributes {
     const attributes = buildPayloadAttributes({
       cfg: this.cfg,
       sysConfig: sys,

@@ -306,11 +306,11 @@ export class L1DerivationPipeline implements DerivationPipeline {
       const b = r.batch;
       // The derived block's attributes, made once: the builder appends the batch's transactions (their bytes,
       // subarrays of the decompressed channel) after the deposits; hex is encoded only if the block is built.
-      const prepared = await this.d.builder.prepare(
-        pendingSafe,
-        { hash: b.epochHash, number: b.epochNum },
-        b.transactions,
-      );
+      const epoch = { hash: b.epochHash, number: b.epochNum };
+      const builder = this.d.builder;
+      const prepared =
+        builder.prepareKnown?.(pendingSafe, epoch, b.transactions) ??
+        (await builder.prepare(pendingSafe, epoch, b.transactions));
       if (b.timestamp !== prepared.attributes.timestamp) {
         throw new ResetError("BATCH_TIMESTAMP", "batch timestamp does not follow the pending safe head");
       }

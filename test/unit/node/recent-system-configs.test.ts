@@ -168,6 +168,22 @@ describe("FetchingAttributesBuilder's L1 reads", () => {
     }
   });
 
+  it("gives the steady path's attributes at once, and nothing where a read is needed", async () => {
+    const l1 = new CountingL1(4);
+    const builder = new FetchingAttributesBuilder(cfg, l1, {} as never);
+    const blocks = await derive(l1, builder, 2, 3);
+    const reads = l1.headerReads.length;
+    const last = blocks[blocks.length - 1]!;
+    // The last block again (its parent's config is remembered, its epoch is the last one read).
+    const known = builder.prepareKnown(last.parent, { hash: last.origin, number: 1 });
+    expect(known?.attributes.transactions).toEqual(last.transactions);
+    expect(known?.l1origin.hash).toBe(last.origin);
+    // Another epoch, or a parent whose config is not remembered: a read is needed.
+    expect(builder.prepareKnown(last.parent, l1.blocks[2]!)).toBeUndefined();
+    expect(builder.prepareKnown({ ...last.parent, parentHash: h("elsewhere") }, l1.blocks[1]!)).toBeUndefined();
+    expect(l1.headerReads.length).toBe(reads);
+  });
+
   it("reads the header of an epoch it did not see start", async () => {
     const l1 = new CountingL1(3);
     const builder = new FetchingAttributesBuilder(cfg, l1, {} as never);
