@@ -13,6 +13,19 @@ import { FakeL1, h, testRollupConfig } from "./fakes.js";
 
 const sys = (n: number) => ({ gasLimit: BigInt(n) }) as unknown as SystemConfig;
 
+/** The L2 genesis block of `cfg` as a block ref (the first parent of a derivation from genesis). */
+function genesisRef(cfg: ReturnType<typeof testRollupConfig>): L2BlockRef {
+  const g = cfg.genesis;
+  return {
+    hash: g.l2.hash,
+    number: g.l2.number,
+    parentHash: `0x${"00".repeat(32)}`,
+    timestamp: g.l2_time,
+    l1origin: g.l1,
+    sequenceNumber: 0,
+  };
+}
+
 describe("RecentSystemConfigs", () => {
   it("holds at most its capacity, newest entries kept, oldest dropped", () => {
     const ring = new RecentSystemConfigs(8);
@@ -56,20 +69,12 @@ describe("FetchingAttributesBuilder's SystemConfig memory", () => {
       },
     };
     const builder = new FetchingAttributesBuilder(cfg, new FakeL1(3), engine as never, undefined, 1, recent);
-    const g = cfg.genesis;
-    let parent: L2BlockRef = {
-      hash: g.l2.hash,
-      number: g.l2.number,
-      parentHash: `0x${"00".repeat(32)}`,
-      timestamp: g.l2_time,
-      l1origin: g.l1,
-      sequenceNumber: 0,
-    };
+    let parent = genesisRef(cfg);
     const refs: L2BlockRef[] = [];
     const configs: SystemConfig[] = [];
     for (let k = 0; k < blocks; k++) {
       // Each prepare reads its parent's config: from the memory (or genesis), never from the engine.
-      const { attributes, l1origin, sequenceNumber } = await builder.prepare(parent, g.l1);
+      const { attributes, l1origin, sequenceNumber } = await builder.prepare(parent, cfg.genesis.l1);
       parent = {
         hash: h(`l2-${parent.number + 1}`),
         number: parent.number + 1,
@@ -122,15 +127,7 @@ describe("FetchingAttributesBuilder's L1 reads", () => {
 
   /** Derives `perEpoch` blocks in each of `epochs` epochs from genesis, each on the one before. */
   async function derive(l1: CountingL1, builder: FetchingAttributesBuilder, epochs: number, perEpoch: number) {
-    const g = cfg.genesis;
-    let parent: L2BlockRef = {
-      hash: g.l2.hash,
-      number: g.l2.number,
-      parentHash: `0x${"00".repeat(32)}`,
-      timestamp: g.l2_time,
-      l1origin: g.l1,
-      sequenceNumber: 0,
-    };
+    let parent = genesisRef(cfg);
     const out: { parent: L2BlockRef; transactions: readonly string[]; origin: Hash }[] = [];
     for (let e = 0; e < epochs; e++) {
       const epoch = l1.blocks[e]!;
