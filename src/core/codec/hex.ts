@@ -55,7 +55,7 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** Hex digit value of a character code (either case), or -1. */
-function nibble(c: number): number {
+export function hexDigit(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
   const l = c | 0x20;
   return l >= 97 && l <= 102 ? l - 87 : -1;
@@ -66,8 +66,8 @@ export function hexEqualsBytes(hex: string, bytes: Uint8Array): boolean {
   const n = bytes.length;
   if (hex.length !== 2 + 2 * n || hex.charCodeAt(0) !== 48 || hex.charCodeAt(1) !== 120) return false;
   for (let i = 0; i < n; i++) {
-    const hi = nibble(hex.charCodeAt(2 + 2 * i));
-    const lo = nibble(hex.charCodeAt(3 + 2 * i));
+    const hi = hexDigit(hex.charCodeAt(2 + 2 * i));
+    const lo = hexDigit(hex.charCodeAt(3 + 2 * i));
     if (hi < 0 || lo < 0 || ((hi << 4) | lo) !== bytes[i]) return false;
   }
   return true;
@@ -81,8 +81,8 @@ export function hexEqualsBytes(hex: string, bytes: Uint8Array): boolean {
 export function writeHexBytes(hex: string, len: number, out: Uint8Array, off: number): boolean {
   if (hex.length !== 2 + 2 * len || hex.charCodeAt(0) !== 48 || hex.charCodeAt(1) !== 120) return false;
   for (let i = 0; i < len; i++) {
-    const hi = nibble(hex.charCodeAt(2 + 2 * i));
-    const lo = nibble(hex.charCodeAt(3 + 2 * i));
+    const hi = hexDigit(hex.charCodeAt(2 + 2 * i));
+    const lo = hexDigit(hex.charCodeAt(3 + 2 * i));
     if (hi < 0 || lo < 0) return false;
     out[off + i] = (hi << 4) | lo;
   }

@@ -1,4 +1,5 @@
 import type { Hex } from "../types/primitives.js";
+import { hexDigit } from "./hex.js";
 import { DecodeError } from "../errors/supernode-error.js";
 
 const QTY_RE = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
@@ -10,13 +11,6 @@ export function toQuantity(value: bigint | number): Hex {
   const v = typeof value === "number" ? BigInt(value) : value;
   if (v < 0n) throw new DecodeError("negative quantity", { value: v.toString() });
   return `0x${v.toString(16)}`;
-}
-
-/** Hex digit value of a character code (either case), or -1. */
-function hexDigit(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  const l = c | 0x20;
-  return l >= 97 && l <= 102 ? l - 87 : -1;
 }
 
 /**

@@ -4,7 +4,7 @@
  * and the memory stays at the bound however many blocks are derived.
  */
 import { describe, expect, it } from "vitest";
-import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
+import type { BlockId, L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
 import { FetchingAttributesBuilder } from "../../../src/node/derivation/attributes-builder.js";
 import { RECENT_SYSTEM_CONFIGS, RecentSystemConfigs } from "../../../src/node/derivation/recent-system-configs.js";
@@ -12,6 +12,18 @@ import type { SystemConfig } from "../../../src/protocol/rollup-config.js";
 import { FakeL1, h, testRollupConfig } from "./fakes.js";
 
 const sys = (n: number) => ({ gasLimit: BigInt(n) }) as unknown as SystemConfig;
+
+/** The ref of the block built on `parent` at `timestamp` with the prepared origin and sequence number. */
+function childRef(parent: L2BlockRef, timestamp: number, l1origin: BlockId, sequenceNumber: number): L2BlockRef {
+  return {
+    hash: h(`l2-${parent.number + 1}`),
+    number: parent.number + 1,
+    parentHash: parent.hash,
+    timestamp,
+    l1origin: { hash: l1origin.hash, number: l1origin.number },
+    sequenceNumber,
+  };
+}
 
 /** The L2 genesis block of `cfg` as a block ref (the first parent of a derivation from genesis). */
 function genesisRef(cfg: ReturnType<typeof testRollupConfig>): L2BlockRef {
@@ -75,14 +87,7 @@ describe("FetchingAttributesBuilder's SystemConfig memory", () => {
     for (let k = 0; k < blocks; k++) {
       // Each prepare reads its parent's config: from the memory (or genesis), never from the engine.
       const { attributes, l1origin, sequenceNumber } = await builder.prepare(parent, cfg.genesis.l1);
-      parent = {
-        hash: h(`l2-${parent.number + 1}`),
-        number: parent.number + 1,
-        parentHash: parent.hash,
-        timestamp: attributes.timestamp,
-        l1origin: { hash: l1origin.hash, number: l1origin.number },
-        sequenceNumber,
-      };
+      parent = childRef(parent, attributes.timestamp, l1origin, sequenceNumber);
       refs.push(parent);
       configs.push(await builder.systemConfigOf(parent));
     }
@@ -134,14 +139,7 @@ describe("FetchingAttributesBuilder's L1 reads", () => {
       for (let k = 0; k < perEpoch; k++) {
         const { attributes, l1origin, sequenceNumber } = await builder.prepare(parent, epoch);
         out.push({ parent, transactions: attributes.transactions, origin: l1origin.hash });
-        parent = {
-          hash: h(`l2-${parent.number + 1}`),
-          number: parent.number + 1,
-          parentHash: parent.hash,
-          timestamp: attributes.timestamp,
-          l1origin: { hash: l1origin.hash, number: l1origin.number },
-          sequenceNumber,
-        };
+        parent = childRef(parent, attributes.timestamp, l1origin, sequenceNumber);
       }
     }
     return out;
