@@ -1,12 +1,12 @@
 import type { RollupConfig } from "../protocol/rollup-config.js";
-import { type ChainFacts, bool, buildChain, HTTP, HTTP_WS, isUrl, list, num, str } from "./chain-build.js";
+import { type ChainFacts, buildChain, HTTP, HTTP_WS, isUrl } from "./chain-build.js";
 import { type DependencySetSource, resolveDependencySet } from "./dependency-set.js";
 import { ENV_PREFIX, GLOBAL_OPTIONS } from "./global-options.js";
 import type { ConfigIssue, ConfigWarning } from "./issues.js";
 import { defaultNetworksDir } from "./networks.js";
 import type { ResolvedOptions } from "./resolve-options.js";
 import type { ChainConfig, LogFormat, LogLevel, SupernodeConfig } from "./types.js";
-import type { OptionValue } from "./values.js";
+import { bool, list, num, type OptionValue, str } from "./values.js";
 
 export interface BuildOptions {
   /** Directory of the built-in networks (default: `<project>/config/networks`). */
@@ -60,22 +60,24 @@ function resolveInterop(
   return without.length === 0 && distinct.size === 1 ? first.rollup.interop_time : undefined;
 }
 
-/** Second pass: builds and validates the whole configuration. Every problem is appended to `r.issues`. */
-export function buildConfig(
-  r: ResolvedOptions,
-  opts: BuildOptions = {},
-): { config?: SupernodeConfig; issues: ConfigIssue[]; warnings: ConfigWarning[] } {
-  const issues = r.issues;
-  const warnings = r.warnings;
-  const networksDir = opts.networksDir ?? defaultNetworksDir();
+/** The supernode-wide option values (defaults filled in) and where each set one came from. */
+interface GlobalValues {
+  readonly g: Record<string, OptionValue | undefined>;
+  readonly origin: (name: string) => string;
+}
+
+function globalValues(r: ResolvedOptions): GlobalValues {
   const g: Record<string, OptionValue | undefined> = defaults(GLOBAL_OPTIONS);
   for (const spec of GLOBAL_OPTIONS) {
     const v = r.global.flags.get(spec.name) ?? r.global.env.get(spec.name);
     if (v !== undefined) g[spec.name] = v.value;
   }
   g.chains = r.chains.map((c) => c.toString(10));
-  const gOrigin = (n: string): string => r.global.flags.get(n)?.origin ?? r.global.env.get(n)?.origin ?? `--${n}`;
+  return { g, origin: (n) => r.global.flags.get(n)?.origin ?? r.global.env.get(n)?.origin ?? `--${n}` };
+}
 
+/** The supernode-wide endpoints and paths, checked. */
+function checkGlobals(r: ResolvedOptions, { g, origin }: GlobalValues, issues: ConfigIssue[]) {
   if (r.chains.length === 0 && !issues.some((i) => i.option === "--chains" || i.option === `${ENV_PREFIX}_CHAINS`)) {
     issues.push({
       option: "--chains",
@@ -86,22 +88,19 @@ export function buildConfig(
   if (l1 === "")
     issues.push({ option: "--l1", message: `required: the shared L1 JSON-RPC endpoint (or ${ENV_PREFIX}_L1)` });
   else if (!isUrl(l1, HTTP_WS))
-    issues.push({ option: gOrigin("l1"), message: `invalid endpoint "${l1}" (expected an http(s) or ws(s) URL)` });
+    issues.push({ option: origin("l1"), message: `invalid endpoint "${l1}" (expected an http(s) or ws(s) URL)` });
   const beacon = str(g["l1.beacon"]);
   if (beacon !== "" && !isUrl(beacon, HTTP))
-    issues.push({ option: gOrigin("l1.beacon"), message: `invalid endpoint "${beacon}" (expected an http(s) URL)` });
+    issues.push({ option: origin("l1.beacon"), message: `invalid endpoint "${beacon}" (expected an http(s) URL)` });
   for (const fb of list(g["l1.beacon-fallbacks"])) {
     if (!isUrl(fb, HTTP))
       issues.push({
-        option: gOrigin("l1.beacon-fallbacks"),
+        option: origin("l1.beacon-fallbacks"),
         message: `invalid endpoint "${fb}" (expected an http(s) URL)`,
       });
   }
-
   const dataDir = str(g["data-dir"], "./datadir");
-  if (dataDir.trim() === "") issues.push({ option: gOrigin("data-dir"), message: "must not be empty" });
-  const disableP2p = bool(g["disable-p2p"]);
-
+  if (dataDir.trim() === "") issues.push({ option: origin("data-dir"), message: "must not be empty" });
   const allScope = r.scopes.get("all");
   for (const p of ["p2p.listen.tcp", "p2p.listen.udp"] as const) {
     const allV = allScope?.flags.get(p) ?? allScope?.env.get(p);
@@ -112,19 +111,18 @@ export function buildConfig(
       });
     }
   }
+  return { l1, beacon, dataDir, disableP2p: bool(g["disable-p2p"]) };
+}
 
-  const chainConfigs: ChainConfig[] = [];
-  const facts: ChainFacts[] = [];
-  for (const id of r.chains) {
-    const built = buildChain(id, r, { dataDir, disableP2p }, issues, warnings, networksDir);
-    facts.push(built.facts);
-    if (built.config) chainConfigs.push(built.config);
-  }
-
-  // Cross-chain rules (on whatever could be read, so that one bad chain does not hide other problems).
+/** Rules across chains, on whatever could be read, so that one bad chain does not hide other problems. */
+function checkAcrossChains(
+  facts: readonly ChainFacts[],
+  top: { beacon: string; topDependencySet: string },
+  issues: ConfigIssue[],
+  warnings: ConfigWarning[],
+): void {
   const byEndpoint = new Map<string, string>();
-  const tcp = new Map<number, string>();
-  const udp = new Map<number, string>();
+  const ports = { tcp: new Map<number, string>(), udp: new Map<number, string>() };
   for (const c of facts) {
     const id = c.chainId.toString(10);
     if (c.l2 !== "") {
@@ -139,70 +137,111 @@ export function buildConfig(
       else byEndpoint.set(ep, id);
     }
     if (!c.p2pDisabled) {
-      for (const [port, map, n] of [
-        [c.listenTcp, tcp, "tcp"],
-        [c.listenUdp, udp, "udp"],
+      for (const [port, n] of [
+        [c.listenTcp, "tcp"],
+        [c.listenUdp, "udp"],
       ] as const) {
         if (port === 0) continue;
-        const o = map.get(port);
+        const o = ports[n].get(port);
         if (o !== undefined)
           issues.push({
             option: `--vn.${id}.p2p.listen.${n}`,
             chain: id,
             message: `port ${port} is also used by chain ${o}`,
           });
-        else map.set(port, id);
+        else ports[n].set(port, id);
       }
     }
-    if (c.rollup?.ecotone_time !== undefined && beacon === "") {
+    if (c.rollup?.ecotone_time !== undefined && top.beacon === "") {
       issues.push({
         option: "--l1.beacon",
         chain: id,
         message: `required: chain ${id} schedules Ecotone (blob data) at ${c.rollup.ecotone_time}`,
       });
     }
-    if (c.rollup?.interop_time !== undefined && !c.dependencySet && str(g["dependency-set"]) === "") {
+    if (c.rollup?.interop_time !== undefined && !c.dependencySet && top.topDependencySet === "") {
       warnings.push({
         msg: "Interop is scheduled but no dependency set is configured",
         fields: { chain: id, interop_time: c.rollup.interop_time },
       });
     }
   }
+}
+
+/** The interop activation timestamp and log backfill depth, checked against the chains' rollup configs. */
+function interopSettings(
+  r: ResolvedOptions,
+  { g, origin }: GlobalValues,
+  facts: readonly ChainFacts[],
+  issues: ConfigIssue[],
+) {
   const withRollup = facts.flatMap((f) => (f.rollup ? [{ chainId: f.chainId, rollup: f.rollup }] : []));
   const backfill = num(g["interop.log-backfill-depth"]);
-  const interopIssuesBefore = issues.length;
-  const interop = resolveInterop(num(g["interop.activation-timestamp"]), withRollup, issues);
+  const issuesBefore = issues.length;
+  const activation = resolveInterop(num(g["interop.activation-timestamp"]), withRollup, issues);
   const allRollupsKnown = withRollup.length === r.chains.length && r.chains.length > 0;
-  if (backfill > 0 && interop === undefined && allRollupsKnown && issues.length === interopIssuesBefore) {
+  if (backfill > 0 && activation === undefined && allRollupsKnown && issues.length === issuesBefore) {
     issues.push({
-      option: gOrigin("interop.log-backfill-depth"),
+      option: origin("interop.log-backfill-depth"),
       message:
         "requires an interop activation timestamp (set --interop.activation-timestamp or schedule interop_time in every chain's rollup config)",
     });
   }
-  const depSources: DependencySetSource[] = [];
-  const topDepSet = str(g["dependency-set"]);
-  if (topDepSet !== "") depSources.push({ option: gOrigin("dependency-set"), path: topDepSet });
+  return { activation, backfill };
+}
+
+/** The dependency set from the supernode-wide file and the chains' own (they must agree). */
+function dependencySetOf(
+  r: ResolvedOptions,
+  { g, origin }: GlobalValues,
+  facts: readonly ChainFacts[],
+  issues: ConfigIssue[],
+) {
+  const sources: DependencySetSource[] = [];
+  const top = str(g["dependency-set"]);
+  if (top !== "") sources.push({ option: origin("dependency-set"), path: top });
   for (const f of facts) {
     const id = f.chainId.toString(10);
     if (f.dependencySetPath !== "")
-      depSources.push({ option: `--vn.${id}.interop.dependency-set`, chain: id, path: f.dependencySetPath });
+      sources.push({ option: `--vn.${id}.interop.dependency-set`, chain: id, path: f.dependencySetPath });
   }
-  const dependencySet = resolveDependencySet(depSources, r.chains, issues);
+  return resolveDependencySet(sources, r.chains, issues);
+}
+
+/** Second pass: builds and validates the whole configuration. Every problem is appended to `r.issues`. */
+export function buildConfig(
+  r: ResolvedOptions,
+  opts: BuildOptions = {},
+): { config?: SupernodeConfig; issues: ConfigIssue[]; warnings: ConfigWarning[] } {
+  const { issues, warnings } = r;
+  const values = globalValues(r);
+  const { g } = values;
+  const top = checkGlobals(r, values, issues);
+  const networksDir = opts.networksDir ?? defaultNetworksDir();
+  const chainConfigs: ChainConfig[] = [];
+  const facts: ChainFacts[] = [];
+  for (const id of r.chains) {
+    const built = buildChain(id, r, top, issues, warnings, networksDir);
+    facts.push(built.facts);
+    if (built.config) chainConfigs.push(built.config);
+  }
+  checkAcrossChains(facts, { beacon: top.beacon, topDependencySet: str(g["dependency-set"]) }, issues, warnings);
+  const interop = interopSettings(r, values, facts, issues);
+  const dependencySet = dependencySetOf(r, values, facts, issues);
   if (issues.length > 0 || dependencySet === undefined) return { issues, warnings };
 
   const config: SupernodeConfig = {
     chains: r.chains,
-    dataDir,
-    l1,
-    ...(beacon !== "" ? { l1Beacon: beacon } : {}),
+    dataDir: top.dataDir,
+    l1: top.l1,
+    ...(top.beacon !== "" ? { l1Beacon: top.beacon } : {}),
     l1BeaconFallbacks: list(g["l1.beacon-fallbacks"]),
     l1HttpPollIntervalMs: num(g["l1.http-poll-interval"]),
     l1MaxResponseBytes: num(g["l1.max-response-size"]),
     l1BeaconMaxResponseBytes: num(g["l1.beacon.max-response-size"]),
-    disableP2p,
-    ...(interop !== undefined ? { interopActivationTimestamp: interop } : {}),
-    interopLogBackfillDepthMs: backfill,
+    disableP2p: top.disableP2p,
+    ...(interop.activation !== undefined ? { interopActivationTimestamp: interop.activation } : {}),
+    interopLogBackfillDepthMs: interop.backfill,
     dependencySet,
     rpc: {
       addr: str(g["rpc.addr"]),

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import { checkRollupConfig, parseRollupConfig } from "../protocol/rollup-config-json.js";
 import {
@@ -13,10 +13,10 @@ import { ENV_PREFIX } from "./global-options.js";
 import type { ConfigIssue, ConfigWarning } from "./issues.js";
 import { readJwtSecret } from "./jwt.js";
 import { listNetworks, loadNetwork, resolveNetworkName } from "./networks.js";
-import { buildRemoteSigner } from "./signer-build.js";
+import { buildP2pConfig } from "./chain-p2p-build.js";
 import type { ExplicitValue, ResolvedOptions, ScopeValues } from "./resolve-options.js";
 import type { ChainConfig, EngineKind, P2pConfig, SyncMode } from "./types.js";
-import type { OptionValue } from "./values.js";
+import { bool, num, type OptionValue, str } from "./values.js";
 
 /** Per-chain options the supernode replaces with its own values; setting them logs a warning. */
 const OVERRIDDEN_CHAIN_OPTIONS: Readonly<Record<string, string>> = {
@@ -178,22 +178,17 @@ function loadRollup(
   return out;
 }
 
-export const num = (v: OptionValue | undefined, d = 0): number => (typeof v === "number" ? v : d);
-export const str = (v: OptionValue | undefined, d = ""): string => (typeof v === "string" ? v : d);
-export const bool = (v: OptionValue | undefined): boolean => v === true;
-export const list = (v: OptionValue | undefined): readonly string[] =>
-  Array.isArray(v) ? (v as readonly string[]) : [];
 
-/** Resolves, reads and validates one chain; problems go to `issues`. */
-export function buildChain(
-  id: bigint,
-  r: ResolvedOptions,
-  top: { dataDir: string; disableP2p: boolean },
-  issues: ConfigIssue[],
-  warnings: ConfigWarning[],
-  networksDir: string,
-): ChainBuild {
-  const key = id.toString(10);
+/** One chain's option values (defaults filled in), which of them were set, and where each came from. */
+interface ChainOptionValues {
+  readonly key: string;
+  readonly opts: Record<string, OptionValue | undefined>;
+  readonly explicit: Set<string>;
+  /** The flag (or env var) that set an option, for messages. */
+  readonly flag: (name: string) => string;
+}
+
+function chainOptionValues(key: string, r: ResolvedOptions): ChainOptionValues {
   const chainScope = r.scopes.get(key);
   const allScope = r.scopes.get("all");
   const opts: Record<string, OptionValue | undefined> = {};
@@ -207,11 +202,13 @@ export function buildChain(
       opts[spec.name] = v.value;
     } else opts[spec.name] = spec.default;
   }
-  const flag = (n: string): string => origin.get(n) ?? `--vn.${key}.${n}`;
-  const before = issues.length;
+  return { key, opts, explicit, flag: (n) => origin.get(n) ?? `--vn.${key}.${n}` };
+}
 
-  // Supernode-owned settings.
-  for (const n of explicit) {
+/** Options the supernode owns: warned about (or dropped) when a chain sets them. */
+function reportOwnedOptions(v: ChainOptionValues, warnings: ConfigWarning[]): void {
+  const { key, opts, flag } = v;
+  for (const n of v.explicit) {
     if (DISCARDED_CHAIN_OPTIONS.includes(n)) {
       warnings.push({
         msg: "Virtual node flag discarded -- the supernode owns this resource; use the supernode-level flag",
@@ -232,8 +229,14 @@ export function buildChain(
       });
     }
   }
+}
 
-  // Engine.
+/** The chain's Engine API endpoint and JWT secret (both required). */
+function checkEngine(
+  v: ChainOptionValues,
+  issues: ConfigIssue[],
+): { l2: string; jwtPath: string; jwtSecret?: Uint8Array } {
+  const { key, opts, flag } = v;
   const l2 = str(opts.l2);
   if (l2 === "") {
     issues.push({
@@ -249,102 +252,54 @@ export function buildChain(
     });
   }
   const jwtPath = str(opts["l2.jwt-secret"]);
-  let jwtSecret: Uint8Array | undefined;
   if (jwtPath === "") {
     issues.push({
       option: `--vn.${key}.l2.jwt-secret`,
       chain: key,
       message: `required: file with the engine JWT secret (or --vn.all.l2.jwt-secret, ${ENV_PREFIX}_VN_ALL_L2_ENGINE_AUTH)`,
     });
-  } else {
-    try {
-      jwtSecret = readJwtSecret(jwtPath);
-    } catch (e) {
-      issues.push({ option: flag("l2.jwt-secret"), chain: key, message: (e as Error).message });
-    }
+    return { l2, jwtPath };
   }
-
-  const rollupRes = loadRollup(key, opts, flag, issues, networksDir);
-
-  // P2P.
-  const chainDir = join(top.dataDir, `chain-${key}`);
-  const p2pDir = join(chainDir, "p2p");
-  const lo = num(opts["p2p.peers.lo"]);
-  const hi = num(opts["p2p.peers.hi"]);
-  if (lo === 0 || hi === 0 || lo > hi)
-    issues.push({
-      option: flag("p2p.peers.lo"),
-      chain: key,
-      message: `invalid peer limits lo=${lo} hi=${hi} (need 0 < lo <= hi)`,
-    });
-  for (const m of ["p2p.gossip.mesh.d", "p2p.gossip.mesh.lo", "p2p.gossip.mesh.dhi", "p2p.gossip.mesh.dlazy"]) {
-    const v = num(opts[m]);
-    if (v < 1 || v > 1000) issues.push({ option: flag(m), chain: key, message: `must be within 1..1000 (got ${v})` });
+  try {
+    return { l2, jwtPath, jwtSecret: readJwtSecret(jwtPath) };
+  } catch (e) {
+    issues.push({ option: flag("l2.jwt-secret"), chain: key, message: (e as Error).message });
+    return { l2, jwtPath };
   }
-  const seqKey = str(opts["p2p.sequencer.key"]);
-  if (seqKey !== "" && !/^(0x)?[0-9a-fA-F]{64}$/.test(seqKey.trim()))
-    issues.push({ option: flag("p2p.sequencer.key"), chain: key, message: "must be a 32-byte hex private key" });
-  if (seqKey !== "" && str(opts["signer.endpoint"]) !== "")
-    issues.push({ option: flag("p2p.sequencer.key"), chain: key, message: "cannot be combined with signer.endpoint" });
-  const p2pDisabled = top.disableP2p || bool(opts["p2p.disable"]);
-  const remoteSigner = buildRemoteSigner({ key, opts, flag, issues, warnings, p2pDisabled });
-  const privRaw = str(opts["p2p.priv.raw"]);
-  const advertiseIp = str(opts["p2p.advertise.ip"]);
-  const store = (n: string, file: string): string => (str(opts[n]) === "memory" ? "memory" : join(p2pDir, file));
-  const p2p: P2pConfig = {
-    disabled: p2pDisabled,
-    noDiscovery: bool(opts["p2p.no-discovery"]),
-    scoring: str(opts["p2p.scoring"], "light") === "none" ? "none" : "light",
-    banPeers: bool(opts["p2p.ban.peers"]),
-    banThreshold: num(opts["p2p.ban.threshold"]),
-    banDurationMs: num(opts["p2p.ban.duration"]),
-    privPath: str(opts["p2p.priv.path"]) === "" ? join(p2pDir, "p2p_priv.txt") : resolve(str(opts["p2p.priv.path"])),
-    ...(privRaw !== "" ? { privRaw } : {}),
-    listenIp: str(opts["p2p.listen.ip"], "0.0.0.0"),
-    listenTcp: num(opts["p2p.listen.tcp"]),
-    listenUdp: num(opts["p2p.listen.udp"]),
-    ...(advertiseIp !== "" ? { advertiseIp } : {}),
-    advertiseTcp: num(opts["p2p.advertise.tcp"]),
-    advertiseUdp: num(opts["p2p.advertise.udp"]),
-    bootnodes: list(opts["p2p.bootnodes"]),
-    static: list(opts["p2p.static"]),
-    netrestrict: list(opts["p2p.netrestrict"]),
-    peersLo: lo,
-    peersHi: hi,
-    peersGraceMs: num(opts["p2p.peers.grace"]),
-    nat: bool(opts["p2p.nat"]),
-    userAgent: str(opts["p2p.useragent"], "supernode"),
-    timeoutDialMs: num(opts["p2p.timeout.dial"]),
-    peerstorePath: store("p2p.peerstore.path", "peerstore.json"),
-    discoveryPath: store("p2p.discovery.path", "discovery.json"),
-    ...(seqKey !== "" ? { sequencerKey: seqKey.trim() } : {}),
-    ...(remoteSigner !== undefined ? { remoteSigner } : {}),
-    gossip: {
-      meshD: num(opts["p2p.gossip.mesh.d"]),
-      meshDlo: num(opts["p2p.gossip.mesh.lo"]),
-      meshDhi: num(opts["p2p.gossip.mesh.dhi"]),
-      meshDlazy: num(opts["p2p.gossip.mesh.dlazy"]),
-      floodPublish: bool(opts["p2p.gossip.mesh.floodpublish"]),
-      timestampThresholdMs: num(opts["p2p.gossip.timestamp.threshold"]),
-    },
-    syncReqResp: bool(opts["p2p.sync.req-resp"]),
-    syncOnlyReqToStatic: bool(opts["p2p.sync.onlyreqtostatic"]),
-    ping: bool(opts["p2p.ping"]),
-  };
+}
 
+/** Rules across options that no single option's parser can check. */
+function checkOptionCombinations(v: ChainOptionValues, issues: ConfigIssue[]): void {
+  const { key, opts, flag } = v;
   if (bool(opts["conductor.enabled"]) && !bool(opts["sequencer.enabled"])) {
     issues.push({ option: flag("conductor.enabled"), chain: key, message: "the conductor requires sequencer.enabled" });
   }
   if (bool(opts["altda.enabled"]) && str(opts["altda.da-server"]) === "") {
     issues.push({ option: flag("altda.da-server"), chain: key, message: "required when altda.enabled is set" });
   }
-  const syncMode: SyncMode = bool(opts["l2.engine-sync"])
-    ? "execution-layer"
-    : (str(opts.syncmode, "consensus-layer") as SyncMode);
-  const depSet = str(opts["interop.dependency-set"]);
+}
+
+/** Resolves, reads and validates one chain; problems go to `issues`. */
+export function buildChain(
+  id: bigint,
+  r: ResolvedOptions,
+  top: { dataDir: string; disableP2p: boolean },
+  issues: ConfigIssue[],
+  warnings: ConfigWarning[],
+  networksDir: string,
+): ChainBuild {
+  const v = chainOptionValues(id.toString(10), r);
+  const before = issues.length;
+  reportOwnedOptions(v, warnings);
+  const engine = checkEngine(v, issues);
+  const rollupRes = loadRollup(v.key, v.opts, v.flag, issues, networksDir);
+  const chainDir = join(top.dataDir, `chain-${v.key}`);
+  const p2p = buildP2pConfig({ ...v, issues, warnings, p2pDir: join(chainDir, "p2p"), disableP2p: top.disableP2p });
+  checkOptionCombinations(v, issues);
+  const depSet = str(v.opts["interop.dependency-set"]);
   const facts: ChainFacts = {
     chainId: id,
-    l2,
+    l2: engine.l2,
     ...(rollupRes.rollup !== undefined ? { rollup: rollupRes.rollup } : {}),
     p2pDisabled: p2p.disabled,
     listenTcp: p2p.listenTcp,
@@ -352,16 +307,43 @@ export function buildChain(
     dependencySet: depSet !== "",
     dependencySetPath: depSet,
   };
-  if (issues.length > before || rollupRes.rollup === undefined || jwtSecret === undefined) return { facts };
+  if (issues.length > before || rollupRes.rollup === undefined || engine.jwtSecret === undefined) return { facts };
+  const rollup = { ...rollupRes, rollup: rollupRes.rollup };
+  const config = chainConfigFrom(v, {
+    id,
+    chainDir,
+    p2p,
+    rollupRes: rollup,
+    engine: { ...engine, jwtSecret: engine.jwtSecret },
+  });
+  return { config, facts };
+}
 
-  const config: ChainConfig = {
+/** The validated chain's configuration (called only when every check passed). */
+function chainConfigFrom(
+  v: ChainOptionValues,
+  parts: {
+    id: bigint;
+    chainDir: string;
+    p2p: P2pConfig;
+    rollupRes: { rollup: RollupConfig; network?: string; path?: string };
+    engine: { l2: string; jwtPath: string; jwtSecret: Uint8Array };
+  },
+): ChainConfig {
+  const { opts } = v;
+  const { id, chainDir, p2p, rollupRes, engine } = parts;
+  const depSet = str(opts["interop.dependency-set"]);
+  const syncMode: SyncMode = bool(opts["l2.engine-sync"])
+    ? "execution-layer"
+    : (str(opts.syncmode, "consensus-layer") as SyncMode);
+  return {
     chainId: id,
     rollup: rollupRes.rollup,
     ...(rollupRes.network !== undefined ? { network: rollupRes.network } : {}),
     ...(rollupRes.path !== undefined ? { rollupConfigPath: rollupRes.path } : {}),
-    l2,
-    jwtSecret,
-    jwtSecretPath: jwtPath,
+    l2: engine.l2,
+    jwtSecret: engine.jwtSecret,
+    jwtSecretPath: engine.jwtPath,
     engineKind: str(opts["l2.enginekind"], "variant_b") as EngineKind,
     l2EngineRpcTimeoutMs: num(opts["l2.engine-rpc-timeout"]),
     l2MaxResponseBytes: num(opts["l2.max-response-size"]),
@@ -390,7 +372,6 @@ export function buildChain(
     safedbPath: join(chainDir, "safedb"),
     ...(depSet !== "" ? { interopDependencySetPath: depSet } : {}),
     options: Object.freeze({ ...opts }),
-    explicitOptions: explicit,
+    explicitOptions: v.explicit,
   };
-  return { config, facts };
 }

@@ -69,3 +69,10 @@ export function parseOptionValue(spec: OptionSpec, raw: string | undefined): Par
       return { ok: true, value: raw };
   }
 }
+
+/** Typed reads of a resolved option value, with the option's default when absent or of another type. */
+export const num = (v: OptionValue | undefined, d = 0): number => (typeof v === "number" ? v : d);
+export const str = (v: OptionValue | undefined, d = ""): string => (typeof v === "string" ? v : d);
+export const bool = (v: OptionValue | undefined): boolean => v === true;
+export const list = (v: OptionValue | undefined): readonly string[] =>
+  Array.isArray(v) ? (v as readonly string[]) : [];
