@@ -7,14 +7,15 @@ import type { Logger } from "../core/logger.js";
 import { type Clock, systemClock } from "../core/time/clock.js";
 import type { SyncStatus } from "../core/types/block-ref.js";
 import { createSupernodeMetrics, type SupernodeMetrics } from "../observability/metrics-registry.js";
-import { MetricsServer } from "../observability/metrics-server.js";
-import { PprofServer } from "../observability/pprof.js";
-import { RpcServer } from "../rpc/server.js";
+import type { MetricsServer } from "../observability/metrics-server.js";
+import type { PprofServer } from "../observability/pprof.js";
+import type { RpcServer } from "../rpc/server.js";
 import { clientSafeMessage } from "../rpc/errors.js";
 import type { ChainServiceFactory } from "./chain-service.js";
 import { ChainSupervisor, isReadyState, type SupervisorOptions } from "./chain-supervisor.js";
 import { InteropRuntime } from "./interop.js";
 import { createRootMethods } from "./root-methods.js";
+import { listenServers } from "./servers.js";
 
 export const SUPERNODE_VERSION = "v0.1.0";
 
@@ -93,170 +94,40 @@ export class Supernode {
     const clock = deps.clock ?? systemClock;
     const log = deps.logger;
     const metrics = createSupernodeMetrics({ version: SUPERNODE_VERSION, processMetrics: config.metrics.enabled });
-    const interop = await InteropRuntime.open(config);
-    let built: ChainRuntimes;
-    try {
-      built = await deps.buildChains(config, {
-        logger: log,
-        clock,
-        metrics,
-        version: SUPERNODE_VERSION,
-        superAuthorityFor: interop === undefined ? undefined : (id) => interop.authorityFor(id),
-      });
-    } catch (err) {
-      await interop?.close();
-      throw err;
-    }
-    // The interop stores close with the shared resources, after the activity loop ended.
-    const runtimes: ChainRuntimes =
-      interop === undefined
-        ? built
-        : {
-            ...built,
-            close: async () => {
-              await interop.close();
-              await built.close();
-            },
-          };
+    const { interop, runtimes } = await openRuntimes(config, deps, { clock, metrics });
     const cleanups: Array<() => Promise<void>> = [() => runtimes.close()];
     try {
-      const supervisors = new Map<string, ChainSupervisor>();
-      for (const chainId of config.chains) {
-        const id = chainId.toString(10);
-        const factory = runtimes.factories.get(chainId);
-        if (factory === undefined) throw new Error(`no runtime built for chain ${id}`);
-        supervisors.set(
-          id,
-          new ChainSupervisor(
-            chainId,
-            factory,
-            {
-              logger: log.child({ chain: id }),
-              clock,
-              onState: (s) => metrics.setChainState(id, s, isReadyState(s)),
-              onRestart: () => metrics.incChainRestarts(id),
-            },
-            deps.supervisor,
-          ),
-        );
-        metrics.setChainState(id, "stopped", false);
-      }
-      const views = [...supervisors.values()].map((sup) => activityView(sup, interop));
-      metrics.setHeadsSource(async () =>
-        Promise.all(
-          [...supervisors.entries()].map(async ([chainId, sup]) => {
-            const s = (await sup.syncStatus())?.status;
-            return { chainId, heads: s === undefined ? {} : headsOf(s) };
-          }),
-        ),
-      );
-      const enableAdmin = config.rpc.enableAdmin;
-      const root = createRootMethods(views, {
-        version: SUPERNODE_VERSION,
-        enableAdmin,
-        hashing: deps.hashing,
-        ...(interop === undefined ? {} : { interopStatus: () => interop.status() }),
-      });
-
-      // Register everything, then bind: the RPC server never answers with a half-built router.
-      const rpc = await RpcServer.listen(
+      const supervisors = makeSupervisors(config, runtimes, deps, { clock, metrics });
+      const root = createRootMethods(
+        [...supervisors.values()].map((sup) => activityView(sup, interop)),
         {
-          addr: config.rpc.addr,
-          port: config.rpc.port,
-          enableAdmin,
           version: SUPERNODE_VERSION,
-          ...(config.rpc.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.rpc.requestTimeoutMs }),
-          ...(config.rpc.maxConnections === undefined ? {} : { maxConnections: config.rpc.maxConnections }),
-        },
-        {
-          root,
-          chains: {
-            tableOf: (id) => supervisors.get(id)?.methods,
-            chainIds: () => [...supervisors.keys()],
-            notRunning: (id) => {
-              const sup = supervisors.get(id);
-              return sup === undefined || sup.current !== undefined ? undefined : sup.state;
-            },
-          },
-          readiness: () => readiness(supervisors),
-          logger: log.child({ module: "rpc" }),
-          observerFor: (chain) => metrics.rpcObserverFor(chain),
+          enableAdmin: config.rpc.enableAdmin,
+          hashing: deps.hashing,
+          ...(interop === undefined ? {} : { interopStatus: () => interop.status() }),
         },
       );
-      cleanups.unshift(() => rpc.close());
-      let metricsServer: MetricsServer | undefined;
-      if (config.metrics.enabled) {
-        metricsServer = await MetricsServer.listen(
-          { addr: config.metrics.addr, port: config.metrics.port },
-          metrics.registry,
-        );
-        cleanups.unshift(() => metricsServer!.close());
-      }
-      const chainMetricsServers: MetricsServer[] = [];
-      for (const chain of config.chainConfigs) {
-        if (!chain.metrics.enabled) continue;
-        const m = await MetricsServer.listen(
-          { addr: chain.metrics.addr, port: chain.metrics.port, chainId: chain.chainId.toString(10) },
-          metrics.registry,
-        );
-        chainMetricsServers.push(m);
-        cleanups.unshift(() => m.close());
-      }
-      let pprof: PprofServer | undefined;
-      if (config.pprof.enabled) {
-        pprof = await PprofServer.listen({ addr: config.pprof.addr, port: config.pprof.port });
-        cleanups.unshift(() => pprof!.close());
-      }
-
+      // Register everything, then bind: the RPC server never answers with a half-built router.
+      const servers = await listenServers(config, {
+        supervisors,
+        root,
+        metrics,
+        logger: log,
+        cleanups,
+        version: SUPERNODE_VERSION,
+      });
       const abort = new AbortController();
-      const activities: Promise<void>[] = [];
-      metrics.setActivityUp("supernode", true);
-      metrics.setActivityUp("superroot", true);
-      metrics.setActivityUp("heartbeat", true);
-      activities.push(
-        runHeartbeat({
-          logger: log.child({ activity: "heartbeat" }),
-          clock,
-          signal: abort.signal,
-          ...(deps.heartbeatIntervalMs === undefined ? {} : { intervalMs: deps.heartbeatIntervalMs }),
-        }).finally(() => metrics.setActivityUp("heartbeat", false)),
-      );
-      for (const sup of supervisors.values()) sup.start();
-      if (interop !== undefined) {
-        if (runtimes.l1 === undefined) throw new Error("interop needs the shared L1 source");
-        metrics.setActivityUp("interop", true);
-        activities.push(
-          interop
-            .start(supervisors, runtimes.l1, {
-              logger: log.child({ activity: "interop" }),
-              clock,
-              metrics,
-              signal: abort.signal,
-            })
-            .finally(() => metrics.setActivityUp("interop", false)),
-        );
-      }
+      const activities = startActivities({ config, deps, clock, metrics, supervisors, interop, runtimes, abort });
       log.info(
         {
-          rpc: rpc.url,
-          metrics: metricsServer?.url ?? "disabled",
-          pprof: pprof?.url ?? "disabled",
+          rpc: servers.rpc.url,
+          metrics: servers.metricsServer?.url ?? "disabled",
+          pprof: servers.pprof?.url ?? "disabled",
           chains: [...supervisors.keys()].join(","),
         },
         "supernode started",
       );
-      return new Supernode({
-        rpc,
-        metricsServer,
-        chainMetricsServers,
-        pprof,
-        supervisors,
-        metrics,
-        runtimes,
-        abort,
-        activities,
-        logger: log,
-      });
+      return new Supernode({ ...servers, supervisors, metrics, runtimes, abort, activities, logger: log });
     } catch (err) {
       for (const c of cleanups) await c().catch(() => {});
       throw err;
@@ -295,23 +166,6 @@ function headsOf(s: SyncStatus): Record<string, number> {
   };
 }
 
-function readiness(supervisors: ReadonlyMap<string, ChainSupervisor>) {
-  const chains: Record<string, unknown> = {};
-  let ready = true;
-  for (const [id, sup] of supervisors) {
-    const h = sup.health();
-    // Served on the public RPC port: reasons and errors without internal endpoints, paths or line breaks (the
-    // supervisor's log line keeps the detail).
-    chains[id] = {
-      ...h,
-      ...(h.reason === undefined ? {} : { reason: clientSafeMessage(h.reason) }),
-      ...(h.lastError === undefined ? {} : { lastError: clientSafeMessage(h.lastError) }),
-    };
-    if (!h.ready) ready = false;
-  }
-  return { ready, chains };
-}
-
 /** The activities' read-only view of one supervised chain (interop disabled: verified = local-safe). */
 function activityView(sup: ChainSupervisor, interop: InteropRuntime | undefined): ActivityChainView {
   const at = async (ts: number): Promise<ChainBlockAt | undefined> => sup.current?.blockAtTimestamp(ts);
@@ -327,4 +181,107 @@ function activityView(sup: ChainSupervisor, interop: InteropRuntime | undefined)
     },
     optimisticAt: at,
   };
+}
+
+/** Opens the interop stores and builds the chains; the interop stores close after the chains' shared resources. */
+async function openRuntimes(
+  config: SupernodeConfig,
+  deps: SupernodeDeps,
+  ctx: { clock: Clock; metrics: SupernodeMetrics },
+): Promise<{ interop: InteropRuntime | undefined; runtimes: ChainRuntimes }> {
+  const interop = await InteropRuntime.open(config);
+  let built: ChainRuntimes;
+  try {
+    built = await deps.buildChains(config, {
+      logger: deps.logger,
+      clock: ctx.clock,
+      metrics: ctx.metrics,
+      version: SUPERNODE_VERSION,
+      superAuthorityFor: interop === undefined ? undefined : (id) => interop.authorityFor(id),
+    });
+  } catch (err) {
+    await interop?.close();
+    throw err;
+  }
+  if (interop === undefined) return { interop, runtimes: built };
+  const close = async () => {
+    await interop.close();
+    await built.close();
+  };
+  return { interop, runtimes: { ...built, close } };
+}
+
+/** One supervisor per configured chain, reporting its state to the metrics (not started yet). */
+function makeSupervisors(
+  config: SupernodeConfig,
+  runtimes: ChainRuntimes,
+  deps: SupernodeDeps,
+  ctx: { clock: Clock; metrics: SupernodeMetrics },
+): Map<string, ChainSupervisor> {
+  const { metrics } = ctx;
+  const supervisors = new Map<string, ChainSupervisor>();
+  for (const chainId of config.chains) {
+    const id = chainId.toString(10);
+    const factory = runtimes.factories.get(chainId);
+    if (factory === undefined) throw new Error(`no runtime built for chain ${id}`);
+    const options = {
+      logger: deps.logger.child({ chain: id }),
+      clock: ctx.clock,
+      onState: (s: ChainSupervisor["state"]) => metrics.setChainState(id, s, isReadyState(s)),
+      onRestart: () => metrics.incChainRestarts(id),
+    };
+    supervisors.set(id, new ChainSupervisor(chainId, factory, options, deps.supervisor));
+    metrics.setChainState(id, "stopped", false);
+  }
+  metrics.setHeadsSource(async () =>
+    Promise.all(
+      [...supervisors.entries()].map(async ([chainId, sup]) => {
+        const s = (await sup.syncStatus())?.status;
+        return { chainId, heads: s === undefined ? {} : headsOf(s) };
+      }),
+    ),
+  );
+  return supervisors;
+}
+
+/** Starts the chains and the process-wide activities (heartbeat, interop); returns the activities' promises. */
+function startActivities(p: {
+  config: SupernodeConfig;
+  deps: SupernodeDeps;
+  clock: Clock;
+  metrics: SupernodeMetrics;
+  supervisors: ReadonlyMap<string, ChainSupervisor>;
+  interop: InteropRuntime | undefined;
+  runtimes: ChainRuntimes;
+  abort: AbortController;
+}): Promise<void>[] {
+  const { deps, clock, metrics, interop, abort } = p;
+  const log = deps.logger;
+  const activities: Promise<void>[] = [];
+  metrics.setActivityUp("supernode", true);
+  metrics.setActivityUp("superroot", true);
+  metrics.setActivityUp("heartbeat", true);
+  activities.push(
+    runHeartbeat({
+      logger: log.child({ activity: "heartbeat" }),
+      clock,
+      signal: abort.signal,
+      ...(deps.heartbeatIntervalMs === undefined ? {} : { intervalMs: deps.heartbeatIntervalMs }),
+    }).finally(() => metrics.setActivityUp("heartbeat", false)),
+  );
+  for (const sup of p.supervisors.values()) sup.start();
+  if (interop === undefined) return activities;
+  if (p.runtimes.l1 === undefined) throw new Error("interop needs the shared L1 source");
+  metrics.setActivityUp("interop", true);
+  activities.push(
+    interop
+      .start(p.supervisors, p.runtimes.l1, {
+        logger: log.child({ activity: "interop" }),
+        clock,
+        metrics,
+        signal: abort.signal,
+      })
+      .finally(() => metrics.setActivityUp("interop", false)),
+  );
+  return activities;
 }
