@@ -161,11 +161,25 @@ function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 
 function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance {
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const app = createFastify(opts, maxBodyBytes);
+  refuseOddTargets(app);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_TYPES, { parseAs: "string", bodyLimit: maxBodyBytes }, (_req, body, done) => {
+    done(null, body);
+  });
+  routeJsonRpc(app, opts, deps);
+  routeHealth(app, opts, deps);
+  handleErrors(app, deps, maxBodyBytes);
+  return app;
+}
+
+/** Fastify over a node:http server with the request timeouts and the connection bound. */
+function createFastify(opts: RpcServerOptions, maxBodyBytes: number): FastifyInstance {
   const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const app = Fastify({
+  return Fastify({
     logger: false,
     // No route declares a JSON schema: do not load Fastify's default schema compilers (Ajv and
-    // fast-json-stringify, ~0.3 s of CPU at the first server of a process, on the way to serving; ADR 0082).
+    // fast-json-stringify, ~0.3 s of CPU at the first server of a process, on the way to serving; docs/performance.md).
     schemaController: { compilersFactory: { buildValidator: noSchemas, buildSerializer: noSchemas } },
     bodyLimit: maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true },
@@ -185,8 +199,13 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
       return server;
     },
   });
-  // Only origin-form targets with a literal path: `POST *`, absolute-form URLs and percent-encoded paths (which the
-  // router would decode, so `/9%30%31/` would reach chain 901) are refused.
+}
+
+/**
+ * Only origin-form targets with a literal path: `POST *`, absolute-form URLs and percent-encoded paths (which the
+ * router would decode, so `/9%30%31/` would reach chain 901) are refused.
+ */
+function refuseOddTargets(app: FastifyInstance): void {
   app.addHook("onRequest", async (req, reply) => {
     const url = req.raw.url ?? "";
     const path = url.split("?")[0] ?? "";
@@ -197,11 +216,10 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
         .send(errorBody(url.startsWith("/") ? new ResourceNotFoundError("not found") : new InvalidRequestError()));
     }
   });
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_TYPES, { parseAs: "string", bodyLimit: maxBodyBytes }, (_req, body, done) => {
-    done(null, body);
-  });
+}
 
+/** `POST /` (the supernode's own methods) and `POST /<chainID>` (a chain's rollup-node methods). */
+function routeJsonRpc(app: FastifyInstance, opts: RpcServerOptions, deps: RpcServerDeps): void {
   const observers = new Map<string, RpcObserver | undefined>();
   const observerFor = (label: string): RpcObserver | undefined => {
     if (!observers.has(label)) observers.set(label, deps.observerFor?.(label));
@@ -252,7 +270,10 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
     }
     return send(reply, table, req.body, dopts);
   });
+}
 
+/** `/healthz`, `/readyz` and the status page. */
+function routeHealth(app: FastifyInstance, opts: RpcServerOptions, deps: RpcServerDeps): void {
   app.get("/healthz", async (_req, reply) =>
     reply.type("application/json").send(stringifyJson({ status: "ok", version: opts.version ?? "" })),
   );
@@ -265,7 +286,10 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
   });
 
   app.get("/status", async (_req, reply) => reply.headers(STATUS_PAGE_HEADERS).send(statusPageHtml()));
+}
 
+/** Not found and Fastify's own errors as JSON-RPC error envelopes (no internal detail). */
+function handleErrors(app: FastifyInstance, deps: RpcServerDeps, maxBodyBytes: number): void {
   app.setNotFoundHandler(async (_req, reply) =>
     reply
       .code(404)
@@ -301,7 +325,6 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
       .type("application/json")
       .send(errorBody(new InvalidRequestError("internal error")));
   });
-  return app;
 }
 
 function withObserver(o: DispatchOptions, observer: RpcObserver | undefined): DispatchOptions {
