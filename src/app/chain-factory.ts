@@ -20,6 +20,7 @@ import { fileSequencerStateStore } from "../node/sequencer/state-file.js";
 import { InvalidParamsError } from "../rpc/errors.js";
 import { type MethodTable, mergeMethodTables } from "../rpc/method-table.js";
 import { createChainRpcMethods } from "../rpc/namespaces/stack.js";
+import { createUpstreamShapeMethods, withUpstreamNames } from "../rpc/namespaces/upstream.js";
 import type { ChainInteropAccess, ChainService, ChainServiceFactory } from "./chain-service.js";
 import { type ChainP2PRuntime, startChainP2P } from "./p2p-wiring.js";
 import { builtinMethods } from "./root-methods.js";
@@ -225,9 +226,13 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
   };
 }
 
-/** A chain's RPC table: its `stack`/`admin` methods plus `stackp2p_*` only when its P2P host runs. */
+/**
+ * A chain's RPC table: its `stack`/`admin` methods plus `stackp2p_*` only when its P2P host runs, each also under
+ * its upstream name (`optimism_*`, `opp2p_*`; see rpc/namespaces/upstream.ts).
+ */
 export function chainMethodTable(chain: MethodTable, p2p: MethodTable | undefined, enableAdmin: boolean): MethodTable {
-  return builtinMethods(p2p === undefined ? chain : mergeMethodTables(chain, p2p), { version: "", enableAdmin });
+  const own = p2p === undefined ? chain : mergeMethodTables(chain, p2p);
+  return builtinMethods(withUpstreamNames(own), { version: "", enableAdmin });
 }
 
 function nodeService(
@@ -241,7 +246,7 @@ function nodeService(
   let exited: Promise<void> | undefined;
   let stopped: Promise<void> | undefined;
   const methods = chainMethodTable(
-    createChainRpcMethods(node, { version: ctx.version }),
+    mergeMethodTables(createChainRpcMethods(node, { version: ctx.version }), createUpstreamShapeMethods(node)),
     p2p?.methods,
     ctx.enableAdmin,
   );

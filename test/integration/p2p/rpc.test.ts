@@ -52,6 +52,7 @@ describe("stackp2p_* over real hosts", () => {
   it("answers -32601 for all 17 methods when the chain has no P2P host (--disable-p2p)", async () => {
     const table = chainMethodTable(createMethodTable({}), undefined, false);
     for (const m of METHODS) expect((await call(table, m)).error?.code, m).toBe(-32601);
+    for (const m of METHODS) expect((await call(table, m.replace("stackp2p_", "opp2p_"))).error?.code, m).toBe(-32601);
   });
 
   it("self / peers / peerStats shapes and the block, protect, connect state table", async () => {
@@ -59,6 +60,10 @@ describe("stackp2p_* over real hosts", () => {
     const b = await rig.host(901n, { signer: () => seqAddr });
     const t = chainMethodTable(createMethodTable({}), createStackP2PMethods(new ChainP2PControl(a.p2p)), false);
     expect([...t.keys()].filter((k) => k.startsWith("stackp2p_")).sort()).toEqual([...METHODS].sort());
+    // The upstream names (op-node's `opp2p_*`) answer the same, on the same table.
+    const upstream = METHODS.map((m) => m.replace("stackp2p_", "opp2p_"));
+    expect([...t.keys()].filter((k) => k.startsWith("opp2p_")).sort()).toEqual(upstream.sort());
+    expect(await ok(t, "opp2p_self")).toEqual(await ok(t, "stackp2p_self"));
 
     const self = await ok<Record<string, unknown>>(t, "stackp2p_self");
     expect(Object.keys(self)).toEqual([
