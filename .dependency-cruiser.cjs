@@ -44,6 +44,23 @@ module.exports = {
     { name: "nothing-imports-cli", severity: "error", from: { path: "^src/(?!cli/)" }, to: { path: layer("cli") } },
     { name: "runtime-never-imports-devnet", severity: "error", from: { path: "^src/(?!devnet/|cli/)" }, to: { path: layer("devnet") } },
     { name: "src-never-imports-test", severity: "error", from: { path: "^src/" }, to: { path: "^(test|bench)/" } },
+    {
+      name: "node-does-no-io",
+      severity: "error",
+      comment: "node/ reaches files, sockets, databases, logs and metrics only through node/ports.ts (and its metrics port)",
+      from: { path: layer("node") },
+      to: {
+        dependencyTypes: ["core", "npm", "npm-dev", "npm-optional", "npm-peer", "npm-no-pkg", "npm-unknown"],
+        path: "^(node:)?(fs|fs/promises|net|http|https|http2|dgram|child_process|worker_threads)$|node_modules/(pino|prom-client|fastify|level|classic-level|commander|ws)/",
+      },
+    },
+    {
+      name: "pure-layers-do-no-io",
+      severity: "error",
+      comment: "protocol/, core/ and activities/ touch no file, socket or process",
+      from: { path: "^src/(protocol|core|activities)/" },
+      to: { dependencyTypes: ["core"], path: "^(node:)?(fs|fs/promises|net|http|https|http2|dgram|child_process|worker_threads)$" },
+    },
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
   ],
   options: {

@@ -1,7 +1,7 @@
 import { Registry } from "prom-client";
 import { createBeaconMetrics } from "../io/beacon/metrics.js";
 import { createL1Metrics } from "../io/l1/metrics.js";
-import { createChainMetrics } from "../node/metrics.js";
+import { createChainMetrics } from "./chain-metrics.js";
 import { createInteropMetrics } from "../observability/interop-metrics.js";
 import { createP2PMetrics } from "../p2p/metrics.js";
 import { createSupernodeMetrics } from "../observability/metrics-registry.js";

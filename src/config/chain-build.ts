@@ -178,7 +178,6 @@ function loadRollup(
   return out;
 }
 
-
 /** One chain's option values (defaults filled in), which of them were set, and where each came from. */
 interface ChainOptionValues {
   readonly key: string;

@@ -16,7 +16,7 @@ import type { Hex } from "../../../src/core/types/primitives.js";
 import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
 import { EngineClient } from "../../../src/io/engine/engine-client.js";
 import { EngineController } from "../../../src/node/engine/engine-controller.js";
-import { createChainMetrics } from "../../../src/node/metrics.js";
+import { createChainMetrics } from "../../../src/app/chain-metrics.js";
 import type { PayloadAttributes } from "../../../src/node/ports.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import {

@@ -26,7 +26,7 @@ import { L1Client } from "../../../src/io/l1/l1-client.js";
 import type { ChainNode, ChainNodeConfig } from "../../../src/node/chain-node.js";
 import { createChainNode } from "../../../src/node/create.js";
 import type { BlobSource } from "../../../src/node/ports.js";
-import { fileSequencerStateStore } from "../../../src/node/sequencer/state-file.js";
+import { fileSequencerStateStore } from "../../../src/io/sequencer-state-file.js";
 
 export function sharedL1(devnet: Devnet, logger: Logger = silentLogger): L1Client {
   const l1 = L1Client.create(

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock, type Clock } from "../../../src/core/time/clock.js";
 import { ChainNode, type ChainNodeConfig } from "../../../src/node/chain-node.js";
-import { fileSequencerStateStore, memorySequencerStateStore } from "../../../src/node/sequencer/state-file.js";
+import { fileSequencerStateStore } from "../../../src/io/sequencer-state-file.js";
+import { memorySequencerStateStore } from "../../support/memory-sequencer-state.js";
 import type { SequencerStateStore, UnsafeBlockSink } from "../../../src/node/ports.js";
 import {
   FakeEngine,
@@ -356,7 +357,7 @@ describe("ChainNode sequencer", () => {
 describe("ChainNode metrics", () => {
   it("publishes heads, derivation progress, engine latency and resets with a chain_id label", async () => {
     const { Registry } = await import("prom-client");
-    const { createChainMetrics } = await import("../../../src/node/metrics.js");
+    const { createChainMetrics } = await import("../../../src/app/chain-metrics.js");
     const register = new Registry();
     const metrics = createChainMetrics(register, 901n);
     expect(createChainMetrics(register, 902n)).toBeDefined(); // a second chain shares the series

@@ -5,7 +5,7 @@
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { createL1Metrics, L1_ERROR_KINDS } from "../../../src/io/l1/metrics.js";
-import { createChainMetrics } from "../../../src/node/metrics.js";
+import { createChainMetrics } from "../../../src/app/chain-metrics.js";
 import { createSupernodeMetrics } from "../../../src/observability/metrics-registry.js";
 
 async function samples(reg: Registry, name: string) {

@@ -4,9 +4,14 @@
  */
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { SequencerStateStore } from "../ports.js";
 
-export function fileSequencerStateStore(path: string): SequencerStateStore {
+/** What the node's `SequencerStateStore` port (node/ports.ts) asks for. */
+export interface SequencerStateFile {
+  load(): Promise<boolean | undefined>;
+  save(started: boolean): Promise<void>;
+}
+
+export function fileSequencerStateStore(path: string): SequencerStateFile {
   return {
     async load() {
       let text: string;
@@ -32,18 +37,4 @@ export function fileSequencerStateStore(path: string): SequencerStateStore {
       await rename(tmp, path);
     },
   };
-}
-
-/** An in-memory store (tests, or when no data dir is configured). */
-export function memorySequencerStateStore(initial?: boolean): SequencerStateStore & { value: boolean | undefined } {
-  const store = {
-    value: initial,
-    async load() {
-      return store.value;
-    },
-    async save(started: boolean) {
-      store.value = started;
-    },
-  };
-  return store;
 }
