@@ -50,7 +50,7 @@ const followed: FollowedDevnet = {
     variant: c.variant,
     elGenesis: c.elGenesis,
     rollupConfigPath: c.rollupConfigPath,
-    rollupConfig: { interop_time: c.rollupConfig.interop_time },
+    rollupConfig: { lagoon_time: c.rollupConfig.lagoon_time },
     client: { genesisHash: c.client.genesisHash },
   })),
 };

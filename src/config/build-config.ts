@@ -39,25 +39,25 @@ function resolveInterop(
   issues: ConfigIssue[],
 ): number | undefined {
   if (flagValue > 0) return flagValue;
-  const withTime = chains.filter((c) => c.rollup.interop_time !== undefined);
+  const withTime = chains.filter((c) => c.rollup.lagoon_time !== undefined);
   if (withTime.length === 0) return undefined;
-  const without = chains.filter((c) => c.rollup.interop_time === undefined);
+  const without = chains.filter((c) => c.rollup.lagoon_time === undefined);
   const first = withTime[0] as (typeof chains)[number];
   for (const c of without) {
     issues.push({
       option: "--interop.activation-timestamp",
       chain: c.chainId.toString(10),
-      message: `chain ${c.chainId} has no interop activation timestamp, but chain ${first.chainId} is configured for timestamp ${first.rollup.interop_time}`,
+      message: `chain ${c.chainId} has no interop activation timestamp, but chain ${first.chainId} is configured for timestamp ${first.rollup.lagoon_time}`,
     });
   }
-  const distinct = new Set(withTime.map((c) => c.rollup.interop_time));
+  const distinct = new Set(withTime.map((c) => c.rollup.lagoon_time));
   if (distinct.size > 1) {
     issues.push({
       option: "--interop.activation-timestamp",
-      message: `mismatched interop activation timestamps: ${withTime.map((c) => `chain ${c.chainId}=${c.rollup.interop_time}`).join(", ")}`,
+      message: `mismatched interop activation timestamps: ${withTime.map((c) => `chain ${c.chainId}=${c.rollup.lagoon_time}`).join(", ")}`,
     });
   }
-  return without.length === 0 && distinct.size === 1 ? first.rollup.interop_time : undefined;
+  return without.length === 0 && distinct.size === 1 ? first.rollup.lagoon_time : undefined;
 }
 
 /** The supernode-wide option values (defaults filled in) and where each set one came from. */
@@ -159,10 +159,10 @@ function checkAcrossChains(
         message: `required: chain ${id} schedules Ecotone (blob data) at ${c.rollup.ecotone_time}`,
       });
     }
-    if (c.rollup?.interop_time !== undefined && !c.dependencySet && top.topDependencySet === "") {
+    if (c.rollup?.lagoon_time !== undefined && !c.dependencySet && top.topDependencySet === "") {
       warnings.push({
         msg: "Interop is scheduled but no dependency set is configured",
-        fields: { chain: id, interop_time: c.rollup.interop_time },
+        fields: { chain: id, lagoon_time: c.rollup.lagoon_time },
       });
     }
   }
@@ -184,7 +184,7 @@ function interopSettings(
     issues.push({
       option: origin("interop.log-backfill-depth"),
       message:
-        "requires an interop activation timestamp (set --interop.activation-timestamp or schedule interop_time in every chain's rollup config)",
+        "requires an interop activation timestamp (set --interop.activation-timestamp or schedule lagoon_time in every chain's rollup config)",
     });
   }
   return { activation, backfill };

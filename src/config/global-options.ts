@@ -89,7 +89,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
     default: 0,
     env: ["INTEROP_ACTIVATION_TIMESTAMP"],
     group: G_INTEROP,
-    help: "Interop activation time (unix seconds); 0 = use the rollup configs' interop_time",
+    help: "Interop (Lagoon) activation time (unix seconds); 0 = use the rollup configs' lagoon_time (older name interop_time)",
   },
   {
     name: "dependency-set",

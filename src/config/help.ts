@@ -87,7 +87,7 @@ export function renderMainHelp(version: string, commands: ReadonlyArray<readonly
     `  --vn.all.<flag> <value>                   set <flag> for every chain [env: ${ENV_PREFIX}_VN_ALL_<SUFFIX>]`,
     "  Minimum per chain: l2 (Engine API URL), l2.jwt-secret (file), and one of network or rollup.config.",
     "  Precedence: per-chain flag > per-chain env > all-chains flag > all-chains env > default.",
-    "  Example: --chains 10,8453 --vn.10.network op-mainnet --vn.8453.network base-mainnet",
+    "  Example: --chains 10,130 --vn.10.network op-mainnet --vn.130.network unichain-mainnet",
     "           --vn.10.l2 http://127.0.0.1:8551 --vn.8453.l2 http://127.0.0.1:9551 --vn.all.l2.jwt-secret ./jwt.hex",
     "",
     "  -h, --help                                show this help",

@@ -1,150 +1,147 @@
 import { FORKS } from "../protocol/rollup-config.js";
 import type { NetworkFile } from "./networks.js";
+import type { TomlTable, TomlValue } from "./registry-toml.js";
 
-/** Superchain-level facts of a registry snapshot (`superchains[].config`). */
-export interface RegistrySuperchain {
-  readonly name: string;
-  readonly l1: { readonly chain_id: number };
-  readonly hardforks?: Readonly<Record<string, number | null>>;
-  readonly protocol_versions_addr?: string | null;
-}
-
-/** One chain of a registry snapshot (`superchains[].chains[]`). */
-export interface RegistryChain {
-  readonly Name: string;
-  readonly PublicRPC?: string | null;
-  readonly SequencerRPC?: string | null;
-  readonly Explorer?: string | null;
-  readonly SuperchainLevel?: number | null;
-  readonly DataAvailabilityType?: string | null;
-  readonly GasPayingToken?: string | null;
-  readonly l2_chain_id: number;
-  readonly batch_inbox_address: string;
-  readonly block_time: number;
-  readonly seq_window_size: number;
-  readonly max_sequencer_drift: number;
-  readonly hardfork_configuration?: Readonly<Record<string, number | null>> | null;
-  readonly optimism?: {
-    readonly eip1559Elasticity: number;
-    readonly eip1559Denominator: number;
-    readonly eip1559DenominatorCanyon?: number | null;
-  } | null;
-  readonly alt_da?: {
-    readonly da_challenge_address?: string | null;
-    readonly da_challenge_window: number;
-    readonly da_resolve_window: number;
-    readonly da_commitment_type: string;
-  } | null;
-  readonly genesis: {
-    readonly l1: { readonly number: number; readonly hash: string };
-    readonly l2: { readonly number: number; readonly hash: string };
-    readonly l2_time: number;
-    readonly system_config: {
-      readonly batcherAddr: string;
-      readonly overhead: string;
-      readonly scalar: string;
-      readonly gasLimit: number;
-    };
-  };
-  readonly Addresses?: Readonly<Record<string, string | null>> | null;
-}
+/**
+ * The superchain registry (its TOML source of truth, `superchain/configs/<superchain>/`) converted into the project's
+ * network files, the way op-node builds a rollup config from the registry (`LoadOPStackRollupConfig`): channel
+ * timeout 300, Regolith at genesis, the chain's own `[hardforks]` (`interop_time` is Lagoon's older name), the
+ * portal and SystemConfig proxies from `[addresses]`, `chain_op_config` from `[optimism]`.
+ */
 
 /** Registry rules: channel timeout is fixed for registry chains; Regolith is active at genesis. */
 export const REGISTRY_CHANNEL_TIMEOUT = 300;
 
 const ZERO_ADDRESS = `0x${"00".repeat(20)}`;
-const slug = (s: string): string =>
-  s
-    .toLowerCase()
-    .replace(/[^a-z0-9_-]+/g, "-")
-    .replace(/^-+|-+$/g, "");
 
-/**
- * Network name `<chain>-<superchain>` from the registry identifier `<superchain>/<chain>` (e.g. `mainnet/op` →
- * `op-mainnet`). When the identifier names another superchain, the chain's display name is used instead.
- */
-export function networkName(superchain: string, chainName: string, identifier: string | undefined): string {
-  const [sc, short] = (identifier ?? "").split("/");
-  const chain = sc === superchain && short ? short : slug(chainName);
-  return `${chain}-${superchain}`;
+function table(t: TomlTable, key: string, where: string): TomlTable {
+  const v = t[key];
+  if (typeof v !== "object") throw new Error(`${where}: [${key}] missing`);
+  return v;
 }
-
+function optTable(t: TomlTable, key: string): TomlTable | undefined {
+  const v = t[key];
+  return typeof v === "object" ? v : undefined;
+}
+function num(t: TomlTable, key: string, where: string): number {
+  const v = t[key];
+  if (typeof v !== "number") throw new Error(`${where}: ${key} must be an integer`);
+  return v;
+}
+function str(t: TomlTable, key: string, where: string): string {
+  const v = t[key];
+  if (typeof v !== "string") throw new Error(`${where}: ${key} must be a string`);
+  return v;
+}
+const optStr = (v: TomlValue | undefined): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 const lower = (s: string): string => s.toLowerCase();
 
-/** Converts one registry chain into the project's network file (rollup config per op-node's conversion). */
-export function networkFromRegistry(
-  superchain: string,
-  sc: RegistrySuperchain,
-  c: RegistryChain,
-  identifier: string | undefined,
-): NetworkFile {
-  const name = networkName(superchain, c.Name, identifier);
-  const addresses: Record<string, string> = {};
-  for (const [k, v] of Object.entries(c.Addresses ?? {})) if (typeof v === "string") addresses[k] = lower(v);
-  const rollup: Record<string, unknown> = {
-    genesis: {
-      l1: { hash: lower(c.genesis.l1.hash), number: c.genesis.l1.number },
-      l2: { hash: lower(c.genesis.l2.hash), number: c.genesis.l2.number },
-      l2_time: c.genesis.l2_time,
-      system_config: {
-        batcherAddr: lower(c.genesis.system_config.batcherAddr),
-        overhead: lower(c.genesis.system_config.overhead),
-        scalar: lower(c.genesis.system_config.scalar),
-        gasLimit: c.genesis.system_config.gasLimit,
-      },
-    },
-    block_time: c.block_time,
-    max_sequencer_drift: c.max_sequencer_drift,
-    seq_window_size: c.seq_window_size,
-    channel_timeout: REGISTRY_CHANNEL_TIMEOUT,
-    l1_chain_id: sc.l1.chain_id,
-    l2_chain_id: c.l2_chain_id,
-    regolith_time: 0,
-  };
-  const hf = c.hardfork_configuration ?? {};
+/** The rollup-config fork times of a `[hardforks]` table (Lagoon from `lagoon_time`, else `interop_time`). */
+function forkTimes(hf: TomlTable, where: string): Record<string, number> {
+  const out: Record<string, number> = { regolith_time: 0 };
+  const lagoon = hf.lagoon_time ?? hf.interop_time;
+  if (hf.lagoon_time !== undefined && hf.interop_time !== undefined && hf.lagoon_time !== hf.interop_time)
+    throw new Error(`${where}: lagoon_time and interop_time (its older name) disagree`);
   for (const fork of FORKS) {
     if (fork === "regolith") continue;
-    const t = hf[`${fork}_time`];
-    if (typeof t === "number") rollup[`${fork}_time`] = t;
+    const t = fork === "lagoon" ? lagoon : hf[`${fork}_time`];
+    if (typeof t === "number") out[`${fork}_time`] = t;
   }
-  rollup.batch_inbox_address = lower(c.batch_inbox_address);
-  rollup.deposit_contract_address = addresses.OptimismPortalProxy ?? ZERO_ADDRESS;
-  rollup.l1_system_config_address = addresses.SystemConfigProxy ?? ZERO_ADDRESS;
-  rollup.protocol_versions_address = lower(sc.protocol_versions_addr ?? ZERO_ADDRESS);
-  if (c.optimism) {
+  return out;
+}
+
+/** The rollup config (rollup.json shape, Go key order) of one registry chain. */
+function rollupFromToml(c: TomlTable, sc: TomlTable, where: string): Record<string, unknown> {
+  const g = table(c, "genesis", where);
+  const l1 = table(g, "l1", where);
+  const l2 = table(g, "l2", where);
+  const sys = table(g, "system_config", where);
+  const addr = optTable(c, "addresses") ?? {};
+  const hf = optTable(c, "hardforks") ?? {};
+  const times = forkTimes(hf, where);
+  const rollup: Record<string, unknown> = {
+    genesis: {
+      l1: { hash: lower(str(l1, "hash", where)), number: num(l1, "number", where) },
+      l2: { hash: lower(str(l2, "hash", where)), number: num(l2, "number", where) },
+      l2_time: num(g, "l2_time", where),
+      system_config: {
+        batcherAddr: lower(str(sys, "batcherAddress", where)),
+        overhead: lower(str(sys, "overhead", where)),
+        scalar: lower(str(sys, "scalar", where)),
+        gasLimit: num(sys, "gasLimit", where),
+      },
+    },
+    block_time: num(c, "block_time", where),
+    max_sequencer_drift: num(c, "max_sequencer_drift", where),
+    seq_window_size: num(c, "seq_window_size", where),
+    channel_timeout: REGISTRY_CHANNEL_TIMEOUT,
+    l1_chain_id: num(table(sc, "l1", where), "chain_id", where),
+    l2_chain_id: num(c, "chain_id", where),
+  };
+  for (const fork of FORKS) {
+    const t = times[`${fork}_time`];
+    if (t !== undefined) rollup[`${fork}_time`] = t;
+    if (fork === "karst" && hf.keep_karst_upgrade_gas === true) rollup.keep_karst_upgrade_gas = true;
+  }
+  rollup.batch_inbox_address = lower(str(c, "batch_inbox_addr", where));
+  rollup.deposit_contract_address = lower(optStr(addr.OptimismPortalProxy) ?? ZERO_ADDRESS);
+  rollup.l1_system_config_address = lower(optStr(addr.SystemConfigProxy) ?? ZERO_ADDRESS);
+  rollup.protocol_versions_address = lower(optStr(sc.protocol_versions_addr) ?? ZERO_ADDRESS);
+  const op = optTable(c, "optimism");
+  if (op) {
     rollup.chain_op_config = {
-      eip1559Elasticity: c.optimism.eip1559Elasticity,
-      eip1559Denominator: c.optimism.eip1559Denominator,
-      ...(typeof c.optimism.eip1559DenominatorCanyon === "number"
-        ? { eip1559DenominatorCanyon: c.optimism.eip1559DenominatorCanyon }
+      eip1559Elasticity: num(op, "eip1559_elasticity", where),
+      eip1559Denominator: num(op, "eip1559_denominator", where),
+      ...(typeof op.eip1559_denominator_canyon === "number"
+        ? { eip1559DenominatorCanyon: op.eip1559_denominator_canyon }
         : {}),
     };
   }
-  if (c.alt_da) {
+  const da = optTable(c, "alt_da");
+  if (da) {
     rollup.alt_da = {
-      da_challenge_contract_address: lower(c.alt_da.da_challenge_address ?? ZERO_ADDRESS),
-      da_commitment_type: c.alt_da.da_commitment_type,
-      da_challenge_window: c.alt_da.da_challenge_window,
-      da_resolve_window: c.alt_da.da_resolve_window,
+      da_challenge_contract_address: lower(optStr(da.da_challenge_contract_address) ?? ZERO_ADDRESS),
+      da_commitment_type: str(da, "da_commitment_type", where),
+      da_challenge_window: num(da, "da_challenge_window", where),
+      da_resolve_window: num(da, "da_resolve_window", where),
     };
   }
-  const pectra = hf.pectra_blob_schedule_time;
-  if (typeof pectra === "number") rollup.pectra_blob_schedule_time = pectra;
+  if (typeof hf.pectra_blob_schedule_time === "number") rollup.pectra_blob_schedule_time = hf.pectra_blob_schedule_time;
+  return rollup;
+}
+
+/**
+ * Converts one registry chain (`<superchain>/<short>.toml`, parsed) with its superchain's `superchain.toml` into the
+ * project's network file, named `<short>-<superchain>` (e.g. `mainnet/op.toml` → `op-mainnet`).
+ */
+export function networkFromRegistryToml(superchain: string, short: string, sc: TomlTable, c: TomlTable): NetworkFile {
+  const where = `${superchain}/${short}.toml`;
+  const name = `${short}-${superchain}`;
+  const addresses: Record<string, string> = {};
+  for (const [k, v] of Object.entries(optTable(c, "addresses") ?? {}))
+    if (typeof v === "string") addresses[k] = lower(v);
+  const deps = optTable(optTable(c, "interop") ?? {}, "dependencies");
   const aliases = name === "op-mainnet" ? ["mainnet"] : name === "op-sepolia" ? ["sepolia"] : [];
+  const gasPayingToken = optStr(c.gas_paying_token);
+  const text = (key: string, as: string) => {
+    const v = optStr(c[key]);
+    return v === undefined ? {} : { [as]: v };
+  };
   return {
     name,
     ...(aliases.length > 0 ? { aliases } : {}),
-    chainName: c.Name,
+    chainName: str(c, "name", where),
     superchain,
-    chainId: c.l2_chain_id,
-    l1ChainId: sc.l1.chain_id,
-    ...(typeof c.SuperchainLevel === "number" ? { superchainLevel: c.SuperchainLevel } : {}),
-    ...(c.PublicRPC ? { publicRpc: c.PublicRPC } : {}),
-    ...(c.SequencerRPC ? { sequencerRpc: c.SequencerRPC } : {}),
-    ...(c.Explorer ? { explorer: c.Explorer } : {}),
-    ...(c.DataAvailabilityType ? { dataAvailabilityType: c.DataAvailabilityType } : {}),
-    ...(c.GasPayingToken ? { gasPayingToken: lower(c.GasPayingToken) } : {}),
+    chainId: num(c, "chain_id", where),
+    l1ChainId: num(table(sc, "l1", where), "chain_id", where),
+    ...(typeof c.governed_by_optimism === "boolean" ? { governedByOptimism: c.governed_by_optimism } : {}),
+    ...text("public_rpc", "publicRpc"),
+    ...text("sequencer_rpc", "sequencerRpc"),
+    ...text("explorer", "explorer"),
+    ...text("data_availability_type", "dataAvailabilityType"),
+    ...(gasPayingToken ? { gasPayingToken: lower(gasPayingToken) } : {}),
+    ...(deps ? { interopDependencies: Object.keys(deps).map(Number) } : {}),
     addresses,
-    rollup,
+    rollup: rollupFromToml(c, sc, where),
   };
 }

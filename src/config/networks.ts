@@ -15,12 +15,15 @@ export interface NetworkFile {
   readonly superchain: string;
   readonly chainId: number;
   readonly l1ChainId: number;
-  readonly superchainLevel?: number;
+  /** Registry `governed_by_optimism`. */
+  readonly governedByOptimism?: boolean;
   readonly publicRpc?: string;
   readonly sequencerRpc?: string;
   readonly explorer?: string;
   readonly dataAvailabilityType?: string;
   readonly gasPayingToken?: string;
+  /** Registry `[interop.dependencies]`: the chain IDs of the chain's dependency set, when the registry gives one. */
+  readonly interopDependencies?: readonly number[];
   /** Contract addresses of the chain (registry `Addresses`, non-null only). */
   readonly addresses: Readonly<Record<string, string>>;
   /** The rollup config (rollup.json shape). */

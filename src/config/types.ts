@@ -63,7 +63,7 @@ export interface SupernodeConfig {
   readonly disableP2p: boolean;
   /**
    * Resolved interop activation timestamp (unix seconds): `--interop.activation-timestamp` when non-zero,
-   * otherwise the common `interop_time` of every chain's rollup config. Absent = interop disabled.
+   * otherwise the common `lagoon_time` of every chain's rollup config. Absent = interop disabled.
    */
   readonly interopActivationTimestamp?: number;
   /** `--interop.log-backfill-depth` in ms (0 = disabled). */

@@ -39,7 +39,7 @@ export const DEFAULT_DEVNET_FORKS: readonly Fork[] = [
  * `DEFAULT_DEVNET_FORKS` at 0 with `overrides` applied. A fork without an override follows the fork before it, so
  * `{ecotone: 20}` moves Fjord … Jovian to 20 as well and `{ecotone: 20, isthmus: 40}` gives Fjord … Holocene 20 and
  * Jovian 40. `null` leaves a fork, and every later fork without an override, unscheduled; Karst and Interop are
- * unscheduled unless given; a later fork given a time schedules them with the fork before them (`{interop: 30}` puts
+ * unscheduled unless given; a later fork given a time schedules them with the fork before them (`{lagoon: 30}` puts
  * Karst at Jovian's time). Throws when offsets decrease in fork order or a fork is scheduled after one unscheduled
  * with `null`.
  */

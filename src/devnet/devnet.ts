@@ -174,7 +174,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
       for (const f of FORKS) {
         const off = offsets[f];
         // Interop at genesis is the genesis time itself: its activation timestamp is what the message rules use.
-        if (off !== undefined) forks[f] = off === 0 && f !== "interop" ? 0 : l2Time + off;
+        if (off !== undefined) forks[f] = off === 0 && f !== "lagoon" ? 0 : l2Time + off;
       }
       const jwtSecret = new Uint8Array(randomBytes(32));
       const jwtSecretPath = await writeJwtSecret(chainDir, jwtSecret);

@@ -38,15 +38,15 @@ type Offsets = Partial<Record<Fork, number | undefined>>;
  * (at genesis by default), with Karst alongside when it is off.
  */
 export function withInterop(offsets: Offsets | undefined): Offsets {
-  if (offsets === undefined) return devnetForkOffsets({ interop: 0 });
-  if (offsets.interop !== undefined) return offsets;
+  if (offsets === undefined) return devnetForkOffsets({ lagoon: 0 });
+  if (offsets.lagoon !== undefined) return offsets;
   let at = 0;
   for (const f of FORKS) {
-    if (f === "karst" || f === "interop") continue;
+    if (f === "karst" || f === "lagoon") continue;
     const t = offsets[f];
     if (t !== undefined) at = Math.max(at, t);
   }
-  return { ...offsets, karst: offsets.karst ?? at, interop: Math.max(at, offsets.karst ?? at) };
+  return { ...offsets, karst: offsets.karst ?? at, lagoon: Math.max(at, offsets.karst ?? at) };
 }
 
 /** The dependency-set document (op-node depset JSON) of the devnet's chains. */
@@ -62,7 +62,7 @@ export async function writeDependencySet(path: string, chainIds: readonly bigint
 
 /** The interop activation timestamp of a devnet (every chain has the same one). */
 export function devnetInteropActivation(devnet: Devnet): number {
-  const t = devnet.chains[0]?.rollupConfig.interop_time;
+  const t = devnet.chains[0]?.rollupConfig.lagoon_time;
   if (t === undefined) throw new Error("interop is not scheduled on this devnet");
   return t;
 }

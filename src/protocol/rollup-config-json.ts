@@ -45,6 +45,8 @@ const rollupSchema = z.strictObject({
   l1_chain_id: bigUint,
   l2_chain_id: bigUint,
   ...forkTimes,
+  interop_time: uint.optional(),
+  keep_karst_upgrade_gas: z.boolean().optional(),
   pectra_blob_schedule_time: uint.optional(),
   batch_inbox_address: address,
   deposit_contract_address: address,
@@ -71,6 +73,41 @@ function toBig(v: number | string): bigint {
   return BigInt(v);
 }
 
+/** `<name>_time` keys that are not forks: every other `*_time` key names a fork. */
+const NON_FORK_TIMES = new Set(["block_time", "l2_time", "pectra_blob_schedule_time", "interop_time"]);
+
+/**
+ * A fork this node does not implement, scheduled in `raw` (a `<fork>_time` key outside `FORKS`), or undefined.
+ * Such a chain must be refused: derived without the fork's rules, every block from its activation would differ
+ * from the network's.
+ */
+export function unknownScheduledFork(raw: unknown): { fork: string; time: unknown } | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  for (const [k, v] of Object.entries(raw)) {
+    if (!k.endsWith("_time") || NON_FORK_TIMES.has(k)) continue;
+    const fork = k.slice(0, -"_time".length);
+    if (!(FORKS as readonly string[]).includes(fork)) return { fork, time: v };
+  }
+  return undefined;
+}
+
+const utcText = (t: unknown): string =>
+  typeof t === "number" && Number.isSafeInteger(t) && t >= 0 ? ` (${new Date(t * 1000).toISOString()})` : "";
+
+/** The refusal text for a fork this node does not implement. */
+export function unknownForkMessage(fork: string, time: unknown): string {
+  return `the rollup config schedules fork "${fork}" at ${String(time)}${utcText(time)}, which this node does not implement (known forks: ${FORKS.join(", ")}); refusing to derive it`;
+}
+
+/** `lagoon_time` with `interop_time` as its older name; both set and different is an error. */
+function lagoonTime(j: { lagoon_time?: number | undefined; interop_time?: number | undefined }): number | undefined {
+  if (j.lagoon_time !== undefined && j.interop_time !== undefined && j.lagoon_time !== j.interop_time)
+    throw new DecodeError(
+      `invalid rollup config: lagoon_time=${j.lagoon_time} and interop_time=${j.interop_time} (its older name) disagree`,
+    );
+  return j.lagoon_time ?? j.interop_time;
+}
+
 function issuesText(err: z.ZodError): string {
   return err.issues
     .map((i) => {
@@ -84,7 +121,9 @@ function issuesText(err: z.ZodError): string {
 
 /**
  * Parses a rollup config (rollup.json / `stack_rollupConfig` shape) from JSON text or an already parsed value.
- * Unknown fields are rejected. Throws `DecodeError` on malformed input. Run `checkRollupConfig` for the semantic
+ * Unknown fields are rejected; a `<fork>_time` of a fork this node does not implement is refused with a message
+ * naming the fork and the time. `interop_time` is read as the older name of `lagoon_time`. Throws `DecodeError` on
+ * malformed input. Run `checkRollupConfig` for the semantic
  * rules.
  */
 export function parseRollupConfig(input: string | unknown): RollupConfig {
@@ -96,6 +135,8 @@ export function parseRollupConfig(input: string | unknown): RollupConfig {
       throw new DecodeError(`rollup config is not valid JSON: ${(e as Error).message}`);
     }
   }
+  const unknownFork = unknownScheduledFork(raw);
+  if (unknownFork) throw new DecodeError(unknownForkMessage(unknownFork.fork, unknownFork.time));
   const res = rollupSchema.safeParse(raw);
   if (!res.success) throw new DecodeError(`invalid rollup config: ${issuesText(res.error)}`);
   const j = res.data;
@@ -124,9 +165,10 @@ export function parseRollupConfig(input: string | unknown): RollupConfig {
     protocol_versions_address: j.protocol_versions_address ?? `0x${"00".repeat(20)}`,
   };
   for (const f of FORKS) {
-    const t = j[`${f}_time`];
+    const t = f === "lagoon" ? lagoonTime(j) : j[`${f}_time`];
     if (t !== undefined) cfg[`${f}_time`] = t;
   }
+  if (j.keep_karst_upgrade_gas === true) cfg.keep_karst_upgrade_gas = true;
   if (j.pectra_blob_schedule_time !== undefined) cfg.pectra_blob_schedule_time = j.pectra_blob_schedule_time;
   if (j.chain_op_config) {
     const c = j.chain_op_config;
@@ -148,7 +190,7 @@ export function parseRollupConfig(input: string | unknown): RollupConfig {
 }
 
 /** Ordered forks that must be scheduled in order (a later one set requires every earlier one, not later). */
-const ORDERED_FORKS: readonly Fork[] = FORKS.filter((f) => f !== "interop");
+const ORDERED_FORKS: readonly Fork[] = FORKS.filter((f) => f !== "lagoon");
 
 const isZero = (h: string): boolean => /^0x0*$/.test(h);
 
@@ -229,6 +271,7 @@ export function rollupConfigToJson(cfg: RollupConfig): Record<string, unknown> {
   for (const f of FORKS) {
     const t = cfg[`${f}_time`];
     if (t !== undefined) out[`${f}_time`] = t;
+    if (f === "karst" && cfg.keep_karst_upgrade_gas === true) out.keep_karst_upgrade_gas = true;
   }
   out.batch_inbox_address = cfg.batch_inbox_address;
   out.deposit_contract_address = cfg.deposit_contract_address;

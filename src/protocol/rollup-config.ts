@@ -37,7 +37,10 @@ export interface AltDAConfig {
   readonly da_resolve_window: number;
 }
 
-/** Hardforks in activation order. All post-Bedrock forks are activated by L2 timestamp (`<fork>_time`). */
+/**
+ * Hardforks in activation order, the ones this node implements. All post-Bedrock forks are activated by L2
+ * timestamp (`<fork>_time`). Lagoon is the interop fork (formerly "Interop"; `interop_time` is read as its older name).
+ */
 export const FORKS = [
   "regolith",
   "canyon",
@@ -49,7 +52,7 @@ export const FORKS = [
   "isthmus",
   "jovian",
   "karst",
-  "interop",
+  "lagoon",
 ] as const;
 export type Fork = (typeof FORKS)[number];
 
@@ -72,7 +75,12 @@ export interface RollupConfig {
   readonly isthmus_time?: number;
   readonly jovian_time?: number;
   readonly karst_time?: number;
-  readonly interop_time?: number;
+  /**
+   * Karst's one-time upgrade gas stays in the gas limit after the activation block (chains that activated Karst
+   * with node software that did not subtract it). Absent = false: the next block's SystemConfig subtracts it.
+   */
+  readonly keep_karst_upgrade_gas?: boolean;
+  readonly lagoon_time?: number;
   readonly pectra_blob_schedule_time?: number;
   readonly batch_inbox_address: Address;
   readonly deposit_contract_address: Address;
@@ -110,8 +118,8 @@ export function forkTime(cfg: RollupConfig, fork: Fork): number | undefined {
       return cfg.jovian_time;
     case "karst":
       return cfg.karst_time;
-    case "interop":
-      return cfg.interop_time;
+    case "lagoon":
+      return cfg.lagoon_time;
     default:
       return undefined;
   }

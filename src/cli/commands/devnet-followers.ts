@@ -30,7 +30,7 @@ export interface FollowedDevnet {
 }
 
 export type FollowedChain = Pick<DevnetChain, "chainId" | "variant" | "elGenesis" | "rollupConfigPath"> & {
-  readonly rollupConfig: { readonly interop_time?: number | undefined };
+  readonly rollupConfig: { readonly lagoon_time?: number | undefined };
   readonly client: { readonly genesisHash: string };
 };
 

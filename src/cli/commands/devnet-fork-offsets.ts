@@ -15,7 +15,8 @@ export function parseForkOffsets(spec: string): Partial<Record<Fork, number | un
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "")) {
-    const [name, value, ...rest] = part.split("=");
+    const [given, value, ...rest] = part.split("=");
+    const name = given === "interop" ? "lagoon" : given; // Lagoon's older name
     const ok = name !== undefined && NAMES.includes(name) && value !== undefined && rest.length === 0;
     if (!ok || !(value === "never" || /^\d+$/.test(value))) {
       throw new InvalidArgumentError(`bad entry "${part}" (want <fork>=<seconds>|never; forks: ${NAMES.join(", ")})`);

@@ -99,7 +99,7 @@ export function devnetProcessArgs(
     readonly l1: { readonly rpcUrl: string; readonly beaconUrl: string };
     readonly chains: ReadonlyArray<{
       readonly chainId: bigint;
-      readonly rollupConfig: { readonly interop_time?: number | undefined };
+      readonly rollupConfig: { readonly lagoon_time?: number | undefined };
     }>;
   },
   o: { dir: string; dataDir: string; rpcPort: number; metricsPort: number; logLevel: string },
@@ -127,8 +127,7 @@ export function devnetProcessArgs(
     "--log.level",
     o.logLevel,
   ];
-  if (devnet.chains[0]?.rollupConfig.interop_time !== undefined)
-    args.push("--dependency-set", dependencySetPath(o.dir));
+  if (devnet.chains[0]?.rollupConfig.lagoon_time !== undefined) args.push("--dependency-set", dependencySetPath(o.dir));
   return args;
 }
 
@@ -166,7 +165,7 @@ export async function writeDevnetDependencySet(
   devnet: Devnet,
   opts: Pick<DevnetSupernodeOptions, "dir" | "interop">,
 ): Promise<void> {
-  if (devnet.chains[0]?.rollupConfig.interop_time === undefined) return;
+  if (devnet.chains[0]?.rollupConfig.lagoon_time === undefined) return;
   const window = opts.interop?.messageExpiryWindowSec ?? DEVNET_MESSAGE_EXPIRY_WINDOW;
   await writeDependencySet(
     dependencySetPath(opts.dir),

@@ -342,7 +342,7 @@ async function live(
       );
     }
     for (const line of (await followers?.statusLines()) ?? []) out(line);
-    if (sn.devnet.chains[0]?.rollupConfig.interop_time !== undefined)
+    if (sn.devnet.chains[0]?.rollupConfig.lagoon_time !== undefined)
       out(interopLine(await interopStatus(sn.supernode.rpc.url), sn.traffic?.stats()));
     await new Promise<void>((resolve) => {
       const onAbort = () => {

@@ -16,7 +16,7 @@ export function forksFromRollupConfig(cfg: RollupConfig): ElForks {
     ["isthmus", cfg.isthmus_time],
     ["jovian", cfg.jovian_time],
     ["karst", cfg.karst_time],
-    ["interop", cfg.interop_time],
+    ["lagoon", cfg.lagoon_time],
   ];
   for (const [k, v] of entries) if (v !== undefined) out[k] = v;
   return out as ElForks;

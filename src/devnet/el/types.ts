@@ -17,7 +17,7 @@ export interface ElForks {
   readonly isthmus?: number;
   readonly jovian?: number;
   readonly karst?: number;
-  readonly interop?: number;
+  readonly lagoon?: number;
 }
 
 export type ElFork = keyof ElForks;

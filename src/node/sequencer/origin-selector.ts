@@ -41,7 +41,7 @@ export async function selectNextOrigin(
   return ts >= next.timestamp ? next : current;
 }
 
-const NO_TX_FORKS = ["ecotone", "fjord", "isthmus", "jovian", "karst", "interop"] as const;
+const NO_TX_FORKS = ["ecotone", "fjord", "isthmus", "jovian", "karst", "lagoon"] as const;
 
 /** Whether a sequenced block at `ts` must not include pool transactions. */
 export function sequencerNoTxPool(cfg: RollupConfig, ts: number, origin: L1BlockRef, recover: boolean): boolean {

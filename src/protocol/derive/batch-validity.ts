@@ -44,7 +44,7 @@ function isNoTxActivationBlock(cfg: RollupConfig, ts: number): boolean {
   return (
     isForkActivationBlock(cfg, "jovian", ts) ||
     isForkActivationBlock(cfg, "karst", ts) ||
-    isForkActivationBlock(cfg, "interop", ts)
+    isForkActivationBlock(cfg, "lagoon", ts)
   );
 }
 

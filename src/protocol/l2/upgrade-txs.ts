@@ -199,7 +199,7 @@ function activatesUpgradeFork(cfg: RollupConfig, timestamp: number): boolean {
     isForkActivationBlock(cfg, "fjord", timestamp) ||
     isForkActivationBlock(cfg, "isthmus", timestamp) ||
     isForkActivationBlock(cfg, "jovian", timestamp) ||
-    isForkActivationBlock(cfg, "interop", timestamp)
+    isForkActivationBlock(cfg, "lagoon", timestamp)
   );
 }
 
@@ -219,7 +219,6 @@ export function upgradeTransactionsAt(
   if (isForkActivationBlock(cfg, "fjord", timestamp)) out.push(...fjordUpgradeDeposits());
   if (isForkActivationBlock(cfg, "isthmus", timestamp)) out.push(...isthmusUpgradeDeposits());
   if (isForkActivationBlock(cfg, "jovian", timestamp)) out.push(...jovianUpgradeDeposits());
-  if (isForkActivationBlock(cfg, "interop", timestamp))
-    out.push(...interopUpgradeDeposits(opts.dependencySetSize ?? 1));
+  if (isForkActivationBlock(cfg, "lagoon", timestamp)) out.push(...interopUpgradeDeposits(opts.dependencySetSize ?? 1));
   return out.map(encodeDepositTx);
 }

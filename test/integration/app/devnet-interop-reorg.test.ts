@@ -75,7 +75,7 @@ describe("supernode devnet --interop and an L1 reorg", () => {
   it("rewinds verified results whose L1 inclusion was reorged out, then verifies past them again", async () => {
     const anvil = dn!.devnet.l1Node.anvil;
     const l1Head = async () => Number(BigInt((await anvil.getBlock("latest")).number));
-    const activation = dn!.devnet.chains[0]!.rollupConfig.interop_time!;
+    const activation = dn!.devnet.chains[0]!.rollupConfig.lagoon_time!;
     // some timestamps verified, messages executed both ways, and an L1 long enough for a 12-block reorg above genesis
     await waitFor(
       "timestamps verified, messages executed and L1 head ≥ 14",

@@ -66,7 +66,7 @@ describe("supernode devnet --interop", () => {
   });
 
   it("verifies messages both ways: safe passes executing blocks on both chains, never above local-safe", async () => {
-    const activation = dn.devnet.chains[0]!.rollupConfig.interop_time!;
+    const activation = dn.devnet.chains[0]!.rollupConfig.lagoon_time!;
     expect(activation).toBe(dn.devnet.chains[0]!.rollupConfig.genesis.l2_time);
     const verified0 = await metric(dn.supernode, "supernode_interop_timestamps_verified_total");
     // Wait until each chain's safe head has passed at least two blocks executing a message from the other chain.

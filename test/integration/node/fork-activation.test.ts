@@ -50,7 +50,7 @@ import {
 } from "./fork-support.js";
 import { sharedL1, startNode, startVerifierEl, type TestNode } from "./node-support.js";
 
-type Offsets = Readonly<Record<Exclude<Fork, "karst" | "interop">, number>>;
+type Offsets = Readonly<Record<Exclude<Fork, "karst" | "lagoon">, number>>;
 interface Case {
   readonly id: number;
   readonly variant: "a" | "b";

@@ -15,6 +15,11 @@ describe("supernode devnet --fork-offsets", () => {
     expect([o.canyon, o.ecotone, o.holocene, o.isthmus, o.jovian]).toEqual([0, 6, 6, 12, undefined]);
   });
 
+  it("karst=N,lagoon=M; interop is Lagoon's older name", () => {
+    expect(parseForkOffsets("karst=20,lagoon=40")).toMatchObject({ jovian: 0, karst: 20, lagoon: 40 });
+    expect(parseForkOffsets("karst=20,interop=40")).toMatchObject({ karst: 20, lagoon: 40 });
+  });
+
   it("rejects unknown forks, malformed entries and an impossible order with a clear message", () => {
     expect(() => parseForkOffsets("shanghai=3")).toThrow(/bad entry "shanghai=3"/);
     expect(() => parseForkOffsets("ecotone")).toThrow(/want <fork>=<seconds>\|never/);

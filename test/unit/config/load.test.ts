@@ -199,6 +199,8 @@ describe("loadConfig: expansion and defaults", () => {
     });
     expect(chain(net, 10).network).toBe("op-mainnet");
     expect(chain(net, 10).rollup.l2_chain_id).toBe(10n);
+    expect(chain(net, 10).rollup.karst_time).toBe(1783526401);
+    expect(chain(net, 10).rollup.keep_karst_upgrade_gas).toBe(true);
   });
 });
 
@@ -447,6 +449,12 @@ describe("loadConfig: validation reports every problem at once", () => {
     hasIssue(issues(withFile(f.rollup(10, { surprise: 1 }))), "--vn.10.rollup.config", "unknown field(s) surprise", 10);
     hasIssue(issues(withFile(f.rollup(11))), "--vn.10.rollup.config", "l2_chain_id 11, not chain 10", 10);
     hasIssue(issues(withFile(f.rollup(10, { block_time: 0 }))), "--vn.10.rollup.config", "block_time must be > 0", 10);
+    hasIssue(
+      issues(withFile(f.rollup(10, { marsh_time: 1790000000 }))),
+      "--vn.10.rollup.config",
+      /schedules fork "marsh" at 1790000000 .*which this node does not implement/,
+      10,
+    );
   });
   it("two chains on the same l2 endpoint", () => {
     const args = baseArgs(f, [10, 20]);

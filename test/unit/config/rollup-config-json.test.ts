@@ -46,7 +46,7 @@ describe("parseRollupConfig", () => {
         isthmus_time: 4,
         jovian_time: 5,
         karst_time: 6,
-        interop_time: 7,
+        interop_time: 7, // the older name of lagoon_time
         pectra_blob_schedule_time: 8,
         chain_op_config: { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 },
         alt_da: {
@@ -57,10 +57,49 @@ describe("parseRollupConfig", () => {
         },
       }),
     );
-    expect([cfg.jovian_time, cfg.karst_time, cfg.interop_time, cfg.pectra_blob_schedule_time]).toEqual([5, 6, 7, 8]);
+    expect([cfg.jovian_time, cfg.karst_time, cfg.lagoon_time, cfg.pectra_blob_schedule_time]).toEqual([5, 6, 7, 8]);
     expect(cfg.chain_op_config?.eip1559DenominatorCanyon).toBe(250);
     expect(cfg.alt_da?.da_challenge_window).toBe(10);
     expect(checkRollupConfig(cfg)).toEqual([]);
+  });
+});
+
+describe("Karst and Lagoon fields", () => {
+  const forks = { jovian_time: 5, karst_time: 6 };
+  it("lagoon_time, interop_time as its older name, both when equal; serialised as lagoon_time", () => {
+    const a = parseRollupConfig(rollupJson(5, { ...forks, lagoon_time: 9 }));
+    const b = parseRollupConfig(rollupJson(5, { ...forks, interop_time: 9 }));
+    const c = parseRollupConfig(rollupJson(5, { ...forks, lagoon_time: 9, interop_time: 9 }));
+    for (const cfg of [a, b, c]) {
+      expect(cfg.lagoon_time).toBe(9);
+      const json = rollupConfigToJson(cfg);
+      expect(json.lagoon_time).toBe(9);
+      expect("interop_time" in json).toBe(false);
+    }
+  });
+
+  it("lagoon_time and interop_time both set and different is a clear error", () => {
+    expect(() => parseRollupConfig(rollupJson(5, { ...forks, lagoon_time: 9, interop_time: 10 }))).toThrow(
+      /lagoon_time=9 and interop_time=10 \(its older name\) disagree/,
+    );
+  });
+
+  it("keep_karst_upgrade_gas is carried (serialised after karst_time when true) and is a boolean", () => {
+    const kept = parseRollupConfig(rollupJson(5, { ...forks, keep_karst_upgrade_gas: true }));
+    expect(kept.keep_karst_upgrade_gas).toBe(true);
+    const keys = Object.keys(rollupConfigToJson(kept));
+    expect(keys.indexOf("keep_karst_upgrade_gas")).toBe(keys.indexOf("karst_time") + 1);
+    expect(parseRollupConfig(serializeRollupConfig(kept)).keep_karst_upgrade_gas).toBe(true);
+    const off = parseRollupConfig(rollupJson(5, { ...forks, keep_karst_upgrade_gas: false }));
+    expect(off.keep_karst_upgrade_gas).toBeUndefined();
+    expect("keep_karst_upgrade_gas" in rollupConfigToJson(off)).toBe(false);
+    expect(() => parseRollupConfig(rollupJson(5, { keep_karst_upgrade_gas: "yes" }))).toThrow(/keep_karst_upgrade_gas/);
+  });
+
+  it("a fork this node does not implement is refused, naming the fork and its time", () => {
+    expect(() => parseRollupConfig(rollupJson(5, { ...forks, lagoon_time: 9, marsh_time: 1790000000 }))).toThrow(
+      /schedules fork "marsh" at 1790000000 \(2026-09-21T.*\), which this node does not implement/,
+    );
   });
 });
 

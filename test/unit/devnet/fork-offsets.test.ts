@@ -6,7 +6,7 @@ describe("devnetForkOffsets", () => {
     const o = devnetForkOffsets();
     for (const f of DEFAULT_DEVNET_FORKS) expect(o[f], f).toBe(0);
     expect(o.karst).toBeUndefined();
-    expect(o.interop).toBeUndefined();
+    expect(o.lagoon).toBeUndefined();
   });
 
   it("forks without an override follow the fork before them", () => {
@@ -23,9 +23,9 @@ describe("devnetForkOffsets", () => {
     ]);
     expect(devnetForkOffsets({ karst: 50 }).karst).toBe(50);
     // a later fork given a time brings Karst along with the fork before it
-    expect(devnetForkOffsets({ interop: 30 })).toMatchObject({ jovian: 0, karst: 0, interop: 30 });
-    expect(devnetForkOffsets({ jovian: 10, interop: 30 })).toMatchObject({ jovian: 10, karst: 10, interop: 30 });
-    expect(devnetForkOffsets({ interop: 0 })).toMatchObject({ karst: 0, interop: 0 });
+    expect(devnetForkOffsets({ lagoon: 30 })).toMatchObject({ jovian: 0, karst: 0, lagoon: 30 });
+    expect(devnetForkOffsets({ jovian: 10, lagoon: 30 })).toMatchObject({ jovian: 10, karst: 10, lagoon: 30 });
+    expect(devnetForkOffsets({ lagoon: 0 })).toMatchObject({ karst: 0, lagoon: 0 });
   });
 
   it("null unschedules a fork and the later ones without an override", () => {

@@ -10,7 +10,7 @@ import { FakeEngine, FakeL1, GENESIS_TIME, testRollupConfig } from "./fakes.js";
 
 const cfg = testRollupConfig({
   ...EVERY_FORK_AT_GENESIS,
-  interop_time: GENESIS_TIME + 2,
+  lagoon_time: GENESIS_TIME + 2,
 });
 const vector = (name: string) =>
   `0x${readConformance(`upgrade-txs/${name}.hex`).trim().replace(/^0x/, "").toLowerCase()}`;

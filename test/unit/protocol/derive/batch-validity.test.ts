@@ -83,7 +83,7 @@ describe("checkSingularBatch", () => {
     const jovian = makeConfig({ jovian_time: next });
     expect(checkSingularBatch(jovian, L1, safe, batch({ transactions: [makeTx("legacy", 1)] }), inc)).toBe("drop");
     expect(checkSingularBatch(jovian, L1, safe, batch(), inc)).toBe("accept");
-    const interop = makeConfig({ interop_time: next });
+    const interop = makeConfig({ lagoon_time: next });
     expect(checkSingularBatch(interop, L1, safe, batch({ transactions: [makeTx("legacy", 1)] }), inc)).toBe("drop");
   });
 });

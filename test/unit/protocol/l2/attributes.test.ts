@@ -370,7 +370,7 @@ describe("upgrade transactions per block", () => {
       holocene_time: 1018,
       isthmus_time: 1020,
       jovian_time: 1020,
-      interop_time: 1026,
+      lagoon_time: 1026,
     });
     const counts = new Map<number, number>();
     for (let ts = 1000; ts <= 1040; ts += 2) counts.set(ts, upgradeTransactionsAt(cfg, ts).length);
