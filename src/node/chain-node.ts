@@ -53,6 +53,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   readonly elSync: ElSync;
   /** Temporary-error backoff state of the loop. */
   private failures = 0;
+  /** The SafeDB was opened and verified (the loop waits for it once, before its first step). */
+  private safeDbVerified = false;
   private fatal: SupernodeError | Error | undefined;
   private readonly tracker: HealthTracker;
 
@@ -146,6 +148,10 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       let progressed = false;
       try {
         if (!this.interop.loaded) await this.interop.load(); // nothing is inserted or built before the deny list
+        if (!this.safeDbVerified) {
+          await this.d.safeDb?.opened?.(); // a damaged SafeDB fails the chain now, not at the read that meets it
+          this.safeDbVerified = true;
+        }
         await this.turn();
         await this.l1.poll();
         if (this.resets.requested !== undefined) {

@@ -174,6 +174,11 @@ export interface EngineApi {
 // SafeDB, unsafe-block sink, sequencer state
 
 export interface SafeDbPort {
+  /**
+   * Resolves once the store is open and verified (optional): the driver loop waits for it before its first step,
+   * so a damaged store fails the chain at start (critical `SAFEDB_CORRUPT`), not the RPC read that touches it.
+   */
+  opened?(): Promise<void>;
   safeHeadUpdated(safeHead: BlockId, l1Head: BlockId): Promise<void>;
   /** The entry at or before `l1Number`, or undefined when none. */
   safeHeadAtL1Block(l1Number: number): Promise<{ l1Block: BlockId; safeHead: BlockId } | undefined>;

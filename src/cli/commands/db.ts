@@ -21,7 +21,7 @@ function chainIdArg(v: string): bigint {
 export function registerDbCommands(program: Command, io: DbCommandIo): void {
   const db = program.command("db").description("check or reset a chain's SafeDB (stop the supernode first)");
   db.command("check")
-    .description("open a chain's SafeDB and read every entry; exit 0 when intact, 1 when damaged")
+    .description("open a chain's SafeDB and read every entry; exit 0 when intact, 1 when damaged, 2 when in use")
     .requiredOption("--data-dir <dir>", "the supernode's --data-dir")
     .requiredOption("--chain <id>", "decimal chain ID", chainIdArg)
     .action(async (opts: { dataDir: string; chain: bigint }) => {
@@ -29,8 +29,10 @@ export function registerDbCommands(program: Command, io: DbCommandIo): void {
       const r = await checkSafeDb(dir);
       if (r.status === "ok") io.stdout.write(`${dir}: ok, ${r.entries} entries\n`);
       else if (r.status === "missing") io.stdout.write(`${dir}: missing (created empty on the next start)\n`);
+      else if (r.status === "locked")
+        io.stderr.write(`${dir}: locked: in use by a running supernode; stop it to check the store (${r.reason})\n`);
       else io.stderr.write(`${dir}: damaged: ${r.reason}\n`);
-      io.setExit(r.status === "damaged" ? 1 : 0);
+      io.setExit(r.status === "ok" || r.status === "missing" ? 0 : r.status === "locked" ? 2 : 1);
     });
   db.command("reset")
     .alias("repair")

@@ -5,6 +5,7 @@ import { CriticalError, SupernodeError, TemporaryError } from "../../core/errors
 import type { Logger } from "../../core/logger.js";
 import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hash } from "../../core/types/primitives.js";
+import { SAFEDB_RESET_HINT, type SafeDbScan, scanSafeDb, writeAckMarker } from "./safe-db-verify.js";
 
 /** One SafeDB record: the safe L2 head after deriving from `l1Block`. */
 export interface SafeHeadEntry {
@@ -49,8 +50,7 @@ export function decodeSafeDbEntry(key: Uint8Array, value: Uint8Array): SafeHeadE
 
 const MAX_KEY = encodeSafeDbKey(Number.MAX_SAFE_INTEGER);
 
-/** The command that moves a damaged store aside (docs/running.md, "SafeDB damage"). */
-export const SAFEDB_RESET_HINT = "stop the supernode, run `supernode db reset --data-dir <dir> --chain <id>`, start it";
+export { SAFEDB_RESET_HINT };
 
 /** LevelDB error codes of `err` and its causes. */
 function levelCodes(err: unknown): string[] {
@@ -113,6 +113,12 @@ export class SafeDB {
   private closed = false;
   /** The open in progress (or done); undefined before the first operation after a failed open (tried again). */
   private opening: Promise<void> | undefined;
+  /** A write failed: LevelDB's log may end in a torn record, so the store is opened again before the next write. */
+  private reopenDue = false;
+  /** The highest L1 number held (from the scan at open, then kept by the writes); null when the store is empty. */
+  private highestL1: number | null = null;
+  /** The last record a put acknowledged, read back after a reopen (undefined after a truncation). */
+  private lastPut: { readonly l1: number; readonly key: Uint8Array; readonly value: Uint8Array } | undefined;
 
   private constructor(
     private readonly db: Level<Uint8Array, Uint8Array>,
@@ -145,22 +151,59 @@ export class SafeDB {
     return safeDb;
   }
 
-  /** Resolves once the store is open (starting the open if a previous one failed). */
+  /**
+   * Resolves once the store is open and verified (starting the open if a previous one failed): every entry is read
+   * and decoded, so a damaged table fails the chain at start rather than the RPC read that touches it, and the
+   * store must hold what it acknowledged before (`safe-db-verify.ts`).
+   */
   opened(): Promise<void> {
-    this.opening ??= this.db.open().catch((err: unknown) => {
+    this.opening ??= this.openAndVerify().catch((err: unknown) => {
       this.opening = undefined;
       throw classifyDbError(err, this.dir, "open");
     });
     return this.opening;
   }
 
+  private async openAndVerify(): Promise<void> {
+    if (this.db.status === "open") await this.db.close();
+    await this.db.open();
+    try {
+      await this.verify();
+    } catch (err) {
+      await this.db.close().catch(() => {}); // release LevelDB's lock: `supernode db check` can look at it
+      throw err;
+    }
+    if (this.reopenDue) this.logger.warn({ dir: this.dir }, "SafeDB reopened after a failed write");
+    this.reopenDue = false;
+  }
+
+  private async verify(): Promise<void> {
+    const scan: SafeDbScan = await scanSafeDb(this.db, this.dir, (k, v) => decodeSafeDbEntry(k, v).l1Block.number);
+    const last = this.lastPut;
+    if (last !== undefined) {
+      const v = await this.db.get(last.key);
+      if (v === undefined || bytesToHex(v) !== bytesToHex(last.value))
+        throw new CriticalError(
+          "SAFEDB_CORRUPT",
+          `SafeDB at ${this.dir} lost its last acknowledged record (L1 block ${last.l1}) when opened again after a ` +
+            `failed write; ${SAFEDB_RESET_HINT}`,
+          { dir: this.dir },
+        );
+    }
+    this.highestL1 = scan.highestL1;
+  }
+
   /** Records `safeHead` as the safe head derived from `l1Head` (later writes for the same L1 block overwrite). */
   safeHeadUpdated(safeHead: BlockId, l1Head: BlockId): Promise<void> {
+    const key = encodeSafeDbKey(l1Head.number);
+    const value = encodeSafeDbValue(l1Head.hash, safeHead);
     return this.write(async () => {
-      await this.db.batch(
-        [{ type: "put", key: encodeSafeDbKey(l1Head.number), value: encodeSafeDbValue(l1Head.hash, safeHead) }],
-        { sync: true },
-      );
+      await this.db.batch([{ type: "put", key, value }], { sync: true });
+      this.lastPut = { l1: l1Head.number, key, value };
+      if (this.highestL1 === null || l1Head.number > this.highestL1) {
+        await writeAckMarker(this.dir, l1Head.number);
+        this.highestL1 = l1Head.number;
+      }
     });
   }
 
@@ -202,7 +245,7 @@ export class SafeDB {
 
   /** Drops every entry recorded for an L1 block after `l1Number`. */
   truncate(l1Number: number): Promise<void> {
-    return this.write(async () => {
+    return this.destructive(async () => {
       const keys = await this.db.keys({ gt: encodeSafeDbKey(l1Number), lte: MAX_KEY }).all();
       if (keys.length > 0)
         await this.db.batch(
@@ -219,7 +262,7 @@ export class SafeDB {
    * (L1 block 0 → genesis); `l1Block0` supplies L1 block 0's id for that case.
    */
   safeHeadReset(newSafe: L2BlockRef, opts: { isL2Genesis?: boolean; l1Block0?: BlockId } = {}): Promise<void> {
-    return this.write(async () => {
+    return this.destructive(async () => {
       if (opts.isL2Genesis === true && opts.l1Block0 !== undefined) {
         const all = await this.db.keys({ gte: encodeSafeDbKey(0), lte: MAX_KEY }).all();
         await this.db.batch(
@@ -260,7 +303,7 @@ export class SafeDB {
 
   /** Deletes everything (EL sync start: safe then advances without derivation). */
   clear(): Promise<void> {
-    return this.write(async () => {
+    return this.destructive(async () => {
       await this.db.clear();
     });
   }
@@ -273,15 +316,41 @@ export class SafeDB {
     await this.db.close();
   }
 
+  /**
+   * A write that may remove entries: the marker claims nothing while it runs (a kill in between cannot make a
+   * truncation look like lost records), then the new highest entry.
+   */
+  private destructive(fn: () => Promise<void>): Promise<void> {
+    return this.write(async () => {
+      await writeAckMarker(this.dir, null);
+      this.lastPut = undefined;
+      await fn();
+      let highest: number | null = null;
+      for await (const k of this.db.keys({ gte: encodeSafeDbKey(0), lte: MAX_KEY, reverse: true, limit: 1 }))
+        highest = decodeSafeDbKey(k);
+      await writeAckMarker(this.dir, highest);
+      this.highestL1 = highest;
+    });
+  }
+
+  /**
+   * Serialised writes. A failed one (a full disk) may leave a torn record at the end of LevelDB's log, and LevelDB
+   * goes on appending after it: at the next open everything behind the tear would be dropped. So the store is
+   * closed and opened again (which moves the log's good records into a table and starts a new log), and the last
+   * acknowledged record read back, before anything else is acknowledged.
+   */
   private write(fn: () => Promise<void>): Promise<void> {
     this.assertOpen();
     return this.queue.run(async () => {
+      if (this.reopenDue) this.opening = undefined; // close and open again (openAndVerify)
       await this.opened();
       try {
         await fn();
       } catch (err) {
         // A failed write is retried (temporary) unless the store is damaged (critical).
-        throw classifyDbError(err, this.dir, "write");
+        const e = classifyDbError(err, this.dir, "write");
+        this.reopenDue = true;
+        throw e;
       }
     });
   }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Level } from "level";
 import type { Clock } from "../../core/time/clock.js";
 import { classifyDbError, decodeSafeDbEntry } from "./safe-db.js";
+import { scanSafeDb } from "./safe-db-verify.js";
 
 /** `<data-dir>/chain-<id>/safedb` (the layout of docs/running.md). */
 export function safeDbPathOf(dataDir: string, chainId: bigint): string {
@@ -13,9 +14,14 @@ export function safeDbPathOf(dataDir: string, chainId: bigint): string {
 export type SafeDbCheck =
   | { readonly status: "ok"; readonly entries: number }
   | { readonly status: "missing" }
+  /** A running supernode holds LevelDB's lock: nothing can be said about the store while it does. */
+  | { readonly status: "locked"; readonly reason: string }
   | { readonly status: "damaged"; readonly reason: string };
 
-/** Opens the store read-only in spirit (no writes), reads and decodes every entry. */
+/**
+ * Opens the store read-only in spirit (no writes), reads and decodes every entry and checks that it still holds
+ * what it acknowledged (the marker of `safe-db-verify.ts`).
+ */
 export async function checkSafeDb(dir: string): Promise<SafeDbCheck> {
   if (!existsSync(dir)) return { status: "missing" };
   const db = new Level<Uint8Array, Uint8Array>(dir, {
@@ -26,15 +32,14 @@ export async function checkSafeDb(dir: string): Promise<SafeDbCheck> {
   try {
     await db.open();
   } catch (err) {
-    return { status: "damaged", reason: classifyDbError(err, dir, "open").message };
+    const e = classifyDbError(err, dir, "open");
+    return e.code === "SAFEDB_LOCKED"
+      ? { status: "locked", reason: e.message }
+      : { status: "damaged", reason: e.message };
   }
   try {
-    let n = 0;
-    for await (const [k, v] of db.iterator()) {
-      decodeSafeDbEntry(k, v);
-      n++;
-    }
-    return { status: "ok", entries: n };
+    const scan = await scanSafeDb(db, dir, (k, v) => decodeSafeDbEntry(k, v).l1Block.number);
+    return { status: "ok", entries: scan.entries };
   } catch (err) {
     return { status: "damaged", reason: classifyDbError(err, dir, "read").message };
   } finally {

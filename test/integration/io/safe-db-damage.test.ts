@@ -20,9 +20,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/program.js";
 import { CriticalError, severityOf } from "../../../src/core/errors/supernode-error.js";
 import { silentLogger } from "../../../src/core/logger.js";
+import { systemClock } from "../../../src/core/time/clock.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
 import { encodeSafeDbKey, encodeSafeDbValue, SafeDB } from "../../../src/io/db/safe-db.js";
 import { safeDbPathOf } from "../../../src/io/db/store-maintenance.js";
+import { ChainNode } from "../../../src/node/chain-node.js";
+import { FakeEngine, FakeL1, fakeAttributesBuilder, testRollupConfig, ToyPipeline } from "../../unit/node/fakes.js";
 
 const h = (n: number): Hash => `0x${n.toString(16).padStart(64, "0")}`;
 const id = (n: number) => ({ hash: h(n), number: n });
@@ -81,9 +84,8 @@ describe("SafeDB damage", () => {
       b.fill(0x55, 100, Math.min(b.length - 100, 4000));
       writeFileSync(join(dir, f), b);
     }
-    const db = await SafeDB.open(dir, { logger: silentLogger });
-    const err = await failure(() => db.entries());
-    await db.close();
+    // the open reads every entry, so the damage fails the open (the chain: `failed` at start), not a later read
+    const err = await failure(() => SafeDB.open(dir, { logger: silentLogger }));
     expect(err).toBeInstanceOf(CriticalError);
     expect(severityOf(err)).toBe("critical");
     expect((err as CriticalError).code).toBe("SAFEDB_CORRUPT");
@@ -94,8 +96,8 @@ describe("SafeDB damage", () => {
   it("a truncated table: critical too", async () => {
     const { dir } = await filledStore();
     for (const f of files(dir, /\.ldb$/)) truncateSync(join(dir, f), Math.floor(statSync(join(dir, f)).size / 2));
-    const db = await SafeDB.open(dir, { logger: silentLogger });
-    const err = await failure(() => db.safeHeadAtL1Block(20_000));
+    const db = SafeDB.openInBackground(dir, { logger: silentLogger });
+    const err = await failure(() => db.safeHeadAtL1Block(20_000)); // the newest entries, far from the damage
     await db.close();
     expect((err as CriticalError).code).toBe("SAFEDB_CORRUPT");
     expect((err as Error).message).toContain(dir);
@@ -143,5 +145,77 @@ describe("SafeDB damage", () => {
     await db.close();
     expect((await cli(["db", "reset", "--data-dir", dataDir, "--chain", "901"])).out).toContain("moved to");
     expect((await cli(["db", "reset", "--data-dir", dataDir, "--chain", "0x1"])).code).not.toBe(0);
+  });
+
+  it("acknowledged records LevelDB drops at open (a torn log): the open fails naming the range, `db check` too", async () => {
+    const dataDir = join(root, `data-${seq++}`);
+    const dir = safeDbPathOf(dataDir, 901n);
+    const db = await SafeDB.open(dir, { logger: silentLogger });
+    for (let n = 1; n <= 200; n++) await db.safeHeadUpdated(id(10_000 + n), id(n));
+    await db.close();
+    const again = await SafeDB.open(dir, { logger: silentLogger }); // moves the log into a table: a clean restart
+    for (let n = 201; n <= 400; n++) await again.safeHeadUpdated(id(10_000 + n), id(n));
+    await again.close();
+    // LevelDB reads a log cut short as the end of the log ("a writer died"): the records behind the cut vanish
+    for (const f of files(dir, /\.log$/)) truncateSync(join(dir, f), Math.floor(statSync(join(dir, f)).size / 2));
+    const err = await failure(() => SafeDB.open(dir, { logger: silentLogger }));
+    expect(err).toMatchObject({ code: "SAFEDB_CORRUPT", severity: "critical" });
+    expect((err as Error).message).toMatch(
+      /lost acknowledged records: it ends at L1 block \d+ but had recorded up to L1 block 400/,
+    );
+    const check = await cli(["db", "check", "--data-dir", dataDir, "--chain", "901"]);
+    expect(check.code).toBe(1);
+    expect(check.err).toContain("lost acknowledged records");
+  });
+
+  it('`supernode db check` on a store in use says so (exit 2), not "damaged"', async () => {
+    const { dataDir, dir } = await filledStore();
+    const live = await SafeDB.open(dir, { logger: silentLogger });
+    try {
+      const check = await cli(["db", "check", "--data-dir", dataDir, "--chain", "901"]);
+      expect(check.code).toBe(2);
+      expect(check.err).toContain(`${dir}: locked: in use by a running supernode`);
+      expect(check.err).not.toContain("damaged");
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("a garbled table fails the chain's node at start with SAFEDB_CORRUPT (not running until a read meets it)", async () => {
+    const { dir } = await filledStore();
+    for (const f of files(dir, /\.ldb$/)) {
+      const b = readFileSync(join(dir, f));
+      b.fill(0x55, 100, Math.min(b.length - 100, 4000)); // the oldest entries: no start-up read touches them
+      writeFileSync(join(dir, f), b);
+    }
+    const cfg = testRollupConfig();
+    const l1 = new FakeL1(10);
+    const engine = new FakeEngine(cfg);
+    const builder = fakeAttributesBuilder(cfg, l1);
+    const safeDb = SafeDB.openInBackground(dir, { logger: silentLogger });
+    const node = await ChainNode.create(
+      {
+        rollup: cfg,
+        engineKind: "variant_b",
+        syncMode: "consensus-layer",
+        sequencer: { enabled: false, stopped: false, l1Confs: 0, maxSafeLag: 0, recoverMode: false },
+        verifierL1Confs: 0,
+        idlePollMs: 5,
+      },
+      {
+        l1,
+        engine,
+        safeDb,
+        clock: systemClock,
+        logger: silentLogger,
+        createPipeline: () => new ToyPipeline(cfg, l1, builder),
+        attributesBuilder: builder,
+        refFromPayload: engine.refOf,
+      },
+    );
+    await node.start();
+    const err = await failure(() => node.done());
+    await safeDb.close();
+    expect(err).toMatchObject({ code: "SAFEDB_CORRUPT", severity: "critical" });
   });
 });
