@@ -40,6 +40,9 @@ export async function listenServers(
       version: p.version,
       ...(config.rpc.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: config.rpc.requestTimeoutMs }),
       ...(config.rpc.maxConnections === undefined ? {} : { maxConnections: config.rpc.maxConnections }),
+      ...(config.rpc.maxConnectionsPerClient === undefined
+        ? {}
+        : { maxConnectionsPerClient: config.rpc.maxConnectionsPerClient }),
     },
     {
       root: p.root,

@@ -249,6 +249,7 @@ export function buildConfig(
       enableAdmin: bool(g["rpc.enable-admin"]),
       requestTimeoutMs: num(g["rpc.request-timeout"]),
       maxConnections: num(g["rpc.max-connections"]),
+      maxConnectionsPerClient: num(g["rpc.max-connections-per-client"]),
     },
     log: {
       level: str(g["log.level"], "info") as LogLevel,

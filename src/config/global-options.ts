@@ -144,7 +144,15 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
     default: 1024,
     env: ["RPC_MAX_CONNECTIONS"],
     group: G_RPC,
-    help: "Open RPC connections at most (0 = no bound); further connections are closed at once",
+    help: "Open RPC connections at most (0 = no bound); 32 more serve only /healthz and /readyz, further ones are closed at once",
+  },
+  {
+    name: "rpc.max-connections-per-client",
+    type: "uint",
+    default: 128,
+    env: ["RPC_MAX_CONNECTIONS_PER_CLIENT"],
+    group: G_RPC,
+    help: "Open RPC connections from one client address at most (0 = no bound); further ones from it are closed at once",
   },
   {
     name: "log.level",

@@ -39,6 +39,8 @@ export interface RpcConfig {
   readonly requestTimeoutMs?: number;
   /** `--rpc.max-connections` (server default 1024). */
   readonly maxConnections?: number;
+  /** `--rpc.max-connections-per-client` (server default 128). */
+  readonly maxConnectionsPerClient?: number;
 }
 
 /** Top-level supernode configuration, fully resolved and validated. */

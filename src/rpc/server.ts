@@ -17,6 +17,12 @@ import {
   type RpcError,
   type RpcErrorObject,
 } from "./errors.js";
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+  isHealthPath,
+  limitConnections,
+} from "./connection-limits.js";
 import type { MethodTable } from "./method-table.js";
 import { STATUS_PAGE_HEADERS, statusPageHtml } from "./status-page.js";
 
@@ -27,8 +33,9 @@ import { STATUS_PAGE_HEADERS, statusPageHtml } from "./status-page.js";
  * - `GET /healthz` → liveness; `GET /readyz` → 200 when every chain is running, else 503 (body lists each chain);
  * - `GET /status` → the read-only status page for operators (status-page.ts).
  * Anything else is a 404 with a JSON-RPC error body. Bodies are bounded (`maxBodyBytes`), batches too, a whole
- * request in time (`requestTimeoutMs`, enforced within a second) and the open connections in number
- * (`maxConnections`). Only the literal path counts: a percent-encoded chain ID (`/9%30%31/`) and a request target
+ * request in time (`requestTimeoutMs`, enforced within a second) and the open connections in number, in all
+ * and per client address (`maxConnections`, `maxConnectionsPerClient`; the health endpoints stay reachable past
+ * the first, connection-limits.ts). Only the literal path counts: a percent-encoded chain ID (`/9%30%31/`) and a request target
  * that is not a path (`POST *`, absolute URLs) are not routed. Every error reply, also those HTTP parsing produces
  * itself (400, 408, 431), carries a JSON-RPC error envelope.
  */
@@ -40,8 +47,13 @@ export interface RpcServerOptions {
   readonly maxBodyBytes?: number;
   /** Time for a whole request (headers and body) to arrive; default 30 s. Checked every second. */
   readonly requestTimeoutMs?: number;
-  /** Open connections at most; further ones are closed at once (default 1024; 0 = no bound). */
+  /**
+   * Open connections at most (default 1024; 0 = no bound); a few more serve only `/healthz` and `/readyz`, further
+   * ones are closed at once (connection-limits.ts).
+   */
   readonly maxConnections?: number;
+  /** Open connections from one client address at most (default 128; 0 = no bound); further ones closed at once. */
+  readonly maxConnectionsPerClient?: number;
   readonly maxBatchSize?: number;
   /** Reported by `/healthz`. */
   readonly version?: string;
@@ -80,7 +92,6 @@ function noSchemas(): never {
 
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-export const DEFAULT_MAX_CONNECTIONS = 1024;
 /** How often node:http looks for requests past their timeout (its default, 30 s, made 30 s cuts take 48-78 s). */
 const TIMEOUT_CHECK_MS = 1_000;
 const JSON_TYPES = ["application/json", "application/json-rpc", "application/jsonrequest"];
@@ -161,8 +172,22 @@ function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 
 function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance {
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const app = createFastify(opts, maxBodyBytes);
+  let reserveOnly: (socket: Socket) => boolean = () => false;
+  const app = createFastify(opts, maxBodyBytes, (server) => {
+    reserveOnly = limitConnections(server, {
+      max: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      perClient: opts.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+    });
+  });
   refuseOddTargets(app);
+  app.addHook("onRequest", async (req, reply) => {
+    if (!reserveOnly(req.raw.socket) || isHealthPath(req.raw.url ?? "")) return;
+    return reply
+      .code(503)
+      .header("connection", "close")
+      .type("application/json")
+      .send(errorBody(new LimitExceededError("too many open connections; try again later")));
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_TYPES, { parseAs: "string", bodyLimit: maxBodyBytes }, (_req, body, done) => {
     done(null, body);
@@ -173,8 +198,12 @@ function buildApp(opts: RpcServerOptions, deps: RpcServerDeps): FastifyInstance 
   return app;
 }
 
-/** Fastify over a node:http server with the request timeouts and the connection bound. */
-function createFastify(opts: RpcServerOptions, maxBodyBytes: number): FastifyInstance {
+/** Fastify over a node:http server with the request timeouts; `onServer` adds the connection bounds. */
+function createFastify(
+  opts: RpcServerOptions,
+  maxBodyBytes: number,
+  onServer: (server: Server) => void,
+): FastifyInstance {
   const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   return Fastify({
     logger: false,
@@ -194,8 +223,7 @@ function createFastify(opts: RpcServerOptions, maxBodyBytes: number): FastifyIns
         },
         handler,
       );
-      const max = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-      server.maxConnections = max === 0 ? Number.POSITIVE_INFINITY : max; // 0: no bound
+      onServer(server);
       return server;
     },
   });

@@ -161,34 +161,79 @@ describe("RPC server bounds (issue 11)", () => {
     }
   });
 
-  it("closes connections beyond maxConnections at once and keeps serving the others", async () => {
-    const server = await start({ maxConnections: 2 });
+  it("past maxConnections a few more connections serve only the health endpoints; beyond those, closed at once", async () => {
+    const server = await start({ maxConnections: 2, maxConnectionsPerClient: 0 });
     const held: Socket[] = [];
     try {
-      for (let i = 0; i < 2; i++) {
-        const s = connect(server.port, "127.0.0.1");
-        await new Promise<void>((r) => s.once("connect", () => r()));
-        held.push(s);
-      }
+      for (let i = 0; i < 2; i++) held.push(await opened(server.port, "127.0.0.1"));
       const body = '{"jsonrpc":"2.0","id":1,"method":"stack_syncStatus"}';
       const req = `POST /901/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
-      // The third connection is dropped without an answer.
+      // the reserve (as many as the bound, here 2): a JSON-RPC call is refused with an envelope, /healthz answers
+      const reserve = [await opened(server.port, "127.0.0.1"), await opened(server.port, "127.0.0.1")];
+      held.push(...reserve);
+      // beyond the reserve: dropped without an answer
       const closing = req.replace("Host: x\r\n", "Host: x\r\nConnection: close\r\n");
       expect(await rawExchange(server.port, (s) => s.write(closing))).toBe("");
-      // The held ones are served.
-      const answer = await new Promise<string>((resolve) => {
-        let out = "";
-        held[0]!.setEncoding("latin1");
-        held[0]!.on("data", (d: string) => {
-          out += d;
-          if (out.includes('"result"')) resolve(out);
-        });
-        held[0]!.write(req);
-      });
-      expect(answer).toContain('"result":"ok"');
+      const refused = await exchangeOn(reserve[0]!, req, "}");
+      expect(refused).toMatch(/^HTTP\/1.1 503/);
+      expect(refused).toContain('"too many open connections; try again later"');
+      expect(await exchangeOn(reserve[1]!, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", "}")).toMatch(/^HTTP\/1.1 200/);
+      // the held ones are served
+      expect(await exchangeOn(held[0]!, req, '"result"')).toContain('"result":"ok"');
+    } finally {
+      for (const s of held) s.destroy();
+      await server.close(500);
+    }
+  });
+
+  it("1,100 connections from one client (127.0.0.2) leave /healthz and JSON-RPC reachable for another (127.0.0.1)", async () => {
+    const server = await start(); // the defaults: 1024 in all, 128 per client
+    const held: Socket[] = [];
+    try {
+      for (let batch = 0; batch < 11; batch++) {
+        const more = Array.from({ length: 100 }, () => connectFrom(server.port, "127.0.0.2"));
+        held.push(...(await Promise.all(more)));
+      }
+      expect(held).toHaveLength(1_100);
+      const health = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(5_000) });
+      expect(health.status).toBe(200);
+      const call = await post(`${server.url}/901/`, '{"jsonrpc":"2.0","id":1,"method":"stack_syncStatus"}');
+      expect(call).toEqual({ status: 200, json: { jsonrpc: "2.0", id: 1, result: "ok" } });
+      // the client at its bound has its further connections closed at once; the first 128 stay open
+      const open = held.filter((s) => !s.destroyed && s.readyState === "open");
+      expect(open.length).toBeLessThanOrEqual(128);
     } finally {
       for (const s of held) s.destroy();
       await server.close(500);
     }
   });
 });
+
+/** A connection from `from` (a loopback address) once connected (the server may close it right after). */
+function connectFrom(port: number, from: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect({ port, host: "127.0.0.1", localAddress: from });
+    s.once("connect", () => resolve(s));
+    s.once("error", (e: NodeJS.ErrnoException) => (e.code === "ECONNRESET" ? resolve(s) : reject(e)));
+  });
+}
+
+async function opened(port: number, from: string): Promise<Socket> {
+  const s = await connectFrom(port, from);
+  s.on("error", () => {});
+  return s;
+}
+
+/** Writes `req` on an open connection; resolves with what was read once it contains `until`. */
+function exchangeOn(s: Socket, req: string, until: string): Promise<string> {
+  return new Promise((resolve) => {
+    let out = "";
+    s.setEncoding("latin1");
+    s.on("data", (d: string) => {
+      out += d;
+      if (out.includes(until)) resolve(out);
+    });
+    s.on("close", () => resolve(out));
+    s.write(req);
+  });
+}

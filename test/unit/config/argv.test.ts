@@ -147,6 +147,7 @@ describe("option catalogues", () => {
       "rpc.enable-admin": false,
       "rpc.request-timeout": 30_000,
       "rpc.max-connections": 1024,
+      "rpc.max-connections-per-client": 128,
       "log.level": "info",
       "log.format": "text",
       "log.color": false,

@@ -55,6 +55,7 @@ describe("loadConfig: expansion and defaults", () => {
       port: 8545,
       requestTimeoutMs: 30_000,
       maxConnections: 1024,
+      maxConnectionsPerClient: 128,
       enableAdmin: false,
     });
     expect(cfg.log).toEqual({ level: "info", format: "text", color: false });
@@ -112,6 +113,7 @@ describe("loadConfig: expansion and defaults", () => {
       SUPERNODE_RPC_ENABLE_ADMIN: "1",
       SUPERNODE_RPC_REQUEST_TIMEOUT: "5s",
       SUPERNODE_RPC_MAX_CONNECTIONS: "64",
+      SUPERNODE_RPC_MAX_CONNECTIONS_PER_CLIENT: "16",
       SUPERNODE_L1_MAX_RESPONSE_SIZE: "1048576",
       SUPERNODE_L1_BEACON_MAX_RESPONSE_SIZE: "2097152",
       SUPERNODE_LOG_LEVEL: "crit",
@@ -140,6 +142,7 @@ describe("loadConfig: expansion and defaults", () => {
       enableAdmin: true,
       requestTimeoutMs: 5_000,
       maxConnections: 64,
+      maxConnectionsPerClient: 16,
     });
     expect(cfg.l1MaxResponseBytes).toBe(1_048_576);
     expect(cfg.l1BeaconMaxResponseBytes).toBe(2_097_152);
