@@ -21,12 +21,37 @@ interface Persisted {
 
 const family = (ip: string): "ipv4" | "ipv6" => (isIP(ip) === 6 ? "ipv6" : "ipv4");
 
+/** The gater's state; changed on a copy that replaces it once written. */
+class GaterData {
+  constructor(
+    readonly peers = new Set<string>(),
+    readonly addrs = new Set<string>(),
+    public subnets: Subnet[] = [],
+    /** Score bans: peer ID → expiry (ms). */
+    readonly bans = new Map<string, number>(),
+  ) {}
+
+  copy(): GaterData {
+    return new GaterData(new Set(this.peers), new Set(this.addrs), [...this.subnets], new Map(this.bans));
+  }
+
+  toJSON(): Persisted {
+    return {
+      peers: [...this.peers],
+      addrs: [...this.addrs],
+      subnets: this.subnets,
+      bans: Object.fromEntries(this.bans),
+    };
+  }
+}
+
+/**
+ * Every change follows one rule (docs/running.md, failure modes): it is made on a copy, the copy is written, and only
+ * then does it replace the state and the caller's promise resolve. A failed write rejects and leaves the state as
+ * it was (the caller may retry: nothing sticks); changes are written one at a time, in order.
+ */
 export class GaterState {
-  private readonly peers = new Set<string>();
-  private readonly addrs = new Set<string>();
-  private subnets: Subnet[] = [];
-  /** Score bans: peer ID → expiry (ms). */
-  private readonly bans = new Map<string, number>();
+  private data = new GaterData();
   private list = new BlockList();
   private saving: Promise<void> = Promise.resolve();
   onUnban: (() => void) | undefined;
@@ -41,10 +66,12 @@ export class GaterState {
     if (path !== undefined) {
       try {
         const p = JSON.parse(await readFile(path, "utf8")) as Partial<Persisted>;
-        for (const x of p.peers ?? []) g.peers.add(x);
-        for (const x of p.addrs ?? []) g.addrs.add(x);
-        g.subnets = (p.subnets ?? []).filter((s) => isIP(s.ip) !== 0);
-        for (const [k, v] of Object.entries(p.bans ?? {})) g.bans.set(k, v);
+        g.data = new GaterData(
+          new Set(p.peers ?? []),
+          new Set(p.addrs ?? []),
+          (p.subnets ?? []).filter((s) => isIP(s.ip) !== 0),
+          new Map(Object.entries(p.bans ?? {})),
+        );
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
       }
@@ -55,78 +82,83 @@ export class GaterState {
 
   private rebuild(): void {
     const l = new BlockList();
-    for (const a of this.addrs) l.addAddress(a, family(a));
-    for (const s of this.subnets) l.addSubnet(s.ip, s.prefix, family(s.ip));
+    for (const a of this.data.addrs) l.addAddress(a, family(a));
+    for (const s of this.data.subnets) l.addSubnet(s.ip, s.prefix, family(s.ip));
     this.list = l;
   }
 
-  private persist(): Promise<void> {
-    this.rebuild();
-    const path = this.path;
-    if (path === undefined) return Promise.resolve();
-    const body: Persisted = {
-      peers: [...this.peers],
-      addrs: [...this.addrs],
-      subnets: this.subnets,
-      bans: Object.fromEntries(this.bans),
+  /** Applies `fn` to a copy of the state, writes it, then adopts it (see the class comment). */
+  private change(fn: (next: GaterData) => void): Promise<void> {
+    const run = async () => {
+      const next = this.data.copy();
+      fn(next);
+      await this.write(next);
+      this.data = next;
+      this.rebuild();
     };
-    this.saving = this.saving.then(async () => {
-      await writeFile(`${path}.tmp`, JSON.stringify(body), { mode: 0o600 });
-      await rename(`${path}.tmp`, path);
-    });
-    return this.saving;
+    const done = this.saving.then(run);
+    this.saving = done.catch(() => undefined);
+    return done;
+  }
+
+  private async write(d: GaterData): Promise<void> {
+    const path = this.path;
+    if (path === undefined) return;
+    await writeFile(`${path}.tmp`, JSON.stringify(d), { mode: 0o600 });
+    await rename(`${path}.tmp`, path);
   }
 
   blockPeer(id: string): Promise<void> {
-    this.peers.add(id);
-    return this.persist();
+    return this.change((d) => d.peers.add(id));
   }
-  unblockPeer(id: string): Promise<void> {
-    this.peers.delete(id);
-    if (this.bans.delete(id)) this.onUnban?.();
-    return this.persist();
+  async unblockPeer(id: string): Promise<void> {
+    let unbanned = false;
+    await this.change((d) => {
+      d.peers.delete(id);
+      unbanned = d.bans.delete(id);
+    });
+    if (unbanned) this.onUnban?.();
   }
   blockedPeers(): string[] {
-    return [...this.peers];
+    return [...this.data.peers];
   }
   blockAddr(ip: string): Promise<void> {
-    this.addrs.add(ip);
-    return this.persist();
+    return this.change((d) => d.addrs.add(ip));
   }
   unblockAddr(ip: string): Promise<void> {
-    this.addrs.delete(ip);
-    return this.persist();
+    return this.change((d) => d.addrs.delete(ip));
   }
   blockedAddrs(): string[] {
-    return [...this.addrs];
+    return [...this.data.addrs];
   }
   blockSubnet(s: Subnet): Promise<void> {
-    if (!this.subnets.some((x) => x.ip === s.ip && x.prefix === s.prefix)) this.subnets.push(s);
-    return this.persist();
+    return this.change((d) => {
+      if (!d.subnets.some((x) => x.ip === s.ip && x.prefix === s.prefix)) d.subnets.push(s);
+    });
   }
   unblockSubnet(s: Subnet): Promise<void> {
-    this.subnets = this.subnets.filter((x) => !(x.ip === s.ip && x.prefix === s.prefix));
-    return this.persist();
+    return this.change((d) => {
+      d.subnets = d.subnets.filter((x) => !(x.ip === s.ip && x.prefix === s.prefix));
+    });
   }
   blockedSubnets(): Subnet[] {
-    return [...this.subnets];
+    return [...this.data.subnets];
   }
 
   /** Bans a peer until `untilMs` (score bans; not listed among the blocked peers, like op-node). */
   banPeer(id: string, untilMs: number): Promise<void> {
-    this.bans.set(id, untilMs);
-    return this.persist();
+    return this.change((d) => d.bans.set(id, untilMs));
   }
 
-  /** Whether the peer is blocked or banned; an expired ban is removed on the way. */
+  /** Whether the peer is blocked or banned; an expired ban is removed on the way (written in the background). */
   peerDenied(id: string): boolean {
-    if (this.peers.has(id)) return true;
-    const until = this.bans.get(id);
+    if (this.data.peers.has(id)) return true;
+    const until = this.data.bans.get(id);
     if (until === undefined) return false;
     if (until > this.clock.nowMs()) return true;
-    this.bans.delete(id);
+    this.data.bans.delete(id);
     this.onUnban?.();
-    void this.persist();
+    void this.change(() => {}).catch(() => {}); // an expired ban is gone either way; the next change writes it
     return false;
   }
 
@@ -137,9 +169,10 @@ export class GaterState {
   /** Number of active bans (metrics). */
   bannedCount(): number {
     const now = this.clock.nowMs();
-    return [...this.bans.values()].filter((t) => t > now).length;
+    return [...this.data.bans.values()].filter((t) => t > now).length;
   }
 
+  /** Waits for the writes in progress (a failed one has already rejected its caller). */
   async flush(): Promise<void> {
     await this.saving;
   }

@@ -16,7 +16,8 @@ import { ping } from "@libp2p/ping";
 import { tcp } from "@libp2p/tcp";
 import { multiaddr } from "@multiformats/multiaddr";
 import { createLibp2p } from "libp2p";
-import { join } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { P2pConfig } from "../config/types.js";
 import type { Logger } from "../core/logger.js";
 import { type Clock, nowSec } from "../core/time/clock.js";
@@ -169,6 +170,7 @@ export class ChainP2P {
   static async create(opts: ChainP2POptions, deps: ChainP2PDeps): Promise<ChainP2P> {
     const p2p = opts.p2p;
     const sk = await loadOrCreateNodeKey(p2p.privPath, p2p.privRaw);
+    await createStoreDirs(opts.dir, p2p);
     const gater = await GaterState.open(opts.dir === undefined ? undefined : join(opts.dir, "gater.json"), deps.clock);
     const topics = blocksTopics(opts.chainId);
     let appScore: (id: string) => number = () => 0;
@@ -344,4 +346,15 @@ function gaterCallbacks(g: GaterState) {
     denyOutboundUpgradedConnection: () => false,
     filterMultiaddrForPeer: () => true,
   };
+}
+
+/**
+ * The folders of the chain's P2P stores exist before anything is written to them (the key may live elsewhere, so
+ * nothing else creates `chain-<id>/p2p/`): a store whose folder is missing would fail every write.
+ */
+async function createStoreDirs(dir: string | undefined, p2p: P2pConfig): Promise<void> {
+  const dirs = new Set<string>();
+  if (dir !== undefined) dirs.add(dir);
+  for (const path of [p2p.peerstorePath, p2p.discoveryPath]) if (path !== "memory") dirs.add(dirname(path));
+  for (const d of dirs) await mkdir(d, { recursive: true, mode: 0o700 });
 }

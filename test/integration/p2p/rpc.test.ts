@@ -1,4 +1,8 @@
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { systemClock } from "../../../src/core/time/clock.js";
+import { GaterState } from "../../../src/p2p/gater.js";
 import { chainMethodTable } from "../../../src/app/chain-factory.js";
 import { ChainP2PControl } from "../../../src/p2p/control.js";
 import { addressOfSecretKey, parseSecretKeyHex } from "../../../src/protocol/p2p/signing.js";
@@ -181,5 +185,40 @@ describe("stackp2p_* over real hosts", () => {
     const t2 = createStackP2PMethods(new ChainP2PControl(a2.p2p));
     expect(await ok(t2, "stackp2p_listBlockedAddrs")).toEqual(["10.9.9.9"]);
     expect(await ok(t2, "stackp2p_listBlockedSubnets")).toEqual([{ IP: "10.0.0.0", Mask: "/wAAAA==" }]);
+  });
+
+  it("with the key outside the data dir the P2P folder is created at start and every change is persisted", async () => {
+    const keyDir = await rig.dir();
+    const dataDir = await rig.dir();
+    const dir = join(dataDir, "chain-901", "p2p"); // missing: only the key's folder exists
+    const peerstorePath = join(dir, "peerstore.json");
+    const a = await rig.host(901n, {
+      dir,
+      signer: () => seqAddr,
+      privPath: join(keyDir, "p2p_priv.txt"),
+      peerstorePath,
+    });
+    const t = createStackP2PMethods(new ChainP2PControl(a.p2p));
+    const peer = "16Uiu2HAm7Bj6dBNTqhmB5Hsw2HDXW5KJnmFuhSgs4dgfxAH8k7jX";
+    expect(await ok(t, "stackp2p_blockPeer", [peer])).toBeNull();
+    expect(JSON.parse(readFileSync(join(dir, "gater.json"), "utf8")).peers).toEqual([peer]);
+    await rig.stop(a.p2p);
+    expect(existsSync(peerstorePath)).toBe(true);
+  });
+});
+
+describe("gater writes", () => {
+  it("a failed write rejects, leaves the state unchanged, and does not stick once the folder is back", async () => {
+    const base = await rig.dir();
+    const dir = join(base, "gone");
+    const g = await GaterState.open(join(dir, "gater.json"), systemClock);
+    await expect(g.blockPeer("p1")).rejects.toMatchObject({ code: "ENOENT" });
+    expect(g.blockedPeers()).toEqual([]);
+    await expect(g.blockAddr("10.1.1.1")).rejects.toMatchObject({ code: "ENOENT" });
+    expect(g.ipDenied("10.1.1.1")).toBe(false);
+    mkdirSync(dir);
+    await g.blockPeer("p1");
+    expect(g.blockedPeers()).toEqual(["p1"]);
+    expect(JSON.parse(readFileSync(join(dir, "gater.json"), "utf8")).peers).toEqual(["p1"]);
   });
 });
