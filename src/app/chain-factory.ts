@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { ChainBlockAt } from "../activities/ports.js";
 import type { ChainConfig, SupernodeConfig } from "../config/types.js";
+import { loadNutBundlesFor } from "../config/nut-bundles.js";
 import { staggerOffsetMs } from "../core/async/stagger.js";
 import { FairTurns, type Turns } from "../core/async/turns.js";
 import type { BlockId, L2BlockRef } from "../core/types/block-ref.js";
@@ -14,6 +15,7 @@ import { BeaconClient } from "../io/beacon/beacon-client.js";
 import { responseTooLargeCounter } from "../io/common/response-limit.js";
 import type { ChainNode } from "../node/chain-node.js";
 import { createChainNode } from "../node/create.js";
+import type { NutBundles } from "../protocol/l2/nut-bundle.js";
 import { createChainMetrics } from "./chain-metrics.js";
 import type { BlobSource, L1Source, SafeDbPort } from "../node/ports.js";
 import { fileSequencerStateStore } from "../io/sequencer-state-file.js";
@@ -96,6 +98,8 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
     const factories = new Map<bigint, ChainServiceFactory>();
     const p2pHosts: Promise<ChainP2PRuntime>[] = [];
     const count = config.chainConfigs.length;
+    // Karst / Lagoon NUT bundles: read and checked once, at start (a missing or altered bundle stops the start).
+    const nutBundles = loadNutBundlesFor(config.chainConfigs.map((c) => c.rollup));
     for (const [index, chain] of config.chainConfigs.entries()) {
       factories.set(
         chain.chainId,
@@ -106,6 +110,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
           enableAdmin: config.rpc.enableAdmin,
           idlePollMs: opts.idlePollMs,
           dependencySetSize: config.dependencySet?.chainIds.length ?? config.chains.length,
+          nutBundles,
           // the chain's own lane of the shared turns: urgent while it inserts a gossiped block
           turns: turns.lane(),
           p2pHosts,
@@ -130,6 +135,7 @@ interface ChainCtx extends ChainBuildContext {
   readonly enableAdmin: boolean;
   readonly idlePollMs: number | undefined;
   readonly dependencySetSize: number;
+  readonly nutBundles: NutBundles;
   readonly turns: Turns;
   /** The chain's place in the stagger of the hosted chains: added to its sealing duration, and its first step waits it. */
   readonly sealingStaggerMs: number;
@@ -196,6 +202,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           verifierL1Confs: chain.verifierL1Confs,
           finalityLookback: chain.finalityLookback,
           dependencySetSize: ctx.dependencySetSize,
+          nutBundles: ctx.nutBundles,
           startDelayMs: ctx.sealingStaggerMs,
           ...(ctx.idlePollMs === undefined ? {} : { idlePollMs: ctx.idlePollMs }),
         },

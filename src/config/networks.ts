@@ -35,15 +35,18 @@ export interface Network {
   readonly rollup: RollupConfig;
 }
 
-/** `<project>/config/networks`, found from this module's location (works from `src/` and `dist/`). */
-export function defaultNetworksDir(): string {
+/** `<project>/config/<name>`, found from this module's location (works from `src/` and `dist/`). */
+export function projectConfigDir(name: string): string {
   const here = dirname(fileURLToPath(import.meta.url));
   for (const up of ["../..", "../../.."]) {
-    const dir = resolve(here, up, "config", "networks");
+    const dir = resolve(here, up, "config", name);
     if (existsSync(dir)) return dir;
   }
-  return resolve(here, "../..", "config", "networks");
+  return resolve(here, "../..", "config", name);
 }
+
+/** `<project>/config/networks`. */
+export const defaultNetworksDir = (): string => projectConfigDir("networks");
 
 /** Legacy aliases accepted for network names. */
 const ALIASES: Readonly<Record<string, string>> = { mainnet: "op-mainnet", sepolia: "op-sepolia" };

@@ -3,6 +3,7 @@ import type { Turns } from "../core/async/turns.js";
 import type { Clock } from "../core/time/clock.js";
 import type { Logger } from "../core/logger.js";
 import type { L2BlockRef } from "../core/types/block-ref.js";
+import type { NutBundles } from "../protocol/l2/nut-bundle.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import type { AttributesBuilder, DerivationPipeline } from "./derivation/types.js";
 import type { HealthThresholds } from "./health.js";
@@ -46,8 +47,10 @@ export interface ChainNodeConfig {
   readonly startDelayMs?: number;
   /** Max derivation steps per loop iteration before yielding. */
   readonly maxStepsPerTick?: number;
-  /** Chains in the interop dependency set (default 1): > 1 adds the CrossL2Inbox deposits at Interop activation. */
+  /** Chains in the interop dependency set (default 1): > 1 wraps the Lagoon bundle in its two interop deposits. */
   readonly dependencySetSize?: number;
+  /** The Karst and Lagoon NUT bundles (config/nuts, loaded by the composition root); needed at their activation. */
+  readonly nutBundles?: NutBundles;
   /** When failures make the node `degraded` and no progress makes it `stalled` (see node/health.ts). */
   readonly health?: Partial<HealthThresholds>;
 }

@@ -27,7 +27,10 @@ export async function createChainNode(cfg: ChainNodeConfig, io: ChainNodeIo): Pr
     }
     return ref;
   };
-  const builder = new FetchingAttributesBuilder(cfg.rollup, io.l1, io.engine, io.l1ChainConfig, cfg.dependencySetSize);
+  const builder = new FetchingAttributesBuilder(cfg.rollup, io.l1, io.engine, io.l1ChainConfig, {
+    dependencySetSize: cfg.dependencySetSize,
+    nutBundles: cfg.nutBundles,
+  });
   return ChainNode.create(cfg, {
     ...io,
     refFromPayload,

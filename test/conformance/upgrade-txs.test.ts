@@ -6,7 +6,6 @@ import { decodeDepositTx, encodeDepositTx } from "../../src/protocol/l2/deposit-
 import {
   ecotoneUpgradeDeposits,
   fjordUpgradeDeposits,
-  interopUpgradeDeposits,
   isthmusUpgradeDeposits,
   jovianUpgradeDeposits,
 } from "../../src/protocol/l2/upgrade-txs.js";
@@ -38,18 +37,6 @@ describe.skipIf(!have)("conformance: upgrade transactions byte for byte", () => 
     });
   }
 
-  it("interop base (7) and CrossL2Inbox (2) transactions", () => {
-    const single = interopUpgradeDeposits(1);
-    expect(single).toHaveLength(7);
-    single.forEach((tx, i) => {
-      expect(bytesToHex(encodeDepositTx(tx))).toBe(vector(`interop_base_tx_${i}`));
-    });
-    const multi = interopUpgradeDeposits(2);
-    expect(multi).toHaveLength(9);
-    expect(bytesToHex(encodeDepositTx(multi[7] as never))).toBe(vector("interop_cross_l2_inbox_tx_0"));
-    expect(bytesToHex(encodeDepositTx(multi[8] as never))).toBe(vector("interop_cross_l2_inbox_tx_1"));
-  });
-
   it("jovian deposits use the published creation code", () => {
     const txs = jovianUpgradeDeposits();
     expect(txs).toHaveLength(5);
@@ -70,13 +57,10 @@ describe.skipIf(!have)("conformance: upgrade transactions byte for byte", () => 
       ["eip2935_isthmus", code.BLOCK_HASH_HISTORY_ISTHMUS],
       ["jovian-l1-block-deployment", code.L1_BLOCK_JOVIAN],
       ["jovian-gas-price-oracle-deployment", code.GAS_PRICE_ORACLE_JOVIAN],
-      ["l2tol2_xdm_interop", code.L2_TO_L2_XDM_INTEROP],
-      ["superchain_eth_bridge_interop", code.SUPERCHAIN_ETH_BRIDGE_INTEROP],
-      ["eth_liquidity_interop", code.ETH_LIQUIDITY_INTEROP],
-      ["crossl2inbox_interop", code.CROSS_L2_INBOX_INTEROP],
     ];
     for (const [file, c] of pairs) expect(`0x${c}`, file).toBe(vector(file));
-    // Every file in the folder is covered by a test above.
+    // Every file in the folder is covered by a test above, except the 13 `*interop*` files: the Interop activation
+    // block of spring 2026, replaced upstream by the Lagoon NUT bundle (test/conformance/nut-bundles.test.ts).
     const files = readdirSync(join(CONFORMANCE_DIR, "upgrade-txs")).filter((f) => f.endsWith(".hex"));
     expect(files.length).toBe(40);
   });

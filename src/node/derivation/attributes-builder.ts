@@ -20,6 +20,7 @@ import { encodeDepositTx } from "../../protocol/l2/deposit-tx.js";
 import { extraDataForAttributes } from "../../protocol/l2/extra-data.js";
 import { type L1OriginInfo, l1InfoFormatAt } from "../../protocol/l2/l1-info.js";
 import { L1InfoDepositEncoder } from "../../protocol/l2/l1-info-deposit-encoder.js";
+import type { UpgradeInputs } from "../../protocol/l2/upgrade-txs.js";
 import type { PayloadAttributes } from "../../protocol/l2/attributes.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
@@ -76,8 +77,8 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
     private readonly l1: L1Source,
     private readonly engine: EngineApi,
     l1cfg?: L1ChainConfig,
-    /** Chains in the interop dependency set (the Interop activation block deploys the CrossL2Inbox when > 1). */
-    private readonly dependencySetSize = 1,
+    /** The dependency-set size and the NUT bundles the activation blocks of Karst and Lagoon need. */
+    private readonly upgrades: UpgradeInputs = {},
     /** Blocks whose read-back SystemConfig is remembered (older ones are read from the execution client). */
     recentConfigs = RECENT_SYSTEM_CONFIGS,
   ) {
@@ -137,6 +138,8 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       last.format === format &&
       last.holocene === holocene &&
       last.jovian === jovian &&
+      // not on a fork's activation block, whose gas limit carries its upgrade gas
+      last.read.gasLimit === attributes.gasLimit &&
       (last.sys === sys || last.read === sys)
     ) {
       return last.read;
@@ -255,7 +258,8 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       l1Origin: origin.origin,
       depositTxs: deposits,
       seqNumber: seq,
-      dependencySetSize: this.dependencySetSize,
+      dependencySetSize: this.upgrades.dependencySetSize,
+      nutBundles: this.upgrades.nutBundles,
       l1InfoDeposits: this.l1InfoDeposits.encode,
       batchTransactions,
     });

@@ -6,7 +6,8 @@ import { type Address, type Hash, type Hex, ZERO_HASH } from "../../core/types/p
 import { isForkActive, type RollupConfig, type SystemConfig } from "../rollup-config.js";
 import { type DepositTx, encodeDepositTx } from "./deposit-tx.js";
 import { encodeL1InfoDepositTx, type L1OriginInfo } from "./l1-info.js";
-import { upgradeTransactionsAt } from "./upgrade-txs.js";
+import type { NutBundles } from "./nut-bundle.js";
+import { upgradeGasAt, upgradeTransactionsAt } from "./upgrade-txs.js";
 
 /** SequencerFeeVault: the fee recipient of every derived block. */
 export const SEQUENCER_FEE_VAULT: Address = "0x4200000000000000000000000000000000000011";
@@ -41,8 +42,10 @@ export interface BuildAttributesInput {
   readonly seqNumber: number;
   /** Defaults to `l2Parent.timestamp + block_time`. */
   readonly timestamp?: number;
-  /** For the Interop activation block (CrossL2Inbox only when > 1). */
-  readonly dependencySetSize?: number;
+  /** For the Lagoon activation block (its setFeature and funding deposits only when > 1). */
+  readonly dependencySetSize?: number | undefined;
+  /** The Karst and Lagoon NUT bundles (needed on their activation blocks). */
+  readonly nutBundles?: NutBundles | undefined;
   /** Defaults to true (derivation); the sequencer sets false. */
   readonly noTxPool?: boolean;
   /** Encodes the L1-info deposit (default {@link encodeL1InfoDepositTx}; e.g. a {@link L1InfoDepositEncoder}). */
@@ -171,7 +174,8 @@ export function buildPayloadAttributes(input: BuildAttributesInput): PayloadAttr
         ? (l1Origin.parentBeaconBlockRoot ?? ZERO_HASH)
         : undefined,
       noTxPool: input.noTxPool ?? true,
-      gasLimit: sysConfig.gasLimit,
+      // Karst on: the activation block's upgrade gas on top of the SystemConfig's.
+      gasLimit: upgrades.length === 0 ? sysConfig.gasLimit : sysConfig.gasLimit + upgradeGasAt(cfg, ts, input),
       eip1559Params: isForkActive(cfg, "holocene", ts) ? sysConfig.eip1559Params : undefined,
       minBaseFee: isForkActive(cfg, "jovian", ts) ? sysConfig.minBaseFee : undefined,
     },

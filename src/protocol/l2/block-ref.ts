@@ -8,6 +8,7 @@ import { isForkActive, type RollupConfig, type SystemConfig } from "../rollup-co
 import { DEPOSIT_TX_TYPE, depositTxData } from "./deposit-tx.js";
 import { decodeExtraData } from "./extra-data.js";
 import { decodeL1InfoData, type L1BlockInfo, type L1InfoFormat, l1InfoFormatAt } from "./l1-info.js";
+import { upgradeGasToStrip } from "./upgrade-txs.js";
 
 /** The L2 block facts needed to build its reference and SystemConfig. */
 export interface L2BlockFacts {
@@ -84,9 +85,16 @@ export function l2BlockToBlockRef(cfg: RollupConfig, b: L2BlockFacts): L2BlockRe
   );
 }
 
+/** The header's gas limit without the one-time upgrade gas of a Karst / Lagoon activation block. */
+function steadyGasLimit(cfg: RollupConfig, timestamp: number, gasLimit: bigint): bigint {
+  const strip = upgradeGasToStrip(cfg, timestamp);
+  if (gasLimit < strip) throw new DecodeError(`activation block gas limit ${gasLimit} below upgrade gas ${strip}`);
+  return gasLimit - strip;
+}
+
 /**
  * Reconstructs the SystemConfig in effect after an L2 block (op-node `PayloadToSystemConfig`): batcher and
- * fee scalars from the L1-info deposit, gas limit from the header, EIP-1559 params (Holocene) and min base
+ * fee scalars from the L1-info deposit, gas limit from the header (less a fork's upgrade gas, `upgradeGasToStrip`), EIP-1559 params (Holocene) and min base
  * fee (Jovian) from extraData, operator fee (Isthmus) and DA footprint scalar (Jovian) from the L1 info.
  */
 export function systemConfigFromL2Block(cfg: RollupConfig, b: L2BlockFacts): SystemConfig {
@@ -115,7 +123,7 @@ export function systemConfigFromL2Block(cfg: RollupConfig, b: L2BlockFacts): Sys
     scalar: bedrock
       ? info.l1FeeScalar
       : encodeEcotoneScalars({ baseFeeScalar: info.baseFeeScalar, blobBaseFeeScalar: info.blobBaseFeeScalar }),
-    gasLimit: b.gasLimit,
+    gasLimit: steadyGasLimit(cfg, b.timestamp, b.gasLimit),
     eip1559Params,
     operatorFeeParams,
     minBaseFee,

@@ -4,7 +4,9 @@ import { keccak } from "../block/keccak.js";
 import { rlpEncode, uintToBytes } from "../block/rlp.js";
 import { upgradeDepositSourceHash } from "../l1/source-hash.js";
 import { isForkActivationBlock, type RollupConfig } from "../rollup-config.js";
+import { CriticalError } from "../../core/errors/supernode-error.js";
 import { type DepositTx, encodeDepositTx } from "./deposit-tx.js";
+import { NUT_UPGRADE_GAS, type NutBundle, type NutBundles, type NutFork } from "./nut-bundle.js";
 import * as code from "./upgrade-bytecode.js";
 
 export const L1_INFO_DEPOSITOR: Address = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001";
@@ -153,41 +155,51 @@ export function jovianUpgradeDeposits(): DepositTx[] {
 
 const U128_MAX = (1n << 128n) - 1n;
 
+/** `setFeature(bytes32)` with the feature name "INTEROP", right-padded to 32 bytes. */
+const SET_FEATURE_INTEROP: Hex = `0x${bytesToHex(keccak(new TextEncoder().encode("setFeature(bytes32)")).subarray(0, 4)).slice(2)}${bytesToHex(new TextEncoder().encode("INTEROP")).slice(2).padEnd(64, "0")}`;
+
 /**
- * The Interop upgrade deposits: L2ToL2CrossDomainMessenger, SuperchainETHBridge and ETHLiquidity
- * (deployments, proxy updates, liquidity funding), plus CrossL2Inbox when the dependency set has more
- * than one chain.
+ * The deposit before the Lagoon bundle when the dependency set has more than one chain: L1Block
+ * `setFeature("INTEROP")`, so that the bundle's L2ContractsManager upgrade applies the interop contracts.
  */
-export function interopUpgradeDeposits(dependencySetSize: number): DepositTx[] {
-  const p = "0x42200000000000000000000000000000000000";
-  const inbox = deployer(0, p);
-  const xdm = deployer(1, p);
-  const bridge = deployer(2, p);
-  const liq = deployer(3, p);
-  const specs: UpgradeSpec[] = [
-    deploy("Interop: L2ToL2CrossDomainMessenger Deployment", xdm, 1_100_000, code.L2_TO_L2_XDM_INTEROP),
-    proxyUpdate("Interop: L2ToL2CrossDomainMessenger Proxy Update", L2_TO_L2_XDM_PREDEPLOY, createAddress(xdm)),
-    deploy("Interop: SuperchainETHBridge Deployment", bridge, 500_000, code.SUPERCHAIN_ETH_BRIDGE_INTEROP),
-    proxyUpdate("Interop: SuperchainETHBridge Proxy Update", SUPERCHAIN_ETH_BRIDGE_PREDEPLOY, createAddress(bridge)),
-    deploy("Interop: ETHLiquidity Deployment", liq, 375_000, code.ETH_LIQUIDITY_INTEROP),
-    proxyUpdate("Interop: ETHLiquidity Proxy Update", ETH_LIQUIDITY_PREDEPLOY, createAddress(liq)),
-    {
-      intent: "Interop: ETHLiquidity Funding",
-      from: L1_INFO_DEPOSITOR,
-      to: ETH_LIQUIDITY_PREDEPLOY,
-      gas: 50_000,
-      data: "0xb60d4288" as Hex,
-      mint: U128_MAX,
-      value: U128_MAX,
-    },
-  ];
-  if (dependencySetSize > 1) {
-    specs.push(
-      deploy("Interop: CrossL2Inbox Deployment", inbox, 420_000, code.CROSS_L2_INBOX_INTEROP),
-      proxyUpdate("Interop: CrossL2Inbox Proxy Update", CROSS_L2_INBOX_PREDEPLOY, createAddress(inbox)),
-    );
-  }
-  return specs.map(deposit);
+export function lagoonSetFeatureDeposit(): DepositTx {
+  return deposit({
+    intent: "Interop pre: setFeature(INTEROP)",
+    from: L1_INFO_DEPOSITOR,
+    to: L1_BLOCK_PREDEPLOY,
+    gas: 100_000,
+    data: SET_FEATURE_INTEROP,
+  });
+}
+
+/** The deposit after the Lagoon bundle (same condition): ETHLiquidity `fund()` with mint = value = 2^128 − 1. */
+export function lagoonEthLiquidityFundingDeposit(): DepositTx {
+  return deposit({
+    intent: "Interop post: ETHLiquidity Funding",
+    from: L1_INFO_DEPOSITOR,
+    to: ETH_LIQUIDITY_PREDEPLOY,
+    gas: 50_000,
+    data: "0xb60d4288" as Hex,
+    mint: U128_MAX,
+    value: U128_MAX,
+  });
+}
+
+/** What a block's upgrade deposits depend on beyond the rollup config. */
+export interface UpgradeInputs {
+  /** Chains in the dependency set (default 1): > 1 wraps the Lagoon bundle in its two interop deposits. */
+  readonly dependencySetSize?: number | undefined;
+  /** The NUT bundles of Karst and Lagoon (required on their activation blocks). */
+  readonly nutBundles?: NutBundles | undefined;
+}
+
+function bundleOf(opts: UpgradeInputs, fork: NutFork): NutBundle {
+  const b = opts.nutBundles?.[fork];
+  if (b === undefined)
+    throw new CriticalError("NUT_BUNDLE_MISSING", `the ${fork} activation block needs the ${fork} NUT bundle`, {
+      fork,
+    });
+  return b;
 }
 
 const NO_UPGRADE_TXS: readonly Uint8Array[] = Object.freeze([]);
@@ -199,18 +211,23 @@ function activatesUpgradeFork(cfg: RollupConfig, timestamp: number): boolean {
     isForkActivationBlock(cfg, "fjord", timestamp) ||
     isForkActivationBlock(cfg, "isthmus", timestamp) ||
     isForkActivationBlock(cfg, "jovian", timestamp) ||
+    isForkActivationBlock(cfg, "karst", timestamp) ||
     isForkActivationBlock(cfg, "lagoon", timestamp)
   );
 }
 
+/** Whether the Lagoon activation block carries the setFeature and funding deposits around its bundle. */
+const lagoonWrapped = (opts: UpgradeInputs): boolean => (opts.dependencySetSize ?? 1) > 1;
+
 /**
- * Upgrade deposits of the L2 block at `timestamp`, in protocol order (Ecotone, Fjord, Isthmus, Jovian,
- * Interop), as EIP-2718 bytes. Empty for blocks that activate no fork. Karst (NUT bundle) is not supported.
+ * Upgrade deposits of the L2 block at `timestamp`, in protocol order (Ecotone, Fjord, Isthmus, Jovian, Karst's
+ * bundle, Lagoon's bundle — with setFeature before and the ETHLiquidity funding after it when the dependency set
+ * has more than one chain), as EIP-2718 bytes. Empty for blocks that activate no fork.
  */
 export function upgradeTransactionsAt(
   cfg: RollupConfig,
   timestamp: number,
-  opts: { readonly dependencySetSize?: number | undefined } = {},
+  opts: UpgradeInputs = {},
 ): readonly Uint8Array[] {
   // Every block asks; only a fork's first block has any (ADR 0106): no arrays for the others.
   if (!activatesUpgradeFork(cfg, timestamp)) return NO_UPGRADE_TXS;
@@ -219,6 +236,41 @@ export function upgradeTransactionsAt(
   if (isForkActivationBlock(cfg, "fjord", timestamp)) out.push(...fjordUpgradeDeposits());
   if (isForkActivationBlock(cfg, "isthmus", timestamp)) out.push(...isthmusUpgradeDeposits());
   if (isForkActivationBlock(cfg, "jovian", timestamp)) out.push(...jovianUpgradeDeposits());
-  if (isForkActivationBlock(cfg, "lagoon", timestamp)) out.push(...interopUpgradeDeposits(opts.dependencySetSize ?? 1));
-  return out.map(encodeDepositTx);
+  const encoded = out.map(encodeDepositTx);
+  if (isForkActivationBlock(cfg, "karst", timestamp)) encoded.push(...bundleOf(opts, "karst").encoded);
+  if (isForkActivationBlock(cfg, "lagoon", timestamp)) {
+    const wrapped = lagoonWrapped(opts);
+    if (wrapped) encoded.push(encodeDepositTx(lagoonSetFeatureDeposit()));
+    encoded.push(...bundleOf(opts, "lagoon").encoded);
+    if (wrapped) encoded.push(encodeDepositTx(lagoonEthLiquidityFundingDeposit()));
+  }
+  return encoded;
+}
+
+/**
+ * Gas added on top of the SystemConfig gas limit of the L2 block at `timestamp` (op-node `PreparePayloadAttributes`):
+ * the Karst bundle's gas on the Karst activation block; on the Lagoon activation block the Lagoon bundle's gas, plus
+ * the two wrapper deposits' gas (100,000 + 50,000) when they are there. 0 elsewhere.
+ */
+export function upgradeGasAt(cfg: RollupConfig, timestamp: number, opts: UpgradeInputs = {}): bigint {
+  let gas = 0n;
+  if (isForkActivationBlock(cfg, "karst", timestamp)) gas += bundleOf(opts, "karst").gas;
+  if (isForkActivationBlock(cfg, "lagoon", timestamp))
+    gas += bundleOf(opts, "lagoon").gas + (lagoonWrapped(opts) ? 150_000n : 0n);
+  return gas;
+}
+
+/**
+ * Upgrade gas to take off the gas limit of the SystemConfig read back from the L2 block at `timestamp` (op-node
+ * after 2026-06 `upgradeGasToStrip`): the Karst bundle's gas on the Karst activation block unless
+ * `keep_karst_upgrade_gas` (chains that activated Karst with the leak kept it), the Lagoon bundle's gas on the Lagoon
+ * activation block; so the limit returns to the SystemConfig's after the one block. The pinned totals are used: the
+ * read-back needs no bundle at hand.
+ */
+export function upgradeGasToStrip(cfg: RollupConfig, timestamp: number): bigint {
+  let gas = 0n;
+  if (isForkActivationBlock(cfg, "karst", timestamp) && cfg.keep_karst_upgrade_gas !== true)
+    gas += NUT_UPGRADE_GAS.karst;
+  if (isForkActivationBlock(cfg, "lagoon", timestamp)) gas += NUT_UPGRADE_GAS.lagoon;
+  return gas;
 }

@@ -80,7 +80,7 @@ describe("FetchingAttributesBuilder's SystemConfig memory", () => {
         return undefined;
       },
     };
-    const builder = new FetchingAttributesBuilder(cfg, new FakeL1(3), engine as never, undefined, 1, recent);
+    const builder = new FetchingAttributesBuilder(cfg, new FakeL1(3), engine as never, undefined, {}, recent);
     let parent = genesisRef(cfg);
     const refs: L2BlockRef[] = [];
     const configs: SystemConfig[] = [];

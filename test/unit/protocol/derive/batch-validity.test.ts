@@ -83,8 +83,16 @@ describe("checkSingularBatch", () => {
     const jovian = makeConfig({ jovian_time: next });
     expect(checkSingularBatch(jovian, L1, safe, batch({ transactions: [makeTx("legacy", 1)] }), inc)).toBe("drop");
     expect(checkSingularBatch(jovian, L1, safe, batch(), inc)).toBe("accept");
-    const interop = makeConfig({ lagoon_time: next });
-    expect(checkSingularBatch(interop, L1, safe, batch({ transactions: [makeTx("legacy", 1)] }), inc)).toBe("drop");
+    const lagoon = makeConfig({ lagoon_time: next });
+    expect(checkSingularBatch(lagoon, L1, safe, batch({ transactions: [makeTx("legacy", 1)] }), inc)).toBe("drop");
+    // Karst: a user transaction in the activation block's batch drops it; the empty batch and the next block pass.
+    const karst = makeConfig({ jovian_time: 0, karst_time: next });
+    expect(checkSingularBatch(karst, L1, safe, batch({ transactions: [makeTx("eip1559", 1)] }), inc)).toBe("drop");
+    expect(checkSingularBatch(karst, L1, safe, batch(), inc)).toBe("accept");
+    const afterKarst = makeConfig({ jovian_time: 0, karst_time: next - 2 });
+    expect(checkSingularBatch(afterKarst, L1, safe, batch({ transactions: [makeTx("eip1559", 1)] }), inc)).toBe(
+      "accept",
+    );
   });
 });
 

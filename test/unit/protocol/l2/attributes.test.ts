@@ -24,12 +24,14 @@ import type { L1OriginInfo } from "../../../../src/protocol/l2/l1-info.js";
 import {
   ecotoneUpgradeDeposits,
   fjordUpgradeDeposits,
-  interopUpgradeDeposits,
   isthmusUpgradeDeposits,
   jovianUpgradeDeposits,
   upgradeTransactionsAt,
 } from "../../../../src/protocol/l2/upgrade-txs.js";
 import type { RollupConfig, SystemConfig } from "../../../../src/protocol/rollup-config.js";
+import { loadNutBundle } from "../../../../src/config/nut-bundles.js";
+
+const nutBundles = { lagoon: loadNutBundle("lagoon") };
 
 const h = (n: number): Hash => `0x${n.toString(16).padStart(64, "0")}`;
 const sys: SystemConfig = {
@@ -373,15 +375,15 @@ describe("upgrade transactions per block", () => {
       lagoon_time: 1026,
     });
     const counts = new Map<number, number>();
-    for (let ts = 1000; ts <= 1040; ts += 2) counts.set(ts, upgradeTransactionsAt(cfg, ts).length);
+    for (let ts = 1000; ts <= 1040; ts += 2) counts.set(ts, upgradeTransactionsAt(cfg, ts, { nutBundles }).length);
     const expected = new Map<number, number>([
       [1010, ecotoneUpgradeDeposits().length],
       [1014, fjordUpgradeDeposits().length],
       [1020, isthmusUpgradeDeposits().length + jovianUpgradeDeposits().length],
-      [1026, interopUpgradeDeposits(1).length],
+      [1026, 28],
     ]);
     for (const [ts, n] of counts) expect(n, `block at ${ts}`).toBe(expected.get(ts) ?? 0);
-    expect(upgradeTransactionsAt(cfg, 1026, { dependencySetSize: 2 })).toHaveLength(interopUpgradeDeposits(2).length);
+    expect(upgradeTransactionsAt(cfg, 1026, { dependencySetSize: 2, nutBundles })).toHaveLength(30);
     // The empty answer is shared and cannot be changed by a caller.
     expect(upgradeTransactionsAt(cfg, 1012)).toBe(upgradeTransactionsAt(cfg, 1040));
     expect(Object.isFrozen(upgradeTransactionsAt(cfg, 1012))).toBe(true);
