@@ -1,5 +1,6 @@
 import type { SupernodeConfig } from "../config/types.js";
 import type { Logger } from "../core/logger.js";
+import { lockDataDir } from "../io/db/instance-lock.js";
 import { buildChainRuntimes } from "./chain-factory.js";
 import { protocolHashing } from "./hashing.js";
 import { Supernode } from "./supernode.js";
@@ -13,11 +14,16 @@ export async function runSupernode(
   deps: { logger: Logger; signal: AbortSignal },
 ): Promise<void> {
   if (deps.signal.aborted) return;
-  const node = await Supernode.start(config, {
-    logger: deps.logger,
-    buildChains: buildChainRuntimes,
-    hashing: protocolHashing,
-  });
-  await new Promise<void>((resolve) => deps.signal.addEventListener("abort", () => resolve(), { once: true }));
-  await node.stop();
+  const lock = await lockDataDir(config.dataDir); // a second supernode on the same data dir refuses to start
+  try {
+    const node = await Supernode.start(config, {
+      logger: deps.logger,
+      buildChains: buildChainRuntimes,
+      hashing: protocolHashing,
+    });
+    await new Promise<void>((resolve) => deps.signal.addEventListener("abort", () => resolve(), { once: true }));
+    await node.stop();
+  } finally {
+    await lock.release();
+  }
 }

@@ -211,7 +211,9 @@ function createFastify(
     // fast-json-stringify, ~0.3 s of CPU at the first server of a process, on the way to serving; docs/performance.md).
     schemaController: { compilersFactory: { buildValidator: noSchemas, buildSerializer: noSchemas } },
     bodyLimit: maxBodyBytes,
-    routerOptions: { ignoreTrailingSlash: true },
+    // A long path segment reaches the routes (and gets a JSON-RPC 404) instead of Fastify's own 414 reply, which
+    // echoes the path; the request line is bounded by node:http's header size anyway.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384 },
     clientErrorHandler: onClientError,
     serverFactory: (handler) => {
       const server: Server = createServer(
@@ -224,19 +226,28 @@ function createFastify(
         handler,
       );
       onServer(server);
+      // node:http hands CONNECT to this event and, without a listener, closes the socket without a word.
+      server.on("connect", (_req, socket: Socket) => {
+        writeRawError(socket, 405, "Method Not Allowed", new InvalidRequestError("method not allowed"));
+        socket.destroySoon();
+      });
       return server;
     },
   });
 }
 
 /**
- * Only origin-form targets with a literal path: `POST *`, absolute-form URLs and percent-encoded paths (which the
- * router would decode, so `/9%30%31/` would reach chain 901) are refused.
+ * Only origin-form targets with a literal path: `POST *`, absolute-form URLs, percent-encoded paths (which the
+ * router would decode, so `/9%30%31/` would reach chain 901) and targets with a fragment are refused.
  */
 function refuseOddTargets(app: FastifyInstance): void {
   app.addHook("onRequest", async (req, reply) => {
     const url = req.raw.url ?? "";
     const path = url.split("?")[0] ?? "";
+    if (url.includes("#") && url.startsWith("/")) {
+      // a fragment is never part of a request target: `/901#frag` is not `/901`
+      return reply.code(400).type("application/json").send(errorBody(new InvalidRequestError()));
+    }
     if (!url.startsWith("/") || path.includes("%")) {
       return reply
         .code(url.startsWith("/") ? 404 : 400)

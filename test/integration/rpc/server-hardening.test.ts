@@ -131,6 +131,27 @@ describe("RPC server hardening (issue 11)", () => {
     }
   });
 
+  it("a path segment over 100 characters, CONNECT and a fragment all get JSON-RPC envelopes; `/901#frag` is not `/901`", async () => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"stack_syncStatus"}';
+    const long = `/${"9".repeat(150)}x/`;
+    const longReply = await post(`${server.url}${long}`, body);
+    expect(longReply.status).toBe(404);
+    expect(longReply.json).toMatchObject({ id: null, error: { code: -32001 } });
+    expect(JSON.stringify(longReply.json)).not.toContain("FST_ERR");
+    const ask = (head: string) =>
+      rawExchange(server.port, (s) =>
+        s.end(
+          `${head}\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        ),
+      );
+    const connectReply = envelopeOf(await ask(`CONNECT 127.0.0.1:${server.port} HTTP/1.1`));
+    expect(connectReply.status).toBe(405);
+    expect(connectReply.body).toMatchObject({ id: null, error: { code: -32600 } });
+    const frag = envelopeOf(await ask("POST /901#frag HTTP/1.1"));
+    expect(frag.status).toBe(400);
+    expect(frag.body).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
   it("gives clients a generic message without endpoints, paths or line breaks, keeping the code", async () => {
     const down = await post(`${server.url}/901/`, '{"jsonrpc":"2.0","id":1,"method":"stack_down"}');
     expect(down.json).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32000, message: "upstream node unreachable" } });
