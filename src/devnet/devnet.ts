@@ -7,6 +7,7 @@
  *   l1-chain-config.json
  *   devnet.json                      summary: URLs, chain ids, file paths
  *   chain-<id>/rollup.json
+ *   chain-<id>/genesis.json          the L2 genesis in the go-ethereum format, for an OP execution client (op-geth)
  *   chain-<id>/jwt.hex
  */
 import { randomBytes } from "node:crypto";
@@ -21,6 +22,7 @@ import { Batcher, type DataMode } from "./batcher/batcher.js";
 import { warmUpAnvilKzg } from "./l1/kzg-warm-up.js";
 import type { BatchType } from "./batcher/channel-builder.js";
 import { DEFAULT_DEVNET_FORKS, writeJwtSecret, writeL1ChainConfig, writeRollupConfig } from "./config.js";
+import { l2GenesisJson } from "./l2-genesis.js";
 import { forksFromRollupConfig, type SimulatedElOptions, SimulatedExecutionClient } from "./el/index.js";
 import {
   ANVIL_ACCOUNT_COUNT,
@@ -93,6 +95,11 @@ export interface DevnetChain {
   readonly jwtSecretPath: string;
   readonly rollupConfig: RollupConfig;
   readonly rollupConfigPath: string;
+  /**
+   * The chain's L2 genesis for an OP execution client (`geth init`); such a client's genesis hash differs from the
+   * simulated one's, so a rollup config for it takes `genesis.l2.hash` from that client.
+   */
+  readonly l2GenesisPath: string;
   readonly contracts: L1ChainContracts;
   readonly batcherAddress: Address;
   readonly batcher: Batcher;
@@ -217,6 +224,8 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         forks,
         ...(spec.seqWindowSize === undefined ? {} : { seqWindowSize: spec.seqWindowSize }),
       });
+      const l2GenesisPath = join(chainDir, "genesis.json");
+      await writeFile(l2GenesisPath, `${JSON.stringify(l2GenesisJson(rollupConfig, alloc), null, 2)}\n`);
       const batcher = new Batcher({
         rollupConfig,
         l2RpcUrl: client.httpUrl,
@@ -239,6 +248,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         jwtSecretPath,
         rollupConfig,
         rollupConfigPath,
+        l2GenesisPath,
         contracts: l1.chain(chainId),
         batcherAddress: devAccount(batcherIdx).address,
         batcher,
