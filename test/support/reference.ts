@@ -1,0 +1,189 @@
+/**
+ * The Go reference implementations for the differential tests (test/reference/): where their binaries are, how to
+ * run one on loopback and end it, and the figure lines that `npm run reference` prints.
+ *
+ * A binary is found through its environment variable (`SUPERNODE_REF_OP_NODE`, `SUPERNODE_REF_OP_BATCHER`,
+ * `SUPERNODE_REF_OP_SUPERNODE`, `SUPERNODE_REF_GETH`) or in `reference/bin/` (what `scripts/build-reference.sh`
+ * builds). Without them the tests skip with the reason printed, unless `SUPERNODE_REF_EXPECTED=1` (set by `.ci/run`
+ * after it built them), where a missing binary is a failure.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, openSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+
+export type ReferenceBinary = "op-node" | "op-batcher" | "op-supernode" | "geth";
+
+const ENV: Record<ReferenceBinary, string> = {
+  "op-node": "SUPERNODE_REF_OP_NODE",
+  "op-batcher": "SUPERNODE_REF_OP_BATCHER",
+  "op-supernode": "SUPERNODE_REF_OP_SUPERNODE",
+  geth: "SUPERNODE_REF_GETH",
+};
+
+/** The path of a reference binary, or undefined when neither its variable nor `reference/bin/<name>` gives one. */
+export function referenceBinary(name: ReferenceBinary): string | undefined {
+  const fromEnv = process.env[ENV[name]];
+  if (fromEnv !== undefined && fromEnv !== "") return existsSync(fromEnv) ? fromEnv : undefined;
+  const built = resolve("reference/bin", name);
+  return existsSync(built) ? built : undefined;
+}
+
+/**
+ * Why a test needing `names` cannot run (undefined when it can). Prints the reason; throws when the binaries are
+ * expected (`SUPERNODE_REF_EXPECTED=1`).
+ */
+export function referenceSkipReason(test: string, names: readonly ReferenceBinary[]): string | undefined {
+  const missing = names.filter((n) => referenceBinary(n) === undefined);
+  if (missing.length === 0) return undefined;
+  const reason = `${test}: skipped, no ${missing.join(", ")} (set ${missing.map((n) => ENV[n]).join(", ")} or run scripts/build-reference.sh)`;
+  if (process.env.SUPERNODE_REF_EXPECTED === "1") throw new Error(`${reason}; but SUPERNODE_REF_EXPECTED=1`);
+  process.stderr.write(`${reason}\n`);
+  return reason;
+}
+
+/** A free loopback TCP port (bound and released: the reference binaries take ports as flags). */
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => (typeof a === "object" && a !== null ? res(a.port) : rej(new Error("no port"))));
+    });
+  });
+}
+
+export interface RefProcess {
+  readonly child: ChildProcess;
+  readonly logPath: string;
+  /** Ends the process group (SIGTERM, then SIGKILL after 5 s); resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** Starts `bin args` in a process group of its own, output to `logPath`. */
+export function startReference(bin: string, args: readonly string[], logPath: string): RefProcess {
+  const out = openSync(logPath, "a");
+  const child = spawn(bin, args, { detached: true, stdio: ["ignore", out, out] });
+  const exited = new Promise<void>((res) => child.once("exit", () => res()));
+  return {
+    child,
+    logPath,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      const pid = child.pid;
+      process.kill(-pid, "SIGTERM");
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }, 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Runs `bin args` to completion; rejects with its output when it fails. */
+export async function runReference(bin: string, args: readonly string[], logPath: string): Promise<void> {
+  const p = startReference(bin, args, logPath);
+  const code = await new Promise<number | null>((res) => p.child.once("exit", (c) => res(c)));
+  if (code !== 0) throw new Error(`${bin} ${args.join(" ")} exited with ${code}; see ${logPath}`);
+}
+
+/** One figure line of `npm run reference`, in the benchmarks' format. */
+export function printReferenceFigure(figure: string, value: number, unit: string): void {
+  process.stdout.write(`${JSON.stringify({ bench: "reference", figure, value, unit })}\n`);
+}
+
+export const referenceLog = (dir: string, name: string): string => join(dir, `${name}.log`);
+
+/** JSON-RPC over HTTP, the result or a thrown error naming the method. */
+export async function jsonRpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
+  if (body.error !== undefined) throw new Error(`${method}: ${body.error.code} ${body.error.message}`);
+  return body.result as T;
+}
+
+/** Polls `fn` every 200 ms until it yields a value; throws after `timeoutMs` naming `what`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export interface OpGeth extends RefProcess {
+  readonly httpUrl: string;
+  readonly authUrl: string;
+}
+
+/** `geth init` from `genesisPath` into `datadir`, then op-geth on loopback (no P2P, archive). */
+export async function startOpGeth(o: {
+  geth: string;
+  datadir: string;
+  genesisPath: string;
+  jwtPath: string;
+  logDir: string;
+  name: string;
+}): Promise<OpGeth> {
+  const log = referenceLog(o.logDir, o.name);
+  await runReference(o.geth, ["init", "--datadir", o.datadir, "--state.scheme", "hash", o.genesisPath], log);
+  const http = await freePort();
+  const auth = await freePort();
+  const p = startReference(
+    o.geth,
+    [
+      "--datadir",
+      o.datadir,
+      "--http",
+      "--http.addr",
+      "127.0.0.1",
+      "--http.port",
+      String(http),
+      "--http.api",
+      "eth,net,web3,debug,txpool",
+      "--authrpc.addr",
+      "127.0.0.1",
+      "--authrpc.port",
+      String(auth),
+      "--authrpc.jwtsecret",
+      o.jwtPath,
+      "--port",
+      "0",
+      "--nodiscover",
+      "--maxpeers",
+      "0",
+      "--ipcdisable",
+      "--syncmode",
+      "full",
+      "--gcmode",
+      "archive",
+      "--state.scheme",
+      "hash",
+      "--rollup.disabletxpoolgossip",
+      "--verbosity",
+      "3",
+    ],
+    log,
+  );
+  const httpUrl = `http://127.0.0.1:${http}`;
+  try {
+    await until(`${o.name} to answer eth_chainId`, () => jsonRpc<string>(httpUrl, "eth_chainId"), 60_000);
+  } catch (err) {
+    await p.stop();
+    throw err;
+  }
+  return { ...p, httpUrl, authUrl: `http://127.0.0.1:${auth}` };
+}
