@@ -9,11 +9,14 @@ import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { Address, Hash, Hex } from "../../core/types/primitives.js";
 import { parseRpcReceipt, type Receipt } from "../../protocol/block/receipt.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
-import type { HttpRpcClient } from "../json-rpc/http-client.js";
+import { type HttpRpcClient, RpcError } from "../json-rpc/http-client.js";
 import type { ExecutionPayloadEnvelope, L2BlockHeader } from "./engine-types.js";
 import { headerFromRpcBlock, l2BlockRefFromRpcBlock, payloadFromRpcBlock } from "./l2-block.js";
 
 export type L2Label = "latest" | "safe" | "finalized";
+
+/** How execution clients say that no block has a label yet (op-geth, erigon). */
+const NO_LABELLED_BLOCK = /block not found|unknown block/i;
 
 /** Blocks read ahead per batch request when walking back along parent hashes. */
 const WALK_BATCH = 64;
@@ -35,8 +38,18 @@ export class L2BlockReads {
     private readonly cfg: RollupConfig,
   ) {}
 
+  /**
+   * The block a label names, or undefined when the client has none yet. op-geth answers `safe` and `finalized`
+   * before any forkchoice update set them with an error (-32000 `finalized block not found`; erigon: `Unknown
+   * block`) instead of null: that is "none yet" too, as op-node reads it.
+   */
   async l2BlockRefByLabel(label: L2Label): Promise<L2BlockRef | undefined> {
-    return this.refOf(await this.rpc.call("eth_getBlockByNumber", [label, true]));
+    try {
+      return this.refOf(await this.rpc.call("eth_getBlockByNumber", [label, true]));
+    } catch (err) {
+      if (label !== "latest" && err instanceof RpcError && NO_LABELLED_BLOCK.test(err.message)) return undefined;
+      throw err;
+    }
   }
 
   async l2BlockRefByNumber(n: number): Promise<L2BlockRef | undefined> {
