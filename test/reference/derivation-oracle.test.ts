@@ -7,7 +7,7 @@
  * Blocks: REFERENCE_BLOCKS (default 20; `npm run reference` asks for 200). Figures: blocks_compared,
  * block_mismatches, outputs_compared.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ import { Supernode } from "../../src/app/supernode.js";
 import { devnetProcessArgs } from "../../src/cli/commands/devnet-supernode.js";
 import { formatIssues } from "../../src/config/issues.js";
 import { loadConfig } from "../../src/config/load.js";
-import { silentLogger } from "../../src/core/logger.js";
+import { createLogger } from "../../src/observability/logger.js";
 import type { Hash } from "../../src/core/types/primitives.js";
 import { Batcher } from "../../src/devnet/batcher/batcher.js";
 import { rollupConfigJson } from "../../src/devnet/config.js";
@@ -166,7 +166,12 @@ describe.skipIf(skip !== undefined)("derivation oracle: op-node and the supernod
     const loaded = loadConfig(args, {});
     if (!loaded.ok) throw new Error(formatIssues(loaded.issues));
     supernode = await Supernode.start(loaded.config, {
-      logger: silentLogger,
+      logger: createLogger({
+        level: "info",
+        format: "logfmt",
+        color: false,
+        destination: { write: (line: string) => appendFileSync(join(dir as string, "supernode.log"), line) },
+      }),
       buildChains: buildChainRuntimes,
       hashing: protocolHashing,
     });
