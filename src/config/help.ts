@@ -70,7 +70,10 @@ export function renderMainHelp(version: string, commands: ReadonlyArray<readonly
     `supernode ${version}: one process hosting a rollup node for each of many OP-Stack-style L2 chains`,
     "",
     `Usage: supernode ${"[options]".padEnd(28)}run the node`,
-    ...commands.map(([n, d]) => `       supernode ${n.padEnd(28)}${d}`),
+    // a command longer than its column gets its description on the next line, never run into it
+    ...commands.flatMap(([n, d]) =>
+      n.length < 28 ? [`       supernode ${n.padEnd(28)}${d}`] : [`       supernode ${n}`, `${" ".repeat(45)}${d}`],
+    ),
   ];
   lines.push(
     ...renderGroups(

@@ -112,12 +112,12 @@ const HTML = `<!doctype html>
 <body data-updates="0">
 <h1>supernode <span id="version" class="meta"></span></h1>
 <p class="meta"><span>status: <b id="ready">…</b></span><span>L1 head <b id="l1-head">–</b></span>
-<span>slowest chain's L1 origin <b id="current-l1">–</b></span><span>updated <b id="updated">–</b></span>
+<span>slowest chain derived up to L1 <b id="current-l1">–</b></span><span>updated <b id="updated">–</b></span>
 <span id="error" class="error"></span></p>
 <h2>Chains</h2>
 <table>
 <thead><tr><th>chain</th><th>state</th><th>unsafe</th><th>cross-unsafe</th><th>local-safe</th><th>safe</th>
-<th>finalized</th><th>unsafe − safe</th><th>L1 origin</th><th>L1 lag</th><th>P2P peers</th><th>reason</th></tr></thead>
+<th>finalized</th><th>unsafe − safe</th><th>derived to L1</th><th>L1 lag</th><th>P2P peers</th><th>reason</th></tr></thead>
 <tbody id="chains"></tbody>
 </table>
 <h2>Interop</h2>

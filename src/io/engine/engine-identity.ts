@@ -44,12 +44,15 @@ export async function identifyEngine(
     log.debug({ err: String(err) }, "web3_clientVersion unavailable");
   }
   let byModules: EngineKind | undefined;
+  let reached = clientVersion !== undefined;
   try {
     await rpc.call("rpc_modules", []);
     byModules = "variant_b";
+    reached = true;
   } catch (err) {
     if (isMethodNotFound(err)) byModules = "variant_a";
-    else if (!(err instanceof RpcError)) log.debug({ err: String(err) }, "rpc_modules probe failed");
+    if (err instanceof RpcError) reached = true;
+    else log.debug({ err: String(err) }, "rpc_modules probe failed");
   }
   const byVersion = kindFromVersion(clientVersion);
   const detectedKind = byVersion ?? byModules;
@@ -66,7 +69,8 @@ export async function identifyEngine(
     warnings.push(msg);
     log.warn({ clientVersion, engineKind: configured }, msg);
   }
-  log.info({ clientVersion, detected: detectedKind, configured }, "execution client identified");
+  if (reached) log.info({ clientVersion, detected: detectedKind, configured }, "execution client identified");
+  else log.info({ configured }, "execution client not reached; not identified");
   return { clientVersion, detectedKind, warnings };
 }
 

@@ -39,6 +39,11 @@ describe("supernode --help", () => {
     expect(help).toContain("SUPERNODE_VN_<CHAINID>_<SUFFIX>");
     expect(help).toContain("supernode config");
     expect(help).toContain("Precedence: per-chain flag > per-chain env > all-chains flag > all-chains env > default.");
+    // every command is separated from its description (a long one gets the description on the next line)
+    for (const line of help.split("\n").filter((l) => l.startsWith("       supernode ")))
+      expect(line, line).toMatch(/^ {7}supernode \S.*?(\s{2,}\S|[^\s]$)/);
+    expect(help).not.toMatch(/--chain Ncheck/);
+    expect(help).toMatch(/--chain N\n\s{20,}check a chain's SafeDB/);
   });
 
   it("chain-options lists every per-chain option with its env name", async () => {
