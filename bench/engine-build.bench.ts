@@ -28,7 +28,6 @@ import type { Hash, Hex } from "../src/core/types/primitives.js";
 import { EngineClient } from "../src/io/engine/engine-client.js";
 import { EngineController } from "../src/node/engine/engine-controller.js";
 import type { PayloadAttributes } from "../src/node/ports.js";
-import { attributesWithTransactionBytes } from "../src/protocol/l2/attributes.js";
 import type { RollupConfig } from "../src/protocol/rollup-config.js";
 import { benchHash, benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
 import { UserTxSource } from "./derivation/user-txs.js";
@@ -129,20 +128,19 @@ const bench: Bench = {
       // the whole run kept them and their hex alive through the scavenges: a GC load derivation does not have). The
       // user transactions' bytes are decoded once (derivation has them as views of the channel's bytes).
       const userBytes = userBlocks.map((b) => b.map(hexToBytes));
-      const attrsFor = (n: number): PayloadAttributes =>
-        attributesWithTransactionBytes(
-          {
-            timestamp: GENESIS_TIME + 2 * n,
-            prevRandao: h(`randao-${Math.floor(n / 6)}`),
-            suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-            withdrawals: [],
-            parentBeaconBlockRoot: h(`beacon-${Math.floor(n / 6)}`),
-            noTxPool: true,
-            gasLimit: 30_000_000n,
-            eip1559Params: "0x000000fa00000006",
-          },
-          [hexToBytes(l1InfoDeposit(n)), ...userBytes[n % userBytes.length]!],
-        );
+      const attrsFor = (n: number): PayloadAttributes => ({
+        fields: {
+          timestamp: GENESIS_TIME + 2 * n,
+          prevRandao: h(`randao-${Math.floor(n / 6)}`),
+          suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+          withdrawals: [],
+          parentBeaconBlockRoot: h(`beacon-${Math.floor(n / 6)}`),
+          noTxPool: true,
+          gasLimit: 30_000_000n,
+          eip1559Params: "0x000000fa00000006",
+        },
+        txBytes: [hexToBytes(l1InfoDeposit(n)), ...userBytes[n % userBytes.length]!],
+      });
       const chain = chainOn(el.url, attrsFor);
       const control = chainOn(elCounter.url, attrsFor);
       const roundTrip = async () => {

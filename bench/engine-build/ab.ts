@@ -31,7 +31,6 @@ async function sideOf(root: string, hexes: (n: number) => readonly Hex[]): Promi
   const load = (path: string) => import(pathToFileURL(join(root, path)).href);
   const { EngineClient } = await load("src/io/engine/engine-client.ts");
   const { EngineController } = await load("src/node/engine/engine-controller.ts");
-  const { attributesWithTransactionBytes } = await load("src/protocol/l2/attributes.ts");
   const { hexToBytes } = await load("src/core/codec/hex.ts");
   const { silentLogger } = await load("src/core/logger.ts");
   const { systemClock } = await load("src/core/time/clock.ts");
@@ -63,8 +62,8 @@ async function sideOf(root: string, hexes: (n: number) => readonly Hex[]): Promi
         user = hexes(k).slice(1).map(hexToBytes);
         bytes.set(k, user);
       }
-      const attrs = attributesWithTransactionBytes(
-        {
+      const attrs = {
+        fields: {
           timestamp: GENESIS_TIME + 2 * n,
           prevRandao: RANDAO[Math.floor(n / 6) % RANDAO.length]!,
           suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
@@ -74,8 +73,8 @@ async function sideOf(root: string, hexes: (n: number) => readonly Hex[]): Promi
           gasLimit: 30_000_000n,
           eip1559Params: "0x000000fa00000006",
         },
-        [hexToBytes(hexes(k)[0]!), ...user],
-      );
+        txBytes: [hexToBytes(hexes(k)[0]!), ...user],
+      };
       const built = await controller.buildAndInsert(attrs, parent, meta, { speculative: true });
       if (built === undefined || built.ref.number !== n) throw new Error(`engine-build A/B: block ${n} not built`);
       parent = built.ref;

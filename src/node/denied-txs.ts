@@ -3,6 +3,7 @@
  * without them, so the sequencer never includes an offending transaction again (the EL puts a rewound block's
  * transactions back in its pool, as geth does; the block's other transactions are included again).
  */
+import { DEPOSIT_TX_TYPE } from "../protocol/l2/deposit-tx.js";
 import { hexToBytes } from "../core/codec/hex.js";
 import { SupernodeError } from "../core/errors/supernode-error.js";
 import type { Address, Hash, Hex } from "../core/types/primitives.js";
@@ -44,7 +45,7 @@ export function offendingTxHashes(txs: readonly Hex[], txIndices: readonly numbe
 
 /** The same attributes with only their deposits (the replacement of a denied or invalid block). */
 export function depositsOnlyAttributes(a: PayloadAttributes): PayloadAttributes {
-  return { ...a, transactions: a.transactions.filter(isDeposit), noTxPool: true };
+  return { fields: { ...a.fields, noTxPool: true }, txBytes: a.txBytes.filter((t) => t[0] === DEPOSIT_TX_TYPE) };
 }
 
 function senderOf(tx: Hex): Address | undefined {

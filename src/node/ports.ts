@@ -88,6 +88,7 @@ export type {
   PayloadStatus,
   ForkchoiceState,
   ForkchoiceResult,
+  AttributesFields,
   PayloadAttributes,
   ExecutionPayload,
   ExecutionPayloadEnvelope,
@@ -115,11 +116,8 @@ import type {
 export interface EngineApi {
   forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes): Promise<ForkchoiceResult>;
   newPayload(envelope: ExecutionPayloadEnvelope): Promise<PayloadStatus>;
-  /**
-   * The payload the EL built. `expectTransactions`: the attributes' transactions (lower-case hex, known to the node):
-   * a payload transaction equal to the one at the same index is taken as is, without decoding it again.
-   */
-  getPayload(payloadId: Hex, timestamp: number, expectTransactions?: readonly Hex[]): Promise<ExecutionPayloadEnvelope>;
+  /** The payload the EL built (id from the build start; `timestamp` chooses the method version). */
+  getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope>;
   /**
    * Optional: `newPayload(envelope)` then `forkchoiceUpdated(state, attrs)` in one request (a JSON-RPC batch the EL
    * runs in order); each element is that call's result or its error. A request that failed as a whole rejects.

@@ -24,18 +24,32 @@ export interface ForkchoiceResult {
   readonly payloadId: Hex | null;
 }
 
-/** OP payload attributes (`transactions` as EIP-2718 hex). */
-export interface PayloadAttributes {
+/** The OP payload attributes' fields besides their transactions. */
+export interface AttributesFields {
   readonly timestamp: number;
   readonly prevRandao: Hash;
   readonly suggestedFeeRecipient: Address;
+  /** `[]` from Canyon, absent (or undefined) before. */
   readonly withdrawals?: readonly unknown[] | undefined;
+  /** From Ecotone. */
   readonly parentBeaconBlockRoot?: Hash | undefined;
-  readonly transactions: readonly Hex[];
   readonly noTxPool: boolean;
   readonly gasLimit: bigint;
+  /** 8 bytes, from Holocene. */
   readonly eip1559Params?: Hex | undefined;
+  /** From Jovian. */
   readonly minBaseFee?: bigint | undefined;
+}
+
+/**
+ * OP payload attributes as the node builds them and hands them to its execution client: the fields, and the
+ * transactions as EIP-2718 bytes (L1-info deposit, user deposits, upgrade transactions, then batch or pool
+ * transactions). The bytes are what consolidation hashes; the Engine API client writes them as hex on the wire.
+ * Plain data, never mutated.
+ */
+export interface PayloadAttributes {
+  readonly fields: AttributesFields;
+  readonly txBytes: readonly Uint8Array[];
 }
 
 export interface ExecutionPayload {
@@ -100,8 +114,6 @@ export interface BuildStartRequest {
   readonly attrs: PayloadAttributes;
   /** The predicted payload id (what the update should return). */
   readonly payloadId: Hex;
-  /** As `EngineApi.getPayload`'s `expectTransactions`. */
-  readonly expectTransactions?: readonly Hex[] | undefined;
 }
 
 export interface BuildStartResult {

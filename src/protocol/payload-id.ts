@@ -20,7 +20,6 @@ import { writeHexBytes } from "../core/codec/hex.js";
 import type { Hash, Hex } from "../core/types/primitives.js";
 import { keccak } from "./block/keccak.js";
 import type { PayloadAttributes } from "./engine-api-types.js";
-import { transactionBytesOf } from "./l2/attributes.js";
 
 const U64_MAX = (1n << 64n) - 1n;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -58,41 +57,59 @@ export interface PayloadIdInput {
 
 /** The payload id of `x` (0x + 16 lower-case hex digits); undefined when a field is malformed or out of range. */
 export function payloadId(x: PayloadIdInput): Hex | undefined {
-  return idOf(x, x.txHashes, true);
-}
-
-/**
- * One fixed-size hex field of the preimage with the bytes of the last value written: a block's prevRandao, beacon
- * root (both the L1 origin's, the same for a whole epoch), fee recipient and EIP-1559 params (the same for much
- * longer) are decoded when they change, not for every block (ADR 0106).
- */
-class LastHexField {
-  private hex: string | undefined;
-  private readonly bytes: Uint8Array;
-
-  constructor(private readonly len: number) {
-    this.bytes = new Uint8Array(len);
+  const n = x.txHashes.length;
+  const extended = x.noTxPool || n > 0;
+  const { gasLimit, minBaseFee: mbf, eip1559Params: eip, parentBeaconBlockRoot: pbr } = x;
+  if (gasLimit !== undefined && (gasLimit < 0n || gasLimit > U64_MAX)) return undefined;
+  if (mbf !== undefined && (mbf < 0n || mbf > U64_MAX)) return undefined;
+  if (!Number.isSafeInteger(x.timestamp) || x.timestamp < 0) return undefined;
+  const wLen = x.withdrawalsRlp?.length ?? 0;
+  const size =
+    32 +
+    8 +
+    32 +
+    20 +
+    wLen +
+    (pbr === undefined ? 0 : 32) +
+    (extended ? 9 + 32 * n : 0) +
+    (gasLimit === undefined ? 0 : 8) +
+    (eip === undefined ? 0 : 8) +
+    (mbf === undefined ? 0 : 8);
+  const buf = Buffer.allocUnsafe(size);
+  if (!writeHexBytes(x.parentHash, 32, buf, 0)) return undefined;
+  putU64(buf, 32, x.timestamp);
+  if (!writeHexBytes(x.prevRandao, 32, buf, 40) || !writeHexBytes(x.feeRecipient, 20, buf, 72)) return undefined;
+  let off = 92;
+  if (x.withdrawalsRlp !== undefined) {
+    buf.set(x.withdrawalsRlp, off);
+    off += wLen;
   }
-
-  /** Writes `h` (exactly `len` bytes of 0x-hex) at `off`; false, nothing promised about `buf`, when it is not. */
-  write(h: string, buf: Uint8Array, off: number): boolean {
-    if (h !== this.hex) {
-      this.hex = undefined;
-      if (!writeHexBytes(h, this.len, this.bytes, 0)) return false;
-      this.hex = h;
+  if (pbr !== undefined) {
+    if (!writeHexBytes(pbr, 32, buf, off)) return undefined;
+    off += 32;
+  }
+  if (extended) {
+    buf[off++] = x.noTxPool ? 1 : 0;
+    putU64(buf, off, n);
+    off += 8;
+    for (const h of x.txHashes) {
+      if (h.length !== 32) return undefined;
+      buf.set(h, off);
+      off += 32;
     }
-    buf.set(this.bytes, off);
-    return true;
   }
+  if (gasLimit !== undefined) {
+    putU64(buf, off, gasLimit);
+    off += 8;
+  }
+  if (eip !== undefined) {
+    if (!writeHexBytes(eip, 8, buf, off)) return undefined;
+    off += 8;
+  }
+  if (mbf !== undefined) putU64(buf, off, mbf);
+  // The id is the first 8 bytes of the sha256, byte 0 replaced by the version.
+  return `0x${VERSION_HEX[x.version & 0xff]}${hash("sha256", buf, "hex").slice(2, 16)}`;
 }
-
-const PREV_RANDAO = new LastHexField(32);
-const FEE_RECIPIENT = new LastHexField(20);
-const BEACON_ROOT = new LastHexField(32);
-const EIP1559_PARAMS = new LastHexField(8);
-
-/** A payload id's fields but its transactions. */
-type IdFields = Omit<PayloadIdInput, "txHashes">;
 
 /** `v` (a non-negative integer below 2^64) big-endian in the 8 bytes at `off`. */
 function putU64(buf: Uint8Array, off: number, v: number | bigint): void {
@@ -120,104 +137,25 @@ function putU64(buf: Uint8Array, off: number, v: number | bigint): void {
 }
 
 /**
- * The id of `x` with its transactions `txs`: their 32-byte hashes (`hashed`), or their EIP-2718 bytes, each hashed
- * straight into the preimage (no array of hashes per block). Fixed-size hex fields are decoded digit by digit into
- * the preimage (ADR 0106).
- */
-function idOf(x: IdFields, txs: readonly Uint8Array[], hashed: boolean): Hex | undefined {
-  const n = txs.length;
-  const extended = x.noTxPool || n > 0;
-  const { gasLimit, minBaseFee: mbf, eip1559Params: eip, parentBeaconBlockRoot: pbr } = x;
-  if (gasLimit !== undefined && (gasLimit < 0n || gasLimit > U64_MAX)) return undefined;
-  if (mbf !== undefined && (mbf < 0n || mbf > U64_MAX)) return undefined;
-  if (!Number.isSafeInteger(x.timestamp) || x.timestamp < 0) return undefined;
-  const wLen = x.withdrawalsRlp?.length ?? 0;
-  const size =
-    32 +
-    8 +
-    32 +
-    20 +
-    wLen +
-    (pbr === undefined ? 0 : 32) +
-    (extended ? 9 + 32 * n : 0) +
-    (gasLimit === undefined ? 0 : 8) +
-    (eip === undefined ? 0 : 8) +
-    (mbf === undefined ? 0 : 8);
-  const buf = Buffer.allocUnsafe(size);
-  if (!writeHexBytes(x.parentHash, 32, buf, 0)) return undefined;
-  putU64(buf, 32, x.timestamp);
-  if (!PREV_RANDAO.write(x.prevRandao, buf, 40) || !FEE_RECIPIENT.write(x.feeRecipient, buf, 72)) return undefined;
-  let off = 92;
-  if (x.withdrawalsRlp !== undefined) {
-    buf.set(x.withdrawalsRlp, off);
-    off += wLen;
-  }
-  if (pbr !== undefined) {
-    if (!BEACON_ROOT.write(pbr, buf, off)) return undefined;
-    off += 32;
-  }
-  if (extended) {
-    buf[off++] = x.noTxPool ? 1 : 0;
-    putU64(buf, off, n);
-    off += 8;
-    for (let i = 0; i < n; i++) {
-      const h = hashed ? txs[i]! : keccak(txs[i]!);
-      if (h.length !== 32) return undefined;
-      buf.set(h, off);
-      off += 32;
-    }
-  }
-  if (gasLimit !== undefined) {
-    putU64(buf, off, gasLimit);
-    off += 8;
-  }
-  if (eip !== undefined) {
-    if (!EIP1559_PARAMS.write(eip, buf, off)) return undefined;
-    off += 8;
-  }
-  if (mbf !== undefined) {
-    putU64(buf, off, mbf);
-    off += 8;
-  }
-  // Node's one-shot sha256 straight to hex (~0.6 µs for a block's ~600 bytes, against ~3.4 µs for hash-wasm's
-  // init/update/digest and the copy of its binary digest): the id is the first 8 bytes, byte 0 the version.
-  return `0x${VERSION_HEX[x.version & 0xff]}${hash("sha256", buf, "hex").slice(2, 16)}`;
-}
-
-/**
  * The id the EL will return for building `attrs` on `parentHash` with forkchoiceUpdated version `version`, or
  * undefined where op-geth and op-reth would differ (withdrawals absent, i.e. before Canyon) or the attributes hold
  * withdrawals (OP blocks never do) or malformed fields.
  */
 export function predictPayloadId(parentHash: Hash, attrs: PayloadAttributes, version: 1 | 2 | 3): Hex | undefined {
-  if (attrs.withdrawals === undefined || attrs.withdrawals.length !== 0) return undefined;
-  // Attributes made from transaction bytes keep them: their hex is then never encoded just for this.
-  let bytes = transactionBytesOf(attrs);
-  if (bytes === undefined) {
-    const decoded: Uint8Array[] = [];
-    for (const h of attrs.transactions) {
-      if (h.length % 2 !== 0 || !h.startsWith("0x")) return undefined;
-      const b = Buffer.from(h.slice(2), "hex");
-      if (b.length !== (h.length - 2) >> 1) return undefined;
-      decoded.push(b);
-    }
-    bytes = decoded;
-  }
-  return idOf(
-    {
-      parentHash,
-      timestamp: attrs.timestamp,
-      prevRandao: attrs.prevRandao,
-      feeRecipient: attrs.suggestedFeeRecipient,
-      withdrawalsRlp: EMPTY_LIST_RLP,
-      parentBeaconBlockRoot: attrs.parentBeaconBlockRoot,
-      noTxPool: attrs.noTxPool,
-      gasLimit: attrs.gasLimit,
-      eip1559Params: attrs.eip1559Params,
-      minBaseFee: attrs.minBaseFee,
-      version,
-    },
-    bytes,
-    false,
-  );
+  const f = attrs.fields;
+  if (f.withdrawals === undefined || f.withdrawals.length !== 0) return undefined;
+  return payloadId({
+    parentHash,
+    timestamp: f.timestamp,
+    prevRandao: f.prevRandao,
+    feeRecipient: f.suggestedFeeRecipient,
+    withdrawalsRlp: EMPTY_LIST_RLP,
+    parentBeaconBlockRoot: f.parentBeaconBlockRoot,
+    noTxPool: f.noTxPool,
+    txHashes: attrs.txBytes.map((t) => keccak(t)),
+    gasLimit: f.gasLimit,
+    eip1559Params: f.eip1559Params,
+    minBaseFee: f.minBaseFee,
+    version,
+  });
 }

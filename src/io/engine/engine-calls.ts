@@ -4,14 +4,13 @@
  * own JSON (a getPayload result's payload text, sent back as the EL wrote it by the newPayload of that payload).
  */
 import { DecodeError } from "../../core/errors/supernode-error.js";
-import type { Hex } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
 import type { BatchResult, RpcCall } from "../json-rpc/http-client.js";
 import { RawJson } from "../json-rpc/raw-json.js";
 import {
   decodePayloadEnvelope,
   encodeExecutionPayload,
-  encodePayloadAttributesText,
+  encodePayloadAttributesParts,
   type ExecutionPayload,
   type ExecutionPayloadEnvelope,
   type ForkchoiceState,
@@ -20,8 +19,8 @@ import {
 
 export function forkchoiceMethod(cfg: RollupConfig, attrs?: PayloadAttributes): string {
   if (attrs === undefined) return "engine_forkchoiceUpdatedV3";
-  if (isForkActive(cfg, "ecotone", attrs.timestamp)) return "engine_forkchoiceUpdatedV3";
-  if (isForkActive(cfg, "canyon", attrs.timestamp)) return "engine_forkchoiceUpdatedV2";
+  if (isForkActive(cfg, "ecotone", attrs.fields.timestamp)) return "engine_forkchoiceUpdatedV3";
+  if (isForkActive(cfg, "canyon", attrs.fields.timestamp)) return "engine_forkchoiceUpdatedV2";
   return "engine_forkchoiceUpdatedV1";
 }
 
@@ -37,12 +36,6 @@ export function getPayloadMethod(cfg: RollupConfig, timestamp: number): string {
   return "engine_getPayloadV2";
 }
 
-/** A forkchoice update's call, with the text its attributes' transactions went out as. */
-export interface ForkchoiceCall extends RpcCall {
-  /** engine-types.ts `PayloadAttributesText.transactionsJoined` of `attrs.transactions` (undefined without). */
-  readonly transactionsJoined: string | undefined;
-}
-
 /**
  * `engine_forkchoiceUpdated(state, attrs)`; the attributes go as JSON text written without JSON.stringify's scan of
  * their transactions (engine-types.ts). `standardOnly`: without the OP extensions (a non-OP EL, in tests).
@@ -52,8 +45,7 @@ export function forkchoiceCall(
   state: ForkchoiceState,
   attrs: PayloadAttributes | undefined,
   standardOnly: boolean,
-): ForkchoiceCall {
-  const text = attrs === undefined ? undefined : encodePayloadAttributesText(attrs, standardOnly);
+): RpcCall {
   return {
     method: forkchoiceMethod(cfg, attrs),
     params: [
@@ -62,9 +54,8 @@ export function forkchoiceCall(
         safeBlockHash: state.safeBlockHash,
         finalizedBlockHash: state.finalizedBlockHash,
       },
-      text === undefined ? null : new RawJson(text.parts),
+      attrs === undefined ? null : new RawJson(encodePayloadAttributesParts(attrs, standardOnly)),
     ],
-    transactionsJoined: text?.transactionsJoined,
   };
 }
 
@@ -89,23 +80,17 @@ export function newPayloadCall(cfg: RollupConfig, envelope: ExecutionPayloadEnve
 /**
  * A getPayload result (`result`, parsed from the response) decoded for the node; the payload's own JSON text is kept
  * for the newPayload of this very payload object: `jsonAt(path)` gives the response's text at `path` (`["result"]`
- * or `["result", "executionPayload"]`), e.g. `(path) => jsonValueAt(text, path)`. `expectTransactions`: see
- * `decodeExecutionPayload`.
+ * or `["result", "executionPayload"]`), e.g. `(path) => jsonValueAt(text, path)`.
  */
 export function decodeSealedPayload(
   result: unknown,
   jsonAt: (path: readonly string[]) => string | undefined,
-  expectTransactions: readonly Hex[] | undefined,
 ): ExecutionPayloadEnvelope {
-  return decodePayloadEnvelope(
-    result,
-    (payload, raw) => {
-      // V2+: {executionPayload, ...}; V1: the payload itself.
-      const json = jsonAt(raw === result ? RESULT : RESULT_PAYLOAD);
-      sealedJson.set(payload, json === undefined ? raw : new RawJson(json));
-    },
-    expectTransactions,
-  );
+  return decodePayloadEnvelope(result, (payload, raw) => {
+    // V2+: {executionPayload, ...}; V1: the payload itself.
+    const json = jsonAt(raw === result ? RESULT : RESULT_PAYLOAD);
+    sealedJson.set(payload, json === undefined ? raw : new RawJson(json));
+  });
 }
 
 const RESULT: readonly string[] = ["result"];

@@ -35,13 +35,6 @@ import type { BuildStartRequest, BuildStartResult } from "./engine-types.js";
 import { jwtAuthHeaders } from "./jwt.js";
 import { L2BlockReads, type L2Label } from "./l2-reads.js";
 
-/**
- * Where a getPayload (V2+) response holds the payload's transactions: when they are exactly the ones the node asked
- * for (derived attributes), the response parser takes the node's own strings instead of parsing ~10 kB of hex again
- * (raw-json.ts `parseWithKnownStrings`; docs/adr/0101).
- */
-const RESULT_PAYLOAD_TRANSACTIONS: readonly string[] = ["result", "executionPayload", "transactions"];
-
 export { type EngineIdentity, type EngineKind, VARIANT_B_END_OF_SUPPORT_MS } from "./engine-identity.js";
 export type { L2Label } from "./l2-reads.js";
 
@@ -204,30 +197,18 @@ export class EngineClient {
   buildStartWithPayload(req: BuildStartRequest): Promise<BuildStartResult> {
     const calls: RpcCall[] = [];
     if (req.held !== undefined) calls.push(newPayloadCall(this.cfg, req.held));
-    const fc = forkchoiceCall(this.cfg, req.state, req.attrs, this.standardOnly);
-    calls.push(fc);
-    calls.push({ method: this.getPayloadMethod(req.attrs.timestamp), params: [req.payloadId] });
+    calls.push(forkchoiceCall(this.cfg, req.state, req.attrs, this.standardOnly));
+    calls.push({ method: this.getPayloadMethod(req.attrs.fields.timestamp), params: [req.payloadId] });
     const k = req.held === undefined ? 0 : 1;
-    const expected = req.expectTransactions;
-    const known =
-      expected === undefined
-        ? undefined
-        : {
-            call: k + 1,
-            path: RESULT_PAYLOAD_TRANSACTIONS,
-            strings: expected,
-            // The request's own text of these very transactions (the attributes' hex array, read once per block).
-            joined: expected === req.attrs.transactions ? fc.transactionsJoined : undefined,
-          };
     return this.queue.run(async () => {
-      const { results, itemValueAt } = await this.rpc.batchWithText(calls, undefined, known);
+      const { results, itemValueAt } = await this.rpc.batchWithText(calls);
       const gp = results[k + 1];
       let payload: ExecutionPayloadEnvelope | Error;
       if (gp === undefined) payload = new DecodeError("engine: batch response missing");
       else if (!gp.ok) payload = gp.error;
       else {
         try {
-          payload = decodeSealedPayload(gp.result, (path) => itemValueAt(k + 1, path), req.expectTransactions);
+          payload = decodeSealedPayload(gp.result, (path) => itemValueAt(k + 1, path));
         } catch (err) {
           payload = err as Error;
         }
@@ -245,19 +226,11 @@ export class EngineClient {
    * newPayload of this very payload object sends that text back as the EL wrote it (fields the node does not model
    * included) instead of encoding the payload again.
    */
-  getPayload(
-    payloadId: Hex,
-    timestamp: number,
-    expectTransactions?: readonly Hex[],
-  ): Promise<ExecutionPayloadEnvelope> {
+  getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope> {
     const method = this.getPayloadMethod(timestamp);
-    const known =
-      expectTransactions === undefined
-        ? undefined
-        : { call: 0, path: RESULT_PAYLOAD_TRANSACTIONS, strings: expectTransactions };
     return this.queue.run(async () => {
-      const { result, text } = await this.rpc.callWithText(method, [payloadId], undefined, known);
-      return decodeSealedPayload(result, (path) => jsonValueAt(text, path), expectTransactions);
+      const { result, text } = await this.rpc.callWithText(method, [payloadId]);
+      return decodeSealedPayload(result, (path) => jsonValueAt(text, path));
     });
   }
 

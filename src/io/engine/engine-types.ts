@@ -2,11 +2,10 @@
  * Engine API shapes (op-node §3.1–3.3), structurally identical to `src/node/ports.ts` so the client plugs in
  * directly, plus their JSON codecs. Numbers are `number` (block numbers, timestamps) or `bigint` (gas, fees).
  */
-import { isHex } from "../../core/codec/hex.js";
+import { bytesToHex, isHex } from "../../core/codec/hex.js";
 import { quantityToBigint, quantityToNumber, toQuantity } from "../../core/codec/quantity.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Hex } from "../../core/types/primitives.js";
-import { hexArrayInner } from "../json-rpc/raw-json.js";
 
 export type {
   PayloadStatusKind,
@@ -25,6 +24,7 @@ import type {
   PayloadStatus,
   ForkchoiceResult,
   PayloadAttributes,
+  AttributesFields,
   ExecutionPayload,
   ExecutionPayloadEnvelope,
 } from "../../protocol/engine-api-types.js";
@@ -72,54 +72,29 @@ export function decodeForkchoiceResult(value: unknown): ForkchoiceResult {
 
 /** PayloadAttributes JSON, keys in op-node order, optional keys omitted when absent/false. */
 export function encodePayloadAttributes(a: PayloadAttributes, standardOnly = false): Json {
-  const out = attributesBeforeTransactions(a);
+  const out = attributesBeforeTransactions(a.fields);
   if (standardOnly) return out;
-  out.transactions = a.transactions;
-  return Object.assign(out, attributesAfterTransactions(a));
+  out.transactions = a.txBytes.map(bytesToHex);
+  return Object.assign(out, attributesAfterTransactions(a.fields));
 }
 
 /**
- * `JSON.stringify(encodePayloadAttributes(a, standardOnly))`, with the transactions written by raw-json.ts
- * `hexArrayInner` instead of JSON.stringify (~1 µs instead of ~15 µs for a block's ~10 kB of transactions).
- */
-export function encodePayloadAttributesJson(a: PayloadAttributes, standardOnly = false): string {
-  return encodePayloadAttributesParts(a, standardOnly).join("");
-}
-
-/**
- * {@link encodePayloadAttributesJson}'s text in parts: the fields before the transactions' strings, the strings
- * joined (one flat string of ~10 kB, written into the request as it is: raw-json.ts `requestParts`), the rest.
+ * `JSON.stringify(encodePayloadAttributes(a, standardOnly))` as parts: the fields before the transactions, the
+ * transactions' hex joined (one flat string of ~10 kB, written into the request as it is: raw-json.ts
+ * `requestParts`; hex holds nothing JSON escapes), the rest.
  */
 export function encodePayloadAttributesParts(a: PayloadAttributes, standardOnly = false): string[] {
-  return encodePayloadAttributesText(a, standardOnly).parts;
-}
-
-/** The attributes' JSON text ({@link encodePayloadAttributesParts}) and the text of their transactions in it. */
-export interface PayloadAttributesText {
-  readonly parts: string[];
-  /**
-   * `transactions.join('","')` when the transactions went out as that one text (raw-json.ts `hexArrayInner`: no
-   * quote or backslash in any of them, at least one transaction); undefined otherwise. The same string object as
-   * the part written into the request: a caller that expects these transactions back (raw-json.ts
-   * `KnownStrings.joined`) compares the response with it without joining them again.
-   */
-  readonly transactionsJoined: string | undefined;
-}
-
-export function encodePayloadAttributesText(a: PayloadAttributes, standardOnly = false): PayloadAttributesText {
-  const before = JSON.stringify(attributesBeforeTransactions(a));
-  if (standardOnly) return { parts: [before], transactionsJoined: undefined };
-  const after = JSON.stringify(attributesAfterTransactions(a));
+  const f = a.fields;
+  const before = JSON.stringify(attributesBeforeTransactions(f));
+  if (standardOnly) return [before];
+  const after = JSON.stringify(attributesAfterTransactions(f));
   const head = `${before.slice(0, -1)},"transactions":`;
   const tail = `,${after.slice(1)}`;
-  const txs = a.transactions;
-  const inner = hexArrayInner(txs);
-  if (inner === undefined) return { parts: [`${head}${JSON.stringify(txs)}${tail}`], transactionsJoined: undefined };
-  if (txs.length === 0) return { parts: [`${head}[]${tail}`], transactionsJoined: undefined };
-  return { parts: [`${head}["`, inner, `"]${tail}`], transactionsJoined: inner };
+  if (a.txBytes.length === 0) return [`${head}[]${tail}`];
+  return [`${head}["`, a.txBytes.map(bytesToHex).join('","'), `"]${tail}`];
 }
 
-function attributesBeforeTransactions(a: PayloadAttributes): Json {
+function attributesBeforeTransactions(a: AttributesFields): Json {
   const out: Json = {
     timestamp: toQuantity(a.timestamp),
     prevRandao: a.prevRandao,
@@ -131,7 +106,7 @@ function attributesBeforeTransactions(a: PayloadAttributes): Json {
 }
 
 /** The OP extensions after `transactions` (never empty: gasLimit is always there). */
-function attributesAfterTransactions(a: PayloadAttributes): Json {
+function attributesAfterTransactions(a: AttributesFields): Json {
   const out: Json = {};
   if (a.noTxPool) out.noTxPool = true;
   out.gasLimit = toQuantity(a.gasLimit);
@@ -170,12 +145,8 @@ export function encodeExecutionPayload(p: ExecutionPayload): Json {
   return out;
 }
 
-/**
- * A payload from the EL's JSON. `known`: transactions the node knows to be lower-case hex (the attributes' it asked
- * the payload to hold): an element equal to the one at the same index is taken as is (no hex scan of its
- * kilobytes, and the node's own string is shared); every other element is checked and lower-cased.
- */
-export function decodeExecutionPayload(value: unknown, known?: readonly Hex[]): ExecutionPayload {
+/** A payload from the EL's JSON (hex checked and lower-cased). */
+export function decodeExecutionPayload(value: unknown): ExecutionPayload {
   const o = value as Json | null;
   if (o === null || typeof o !== "object") throw new DecodeError("engine: payload is not an object");
   if (!Array.isArray(o.transactions)) throw new DecodeError("engine: payload has no transactions");
@@ -193,7 +164,7 @@ export function decodeExecutionPayload(value: unknown, known?: readonly Hex[]): 
     extraData: hex(o, "extraData"),
     baseFeePerGas: quantityToBigint(o.baseFeePerGas),
     blockHash: hex(o, "blockHash", 32),
-    transactions: decodeTransactions(o.transactions, known),
+    transactions: decodeTransactions(o.transactions),
   };
   if (Array.isArray(o.withdrawals)) out.withdrawals = o.withdrawals;
   const bgu = optBig(o, "blobGasUsed");
@@ -205,13 +176,9 @@ export function decodeExecutionPayload(value: unknown, known?: readonly Hex[]): 
   return out;
 }
 
-function decodeTransactions(txs: readonly unknown[], known: readonly Hex[] | undefined): Hex[] {
+function decodeTransactions(txs: readonly unknown[]): Hex[] {
   const out = new Array<Hex>(txs.length);
-  for (let i = 0; i < txs.length; i++) {
-    const t = txs[i];
-    const k = known?.[i];
-    out[i] = k !== undefined && t === k ? k : hex({ t }, "t");
-  }
+  for (let i = 0; i < txs.length; i++) out[i] = hex({ t: txs[i] }, "t");
   return out;
 }
 
@@ -222,12 +189,11 @@ function decodeTransactions(txs: readonly unknown[], known: readonly Hex[] | und
 export function decodePayloadEnvelope(
   value: unknown,
   onRaw?: (payload: ExecutionPayload, raw: Json) => void,
-  knownTransactions?: readonly Hex[],
 ): ExecutionPayloadEnvelope {
   const o = value as Json | null;
   if (o === null || typeof o !== "object") throw new DecodeError("engine: getPayload result is not an object");
   const rawPayload = (o.executionPayload === undefined ? o : o.executionPayload) as Json;
-  const executionPayload = decodeExecutionPayload(rawPayload, knownTransactions);
+  const executionPayload = decodeExecutionPayload(rawPayload);
   onRaw?.(executionPayload, rawPayload);
   if (o.executionPayload === undefined) return { executionPayload };
   const env: { -readonly [K in keyof ExecutionPayloadEnvelope]: ExecutionPayloadEnvelope[K] } = { executionPayload };

@@ -6,7 +6,7 @@ import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
 import { postHttp1 } from "./http1-post.js";
 import type { Agent as HttpAgent } from "node:http";
 import type { Turns } from "../../core/async/turns.js";
-import { jsonArrayItemValueAt, type KnownStrings, parseWithKnownStrings, requestParts } from "./raw-json.js";
+import { jsonArrayItemValueAt, requestParts } from "./raw-json.js";
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
 
@@ -86,20 +86,6 @@ export interface RpcCall {
   readonly params: readonly unknown[];
 }
 
-/**
- * An array of strings the caller knows its response holds (raw-json.ts `parseWithKnownStrings`): at `path` of the
- * response to call `call` of a batch (or of the one call), e.g. the transactions of the payload the node asked for.
- */
-export interface KnownResponseStrings {
-  /** Index of the call in the batch (0 for {@link HttpRpcClient.callWithText}). */
-  readonly call: number;
-  readonly path: readonly string[];
-  /** Strings that need no JSON escape (hex). */
-  readonly strings: readonly string[];
-  /** `strings.join('","')` when the caller has it (raw-json.ts `KnownStrings.joined`). */
-  readonly joined?: string | undefined;
-}
-
 /** A batch's outcomes and, on demand, the response text of its elements (see `HttpRpcClient.batchWithText`). */
 export interface BatchWithText {
   readonly results: BatchResult[];
@@ -169,14 +155,12 @@ export class HttpRpcClient {
     method: string,
     params: readonly unknown[] = [],
     signal?: AbortSignal,
-    known?: KnownResponseStrings,
   ): Promise<{ result: T; text: string }> {
     const id = this.nextId++;
     const started = this.clock.nowMs();
     let body: { parsed: unknown; text: string };
     try {
-      const k = known === undefined ? undefined : { path: known.path, strings: known.strings, joined: known.joined };
-      body = await this.post(requestParts([{ method, params }], id, false), method, signal, k);
+      body = await this.post(requestParts([{ method, params }], id, false), method, signal);
     } catch (err) {
       this.report(method, started, outcomeOf(err));
       throw err;
@@ -200,14 +184,9 @@ export class HttpRpcClient {
    * {@link batch}, also giving on demand the response text of each element's values (`itemValueAt(i, path)`: the
    * JSON text of the value at `path`, e.g. `["result", "executionPayload"]`, in the response object of call `i`;
    * undefined when the server did not answer it in an array or the path is missing), for a caller that passes part
-   * of it on as it is (raw-json.ts). `known`: strings the caller knows
-   * one element's response holds (not parsed again when they are there as such; the results are the same).
+   * of it on as it is (raw-json.ts).
    */
-  async batchWithText(
-    calls: readonly RpcCall[],
-    signal?: AbortSignal,
-    known?: KnownResponseStrings,
-  ): Promise<BatchWithText> {
+  async batchWithText(calls: readonly RpcCall[], signal?: AbortSignal): Promise<BatchWithText> {
     if (calls.length === 0) return { results: [], itemValueAt: () => undefined };
     const firstId = this.nextId;
     this.nextId += calls.length;
@@ -216,11 +195,7 @@ export class HttpRpcClient {
     let body: unknown;
     let text: string;
     try {
-      const k =
-        known === undefined
-          ? undefined
-          : { id: firstId + known.call, path: known.path, strings: known.strings, joined: known.joined };
-      ({ parsed: body, text } = await this.post(payload, calls[0]?.method ?? "batch", signal, k));
+      ({ parsed: body, text } = await this.post(payload, calls[0]?.method ?? "batch", signal));
     } catch (err) {
       for (const c of calls) this.report(c.method, started, outcomeOf(err));
       throw err;
@@ -273,12 +248,11 @@ export class HttpRpcClient {
     return r.result;
   }
 
-  /** POSTs the request text; the parsed response and its text (`known`: see raw-json.ts `parseWithKnownStrings`). */
+  /** POSTs the request text; the parsed response and its text. */
   private async post(
     request: readonly string[],
     method: string,
     signal?: AbortSignal,
-    known?: KnownStrings,
   ): Promise<{ parsed: unknown; text: string }> {
     if (signal?.aborted) throw new AbortedError();
     const h = this.headers === undefined ? undefined : this.headers();
@@ -316,7 +290,7 @@ export class HttpRpcClient {
         meta: { status: res.status, url: this.url },
       });
     }
-    const parsed = (known === undefined ? undefined : parseWithKnownStrings(text, known)) ?? tryParse(text);
+    const parsed = tryParse(text);
     if (parsed === undefined) {
       throw new TemporaryError("RPC_BAD_RESPONSE", `${method}: response is not JSON`, { body: text.slice(0, 200) });
     }

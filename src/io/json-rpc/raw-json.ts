@@ -5,8 +5,6 @@
  * `indexOf` of one character runs at memory speed; and a value the EL wrote can be sent back as the EL wrote it.
  */
 
-import { randomBytes } from "node:crypto";
-
 /**
  * JSON text that goes into a request as it is (already serialised, e.g. the EL's own JSON of a payload), given whole
  * or as parts that are written one after the other (the request is then never copied into one string first).
@@ -87,33 +85,6 @@ function addPart(out: string[], cur: string, part: string): string {
   if (cur !== "") out.push(cur);
   out.push(part);
   return "";
-}
-
-/**
- * `JSON.stringify(strings)` for strings that are hex in practice (transactions): a string without a quote or a
- * backslash is written between quotes as it is, so nothing can close the string early; any string with either
- * falls back to JSON.stringify for the whole array. (A control character, which no hex string holds, would go out
- * unescaped: invalid JSON that the EL refuses, as it refuses a transaction that is not hex.)
- */
-export function hexArrayJson(strings: readonly string[]): string {
-  const inner = hexArrayInner(strings);
-  if (inner === undefined) return JSON.stringify(strings);
-  return strings.length === 0 ? "[]" : `["${inner}"]`;
-}
-
-/**
- * The text between `["` and `"]` of {@link hexArrayJson}'s array (`strings.join('","')`, one flat string), or
- * undefined when a string holds a quote or a backslash (JSON.stringify's text then). The strings are not scanned
- * one by one (which would flatten each, e.g. a `0x…` hex made by concatenation: a copy of every transaction): the
- * joined text is, once — it holds no backslash, and exactly the separators' quotes.
- */
-export function hexArrayInner(strings: readonly string[]): string | undefined {
-  for (let i = 0; i < strings.length; i++) if (typeof strings[i] !== "string") return undefined;
-  const joined = strings.join('","');
-  if (joined.indexOf("\\") >= 0) return undefined;
-  let quotes = 0;
-  for (let q = joined.indexOf('"'); q >= 0; q = joined.indexOf('"', q + 1)) quotes++;
-  return quotes === 2 * Math.max(0, strings.length - 1) ? joined : undefined;
 }
 
 const QUOTE = 0x22;
@@ -245,113 +216,6 @@ function valueStartAt(text: string, start: number, path: readonly string[]): num
     if (at < 0) return -1;
   }
   return at;
-}
-
-/** Where the strings of a response the caller already knows are (see {@link parseWithKnownStrings}). */
-export interface KnownStrings {
-  /** The `id` of the JSON-RPC batch element holding them; undefined: the response is one object (no batch). */
-  readonly id?: number | undefined;
-  /** Object keys from the response object down to the array, e.g. `["result", "executionPayload", "transactions"]`. */
-  readonly path: readonly string[];
-  /**
-   * The array's strings, each known to need no JSON escape (hex, as the transactions of attributes the node
-   * asked a payload to hold): no quote, backslash or control character.
-   */
-  readonly strings: readonly string[];
-  /**
-   * `strings.join('","')` when the caller has that text already and it holds no quote of a string's own nor a
-   * backslash ({@link hexArrayInner}'s text, e.g. the request's own part made of these very strings): an array
-   * written without whitespace is then compared in one piece (one comparison of a flat string, instead of one per
-   * string — each of which flattens a `0x…` concatenation first: a copy of every transaction). Any other way of
-   * writing it is compared string by string as without it.
-   */
-  readonly joined?: string | undefined;
-}
-
-/**
- * What stands in for the known array while the rest of the text is parsed: a string with a token drawn once per
- * process, which no EL can write itself. (A fixed one could: in a later element with the same id, JSON.parse's
- * value there would then be the EL's string and pass the check below for the node's own placeholder.)
- */
-const KNOWN_VALUE = `\u0000supernode:known-strings:${randomBytes(16).toString("hex")}`;
-const KNOWN_JSON = JSON.stringify(KNOWN_VALUE);
-
-/**
- * `JSON.parse(text)` of a JSON-RPC response that holds, at `known.path`, an array of strings the caller already
- * knows (the transactions of a payload the node asked for: ~10 kB of hex): when that array's text is exactly
- * `known.strings` written as JSON (whitespace between tokens allowed), it is compared in place instead of parsed
- * (no second copy of each string made, scanned and compared again later), and the parsed value there is a copy of
- * `known.strings` (the same string objects). Everything else is parsed by JSON.parse as it is: the result is what
- * `JSON.parse(text)` returns. Undefined when the array is not found there as such, is found differently by
- * JSON.parse (a duplicate key or `id`), or the rest is not valid JSON: the caller then parses the text whole
- * (and meets the same errors as without this function).
- */
-export function parseWithKnownStrings(text: string, known: KnownStrings): unknown {
-  const start =
-    known.id === undefined
-      ? valueStartAt(text, skipSpace(text, 0), known.path)
-      : arrayItemValueStart(text, known.id, known.path);
-  if (start < 0) return undefined;
-  const end = knownStringArrayEnd(text, start, known.strings, known.joined);
-  if (end < 0) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(`${text.slice(0, start)}${KNOWN_JSON}${text.slice(end)}`);
-  } catch {
-    return undefined;
-  }
-  // The object JSON.parse made of the same member: the last one of a duplicated `id` or key (the scan above took
-  // the first), so the placeholder must be found where the caller will look.
-  let at: unknown = parsed;
-  if (known.id !== undefined) {
-    if (!Array.isArray(parsed)) return undefined;
-    at = undefined;
-    for (const r of parsed) if (isObject(r) && r.id === known.id) at = r;
-  }
-  const last = known.path.length - 1;
-  for (let i = 0; i < last; i++) {
-    if (!isObject(at)) return undefined;
-    at = at[known.path[i]!];
-  }
-  if (!isObject(at) || at[known.path[last]!] !== KNOWN_VALUE) return undefined;
-  at[known.path[last]!] = known.strings.slice();
-  return parsed;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/**
- * Index just past the JSON array starting at `at` when it holds exactly `strings`, each written as it is between
- * quotes; -1 otherwise. A string with a quote or a backslash never matches (its JSON text would differ). `joined`:
- * see {@link KnownStrings.joined}.
- */
-function knownStringArrayEnd(text: string, at: number, strings: readonly string[], joined: string | undefined): number {
-  if (text.charCodeAt(at) !== 0x5b /* [ */) return -1;
-  if (joined !== undefined && strings.length > 0 && text.charCodeAt(at + 1) === QUOTE) {
-    // `["` + the strings joined by `","` + `"]`, as written by an EL that puts no whitespace in the array.
-    const end = at + 2 + joined.length;
-    if (
-      text.charCodeAt(end) === QUOTE &&
-      text.charCodeAt(end + 1) === 0x5d /* ] */ &&
-      text.slice(at + 2, end) === joined
-    )
-      return end + 2;
-  }
-  let i = skipSpace(text, at + 1);
-  for (let k = 0; k < strings.length; k++) {
-    if (k > 0) {
-      if (text.charCodeAt(i) !== 0x2c /* , */) return -1;
-      i = skipSpace(text, i + 1);
-    }
-    const s = strings[k]!;
-    const end = i + 1 + s.length;
-    if (text.charCodeAt(i) !== QUOTE || text.charCodeAt(end) !== QUOTE || text.slice(i + 1, end) !== s) return -1;
-    if (s.indexOf('"') >= 0 || s.indexOf("\\") >= 0) return -1;
-    i = skipSpace(text, end + 1);
-  }
-  return text.charCodeAt(i) === 0x5d /* ] */ ? i + 1 : -1;
 }
 
 /**

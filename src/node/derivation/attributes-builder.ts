@@ -14,7 +14,7 @@ import {
 } from "../../protocol/l1/blob-fee.js";
 import { userDepositsFromReceipts } from "../../protocol/l1/deposit-log.js";
 import { applySystemConfigReceipts } from "../../protocol/l1/system-config.js";
-import { buildPayloadAttributes, transactionBytesOf } from "../../protocol/l2/attributes.js";
+import { buildPayloadAttributes } from "../../protocol/l2/attributes.js";
 import { systemConfigFromL2Block } from "../../protocol/l2/block-ref.js";
 import { encodeDepositTx } from "../../protocol/l2/deposit-tx.js";
 import { extraDataForAttributes } from "../../protocol/l2/extra-data.js";
@@ -40,12 +40,6 @@ export function l1OriginInfo(cfg: RollupConfig, l1cfg: L1ChainConfig, info: L1Bl
     mixHash: info.mixHash,
     ...(info.parentBeaconBlockRoot !== undefined ? { parentBeaconBlockRoot: info.parentBeaconBlockRoot } : {}),
   };
-}
-
-/** The first transaction (the L1-info deposit) of `a` as hex, without encoding the others. */
-function firstTransactionHex(a: PayloadAttributes): Hex | undefined {
-  const first = transactionBytesOf(a)?.[0];
-  return first === undefined ? a.transactions[0] : bytesToHex(first);
 }
 
 /** An epoch's L1 header with what is made from it once per epoch: the L1-info origin and the block ref. */
@@ -128,7 +122,8 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
    * epoch it is computed once, not decoded again from every block's L1-info deposit.
    */
   private readBack(sys: SystemConfig, attributes: PayloadAttributes, number: number, parentHash: Hash): SystemConfig {
-    const ts = attributes.timestamp;
+    const f = attributes.fields;
+    const ts = f.timestamp;
     const format = l1InfoFormatAt(this.cfg, ts);
     const holocene = isForkActive(this.cfg, "holocene", ts);
     const jovian = isForkActive(this.cfg, "jovian", ts);
@@ -149,53 +144,20 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       number,
       parentHash,
       timestamp: ts,
-      gasLimit: attributes.gasLimit,
-      extraData: extraDataForAttributes(this.cfg, ts, attributes.eip1559Params, attributes.minBaseFee),
-      // The L1-info deposit alone (reading `transactions` would encode every transaction's hex).
-      firstTx: firstTransactionHex(attributes),
+      gasLimit: f.gasLimit,
+      extraData: extraDataForAttributes(this.cfg, ts, f.eip1559Params, f.minBaseFee),
+      // The L1-info deposit alone.
+      firstTx: attributes.txBytes[0],
     });
     this.lastReadBack = { sys, format, holocene, jovian, read };
     return read;
   }
 
-  /**
-   * {@link prepare} when it needs no read: a block in its parent's epoch, the parent's SystemConfig remembered and
-   * the epoch's header the one read for the block before (an L1 header is immutable by hash). The attributes at
-   * once, with nothing awaited (ADR 0106); undefined when a read is needed.
-   */
-  prepareKnown(parent: L2BlockRef, epoch: BlockId, batchTransactions?: readonly (Uint8Array | Hex)[]) {
-    const last = this.lastOrigin;
-    if (
-      last === undefined ||
-      parent.l1origin.number !== epoch.number ||
-      parent.l1origin.hash !== epoch.hash ||
-      last.info.hash !== epoch.hash
-    )
-      return undefined;
-    const sys = this.knownSystemConfigOf(parent);
-    if (sys === undefined) return undefined;
-    return this.assemble(parent, sys, last, NO_DEPOSITS, parent.sequenceNumber + 1, batchTransactions);
-  }
-
-  prepare(
+  /** The attributes of the block after `parent` in `epoch`, with the reads they need (SystemConfig, L1 data). */
+  async prepare(
     parent: L2BlockRef,
     epoch: BlockId,
     batchTransactions?: readonly (Uint8Array | Hex)[],
-  ): Promise<PreparedAttributes> {
-    let known: PreparedAttributes | undefined;
-    try {
-      known = this.prepareKnown(parent, epoch, batchTransactions);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return known !== undefined ? Promise.resolve(known) : this.prepareReading(parent, epoch, batchTransactions);
-  }
-
-  /** {@link prepare} with the reads it needs: the parent's SystemConfig, the epoch's header and receipts. */
-  private async prepareReading(
-    parent: L2BlockRef,
-    epoch: BlockId,
-    batchTransactions: readonly (Uint8Array | Hex)[] | undefined,
   ): Promise<PreparedAttributes> {
     let sys = this.knownSystemConfigOf(parent) ?? (await this.systemConfigOf(parent));
     let seq: number;

@@ -5,6 +5,7 @@
  * batch queue / Holocene batch stage, and the attributes queue. The pure stages come from `protocol/derive`;
  * this class feeds them L1 data and turns accepted batches into payload attributes.
  */
+import { DEPOSIT_TX_TYPE } from "../../protocol/l2/deposit-tx.js";
 import { hexToBytes } from "../../core/codec/hex.js";
 import { CriticalError, DecodeError, ResetError, severityOf } from "../../core/errors/supernode-error.js";
 import { type Logger, logsAt } from "../../core/logger.js";
@@ -308,10 +309,8 @@ export class L1DerivationPipeline implements DerivationPipeline {
       // subarrays of the decompressed channel) after the deposits; hex is encoded only if the block is built.
       const epoch = { hash: b.epochHash, number: b.epochNum };
       const builder = this.d.builder;
-      const prepared =
-        builder.prepareKnown?.(pendingSafe, epoch, b.transactions) ??
-        (await builder.prepare(pendingSafe, epoch, b.transactions));
-      if (b.timestamp !== prepared.attributes.timestamp) {
+      const prepared = await builder.prepare(pendingSafe, epoch, b.transactions);
+      if (b.timestamp !== prepared.attributes.fields.timestamp) {
         throw new ResetError("BATCH_TIMESTAMP", "batch timestamp does not follow the pending safe head");
       }
       const attrs: DerivedAttributes = {
@@ -338,8 +337,8 @@ export class L1DerivationPipeline implements DerivationPipeline {
   invalidated(last: DerivedAttributes): DerivedAttributes | undefined {
     if (!isHoloceneDerivation(this.d.cfg, last.derivedFrom.timestamp)) return undefined;
     if (this.stage instanceof BatchStage) this.stage.flushChannel(this.source);
-    const deposits = last.attributes.transactions.filter((t) => t.toLowerCase().startsWith("0x7e"));
-    return { ...last, attributes: { ...last.attributes, transactions: deposits }, depositsOnly: true };
+    const deposits = last.attributes.txBytes.filter((t) => t[0] === DEPOSIT_TX_TYPE);
+    return { ...last, attributes: { ...last.attributes, txBytes: deposits }, depositsOnly: true };
   }
 }
 

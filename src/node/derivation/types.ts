@@ -39,15 +39,6 @@ export interface AttributesBuilder {
     epoch: BlockId,
     batchTransactions?: readonly (Uint8Array | Hex)[],
   ): Promise<PreparedAttributes>;
-  /**
-   * Optional: what `prepare` would give, at once, when it needs nothing read (the steady path within an epoch);
-   * undefined when it does (then call `prepare`). Saves the derived block a promise and a microtask hop.
-   */
-  prepareKnown?(
-    parent: L2BlockRef,
-    epoch: BlockId,
-    batchTransactions?: readonly (Uint8Array | Hex)[],
-  ): PreparedAttributes | undefined;
 }
 
 /** The attributes of the next block with the L1 origin and sequence number they were made for. */

@@ -2,16 +2,15 @@
  * `AttributesMatchBlock` (op-node §2.12.3): does the block the EL already has at `parent + 1` equal what the
  * derived attributes would build? Returns undefined on a match, or the reason for the mismatch.
  */
-import { bytesToHex, hexEqualsBytes, hexToBytes } from "../../core/codec/hex.js";
+import { bytesToHex, hexEqualsBytes } from "../../core/codec/hex.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
 import { keccak } from "../../protocol/block/keccak.js";
-import { transactionBytesOf } from "../../protocol/l2/attributes.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
 import { EMPTY_TRIE_ROOT } from "../../protocol/block/trie.js";
 import { decodeEip1559Params, type Eip1559Params } from "../../protocol/l1/fee-scalars.js";
 import { decodeExtraData, type ExtraDataParams } from "../../protocol/l2/extra-data.js";
 import type { ComparedPayloadFields } from "../../protocol/engine-api-types.js";
-import type { ExecutionPayloadEnvelope, L2BlockHeader, PayloadAttributes } from "../ports.js";
+import type { AttributesFields, ExecutionPayloadEnvelope, L2BlockHeader, PayloadAttributes } from "../ports.js";
 
 /**
  * Equal hex strings in either case. The execution client and the attributes write lower case, so the common case
@@ -40,43 +39,11 @@ function effectiveEip1559(cfg: RollupConfig, params: Hex): Eip1559Params | strin
   return p;
 }
 
-/**
- * The last extraData verdict per chain (rollup config): consecutive blocks carry the same extraData and EIP-1559
- * parameters, so the verdict is decoded once per change, not per block.
- */
-const lastExtraData = new WeakMap<
-  RollupConfig,
-  { params: Hex; minBaseFee: bigint | undefined; extraData: Hex; jovian: boolean; verdict: string | undefined }
->();
-
-function checkExtraData(cfg: RollupConfig, attrs: PayloadAttributes, extraData: Hex, ts: number): string | undefined {
-  const params = attrs.eip1559Params;
-  if (params === undefined) return extraData === "0x" ? undefined : `unexpected extraData ${extraData}`;
-  const jovian = isForkActive(cfg, "jovian", ts);
-  const m = lastExtraData.get(cfg);
-  if (
-    m !== undefined &&
-    m.params === params &&
-    m.minBaseFee === attrs.minBaseFee &&
-    m.extraData === extraData &&
-    m.jovian === jovian
-  ) {
-    return m.verdict;
-  }
-  const verdict = decideExtraData(cfg, attrs, extraData, jovian);
-  lastExtraData.set(cfg, { params, minBaseFee: attrs.minBaseFee, extraData, jovian, verdict });
-  return verdict;
-}
-
-function decideExtraData(
-  cfg: RollupConfig,
-  attrs: PayloadAttributes,
-  extraData: Hex,
-  jovian: boolean,
-): string | undefined {
+function checkExtraData(cfg: RollupConfig, attrs: AttributesFields, extraData: Hex, ts: number): string | undefined {
   if (attrs.eip1559Params === undefined) {
     return extraData === "0x" ? undefined : `unexpected extraData ${extraData}`;
   }
+  const jovian = isForkActive(cfg, "jovian", ts);
   const want = effectiveEip1559(cfg, attrs.eip1559Params);
   if (typeof want === "string") return want;
   let got: ExtraDataParams;
@@ -102,7 +69,7 @@ type BlockFields = ComparedPayloadFields;
 
 function matchFields(
   cfg: RollupConfig,
-  attrs: PayloadAttributes,
+  attrs: AttributesFields,
   parentHash: Hex,
   b: BlockFields,
   parentBeaconBlockRoot: Hex | undefined,
@@ -144,40 +111,36 @@ export function attributesMatchBlock(
 ): string | undefined {
   const b = envelope.executionPayload;
   const txs = b.transactions;
+  const want = attrs.txBytes;
   return matchFields(
     cfg,
-    attrs,
+    attrs.fields,
     parentHash,
     b,
     envelope.parentBeaconBlockRoot,
     txs.length,
-    attrs.transactions.length,
-    (i) => {
-      return !sameHex(txs[i], attrs.transactions[i]);
-    },
+    want.length,
+    (i) => !hexEqualsBytes(txs[i]!, want[i]!),
   );
 }
 
 /**
- * The keccak256 hashes of the attributes' transactions (their EIP-2718 bytes, as the EL hashes them), computed
- * once per attributes object and only as far as a comparison needs them. Attributes made with their transactions'
- * bytes (derivation: `attributesWithTransactionBytes`) are hashed from those bytes, never from hex.
+ * The keccak256 hashes of the attributes' transactions (of their EIP-2718 bytes, as the EL hashes them), computed
+ * only as far as a comparison needs them.
  */
 export class AttributesTxHashes {
   private readonly hashes: (Uint8Array | undefined)[] = [];
-  private readonly bytes: readonly Uint8Array[] | undefined;
   /** Number of transactions in the attributes. */
   readonly count: number;
 
   constructor(readonly attrs: PayloadAttributes) {
-    this.bytes = transactionBytesOf(attrs);
-    this.count = this.bytes?.length ?? attrs.transactions.length;
+    this.count = attrs.txBytes.length;
   }
 
   private digest(i: number): Uint8Array {
     let h = this.hashes[i];
     if (h === undefined) {
-      h = keccak(this.bytes?.[i] ?? hexToBytes(this.attrs.transactions[i] ?? "0x"));
+      h = keccak(this.attrs.txBytes[i]!);
       this.hashes[i] = h;
     }
     return h;
@@ -208,14 +171,12 @@ export function attributesMatchHeader(
   const txs = header.transactionHashes;
   return matchFields(
     cfg,
-    hashes.attrs,
+    hashes.attrs.fields,
     parentHash,
     header,
     header.parentBeaconBlockRoot,
     txs.length,
     hashes.count,
-    (i) => {
-      return !hashes.matches(i, txs[i]!);
-    },
+    (i) => !hashes.matches(i, txs[i]!),
   );
 }

@@ -43,9 +43,8 @@ export async function buildAndSeal(
   derived: boolean,
   accepted: () => void,
 ): Promise<ExecutionPayloadEnvelope | undefined> {
-  const predicted = derived && attrs.noTxPool ? d.engine.predictPayloadId?.(parent.hash, attrs) : undefined;
-  const fetch: PayloadFetch | undefined =
-    predicted === undefined ? undefined : { payloadId: predicted, expectTransactions: attrs.transactions };
+  const predicted = derived && attrs.fields.noTxPool ? d.engine.predictPayloadId?.(parent.hash, attrs) : undefined;
+  const fetch: PayloadFetch | undefined = predicted === undefined ? undefined : { payloadId: predicted };
   // Settles the last derived block first; its held newPayload rides along when it is the parent.
   const out = await d.inserter.forkchoice(fc, attrs, fetch);
   let payloadId: Hex | null;
@@ -108,7 +107,7 @@ function batchedPayload(
 /** `getPayload` on its own, with the id the build start returned. */
 async function sealAlone(d: BuildStartDeps, id: Hex, attrs: PayloadAttributes): Promise<ExecutionPayloadEnvelope> {
   try {
-    return await d.timed("getPayload", () => d.engine.getPayload(id, attrs.timestamp, attrs.transactions));
+    return await d.timed("getPayload", () => d.engine.getPayload(id, attrs.fields.timestamp));
   } catch (err) {
     throw sealFailure(err);
   }

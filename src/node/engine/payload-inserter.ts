@@ -45,8 +45,6 @@ export type ForkchoiceOutcome =
 /** getPayload of a predicted id, to send with a build start (ADR 0094). */
 export interface PayloadFetch {
   readonly payloadId: Hex;
-  /** As `EngineApi.getPayload`'s `expectTransactions`. */
-  readonly expectTransactions?: readonly Hex[] | undefined;
 }
 
 /** A derived block adopted before the EL's verdict on it. */

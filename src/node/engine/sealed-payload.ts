@@ -2,6 +2,7 @@
  * Checks of a payload the EL has just built for the node (`getPayload` after `forkchoiceUpdated` with attributes)
  * against what the node asked for: before the node adopts it, or hands it back to the EL (newPayload) unchanged.
  */
+import { hexEqualsBytes } from "../../core/codec/hex.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { ExecutionPayload, PayloadAttributes } from "../ports.js";
 
@@ -18,17 +19,14 @@ export function sealedPayloadMismatch(
 ): string | undefined {
   if (p.parentHash.toLowerCase() !== parent.hash.toLowerCase()) return `parent ${p.parentHash}, wanted ${parent.hash}`;
   if (p.blockNumber !== parent.number + 1) return `number ${p.blockNumber}, wanted ${parent.number + 1}`;
-  if (p.timestamp !== attrs.timestamp) return `timestamp ${p.timestamp}, wanted ${attrs.timestamp}`;
-  const want = attrs.transactions;
+  if (p.timestamp !== attrs.fields.timestamp) return `timestamp ${p.timestamp}, wanted ${attrs.fields.timestamp}`;
+  const want = attrs.txBytes;
   const got = p.transactions;
-  if (attrs.noTxPool ? got.length !== want.length : got.length < want.length) {
+  if (attrs.fields.noTxPool ? got.length !== want.length : got.length < want.length) {
     return `${got.length} transactions for ${want.length} in the attributes`;
   }
   for (let i = 0; i < want.length; i++) {
-    const a = want[i]!;
-    const b = got[i]!;
-    // Both lower-case in practice (one string comparison); case is not a difference.
-    if (a !== b && a.toLowerCase() !== b.toLowerCase()) return `transaction ${i} differs from the attributes'`;
+    if (!hexEqualsBytes(got[i]!, want[i]!)) return `transaction ${i} differs from the attributes'`;
   }
   return undefined;
 }

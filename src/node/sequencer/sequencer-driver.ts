@@ -3,6 +3,7 @@
  * and the block-building step the node's driver loop calls (a block every `block_time`, origin selection within
  * the drift rules, deposits and — unless forbidden — the pool, published to the unsafe-block sink).
  */
+import { hexToBytes } from "../../core/codec/hex.js";
 import type { Logger } from "../../core/logger.js";
 import type { Clock } from "../../core/time/clock.js";
 import type { Hash } from "../../core/types/primitives.js";
@@ -101,10 +102,13 @@ export class SequencerDriver {
       recover: this.recover,
     });
     const prepared = await this.d.attributesBuilder.prepare(parent, origin);
-    const ts = prepared.attributes.timestamp;
-    const attributes = {
-      ...prepared.attributes,
-      noTxPool: sequencerNoTxPool(this.d.rollup, ts, prepared.l1origin, this.recover),
+    const ts = prepared.attributes.fields.timestamp;
+    const attributes: PayloadAttributes = {
+      fields: {
+        ...prepared.attributes.fields,
+        noTxPool: sequencerNoTxPool(this.d.rollup, ts, prepared.l1origin, this.recover),
+      },
+      txBytes: prepared.attributes.txBytes,
     };
     const excluded = this.d.excludedTxs?.();
     const built = await engine
@@ -140,14 +144,17 @@ export class SequencerDriver {
     sealed: ExecutionPayloadEnvelope,
     excluded: ReadonlySet<Hash>,
   ): PayloadAttributes | undefined {
-    const pool = sealed.executionPayload.transactions.slice(attributes.transactions.length);
+    const pool = sealed.executionPayload.transactions.slice(attributes.txBytes.length);
     const kept = withoutExcluded(pool, excluded);
     if (kept === undefined) return undefined;
     this.d.logger.warn(
       { number: sealed.executionPayload.blockNumber, left_out: pool.length - kept.length },
       "sequencer: leaving denied transactions out of the block",
     );
-    return { ...attributes, transactions: [...attributes.transactions, ...kept], noTxPool: true };
+    return {
+      fields: { ...attributes.fields, noTxPool: true },
+      txBytes: [...attributes.txBytes, ...kept.map((t) => hexToBytes(t))],
+    };
   }
 
   /** `admin_startSequencer`: `head` is undefined while the node has no heads yet ("no prestate"). */

@@ -12,24 +12,8 @@ import { upgradeGasAt, upgradeTransactionsAt } from "./upgrade-txs.js";
 /** SequencerFeeVault: the fee recipient of every derived block. */
 export const SEQUENCER_FEE_VAULT: Address = "0x4200000000000000000000000000000000000011";
 
-/** Engine API payload attributes with the OP extensions. */
-export interface PayloadAttributes {
-  readonly timestamp: number;
-  readonly prevRandao: Hash;
-  readonly suggestedFeeRecipient: Address;
-  /** `[]` from Canyon, absent (or undefined) before. */
-  readonly withdrawals?: readonly never[] | undefined;
-  /** From Ecotone. */
-  readonly parentBeaconBlockRoot?: Hash | undefined;
-  /** EIP-2718 transactions: L1-info deposit, user deposits, upgrade txs, then batch txs. */
-  readonly transactions: readonly Hex[];
-  readonly noTxPool: boolean;
-  readonly gasLimit: bigint;
-  /** 8 bytes, from Holocene. */
-  readonly eip1559Params?: Hex | undefined;
-  /** From Jovian. */
-  readonly minBaseFee?: bigint | undefined;
-}
+export type { AttributesFields, PayloadAttributes } from "../engine-api-types.js";
+import type { AttributesFields, PayloadAttributes } from "../engine-api-types.js";
 
 export interface BuildAttributesInput {
   readonly cfg: RollupConfig;
@@ -60,83 +44,14 @@ export interface BuildAttributesInput {
 /** The withdrawals of every OP block from Canyon: none (one frozen array, not one per block). */
 const NO_WITHDRAWALS: readonly never[] = Object.freeze([]);
 
-/** The attributes without their transactions (what {@link attributesWithTransactionBytes} completes). */
-export type PayloadAttributesFields = Omit<PayloadAttributes, "transactions" | "withdrawals"> & {
-  // A rest (`{ transactions, ...fields } = attrs`) types the empty withdrawals as `unknown[]`.
-  readonly withdrawals?: readonly unknown[] | undefined;
-};
-
-/**
- * Payload attributes whose transactions are held as EIP-2718 bytes; `transactions` (hex, the Engine API form) is
- * encoded on its first read and kept, so a derived block that only consolidates (hashes its transactions) never
- * encodes hex (ADR 0087).
- *
- * Shape (ADR 0098): every field is an own data property written in one order (absent optional fields are
- * `undefined`), and `transactions` is an own enumerable accessor whose getter is one function shared by every
- * instance. No per-object closure or accessor pair: an object literal with a getter closure (`{ ...fields, get
- * transactions() {…} }`) is turned into a dictionary-mode object with an accessor pair allocated in the old
- * generation, which keeps the closure's context (the bytes, the batch's transaction views) alive past the block
- * until the next mark-compact; every such block's bytes were promoted (~2.3 kB per consolidated block).
- * The bytes and the hex live in private fields: a copy (`{ ...attrs, … }`, e.g. a deposits-only replacement) reads
- * `transactions` through the getter and carries plain hex, never bytes recorded for other transactions.
- */
-class AttributesWithBytes implements PayloadAttributes {
-  readonly timestamp: number;
-  readonly prevRandao: Hash;
-  readonly suggestedFeeRecipient: Address;
-  readonly withdrawals: readonly never[] | undefined;
-  readonly parentBeaconBlockRoot: Hash | undefined;
-  declare readonly transactions: readonly Hex[];
-  readonly noTxPool: boolean;
-  readonly gasLimit: bigint;
-  readonly eip1559Params: Hex | undefined;
-  readonly minBaseFee: bigint | undefined;
-  readonly #bytes: readonly Uint8Array[];
-  #hex: readonly Hex[] | undefined;
-
-  constructor(f: PayloadAttributesFields, bytes: readonly Uint8Array[]) {
-    this.timestamp = f.timestamp;
-    this.prevRandao = f.prevRandao;
-    this.suggestedFeeRecipient = f.suggestedFeeRecipient;
-    this.withdrawals = f.withdrawals as readonly never[] | undefined;
-    this.parentBeaconBlockRoot = f.parentBeaconBlockRoot;
-    Object.defineProperty(this, "transactions", AttributesWithBytes.#transactions);
-    this.noTxPool = f.noTxPool;
-    this.gasLimit = f.gasLimit;
-    this.eip1559Params = f.eip1559Params;
-    this.minBaseFee = f.minBaseFee;
-    this.#bytes = bytes;
-  }
-
-  /** The one accessor of every instance (own and enumerable, so that a spread copies the hex). */
-  static readonly #transactions: PropertyDescriptor = {
-    enumerable: true,
-    configurable: true,
-    get(this: AttributesWithBytes): readonly Hex[] {
-      if (this.#hex === undefined) this.#hex = this.#bytes.map(bytesToHex);
-      return this.#hex;
-    },
-  };
-
-  static bytesOf(a: object): readonly Uint8Array[] | undefined {
-    return #bytes in a ? a.#bytes : undefined;
-  }
+/** Attributes from their fields and their transactions as hex (tests, tools, the Engine API JSON form). */
+export function attributesFromHex(fields: AttributesFields, transactions: readonly Hex[]): PayloadAttributes {
+  return { fields, txBytes: transactions.map((t) => hexToBytes(t)) };
 }
 
-/**
- * Attributes from their fields and their transactions' EIP-2718 bytes (see {@link AttributesWithBytes}); the bytes
- * stay reachable through {@link transactionBytesOf} on this very object only.
- */
-export function attributesWithTransactionBytes(
-  fields: PayloadAttributesFields,
-  bytes: readonly Uint8Array[],
-): PayloadAttributes {
-  return new AttributesWithBytes(fields, bytes);
-}
-
-/** The transactions of `a` as bytes when `a` was made by {@link attributesWithTransactionBytes}, else undefined. */
-export function transactionBytesOf(a: object): readonly Uint8Array[] | undefined {
-  return AttributesWithBytes.bytesOf(a);
+/** The attributes' transactions as 0x-hex (the Engine API form). */
+export function transactionsHex(a: PayloadAttributes): Hex[] {
+  return a.txBytes.map(bytesToHex);
 }
 
 /**
@@ -164,8 +79,8 @@ export function buildPayloadAttributes(input: BuildAttributesInput): PayloadAttr
       const t = batch[i]!;
       txs.push(typeof t === "string" ? hexToBytes(t) : t);
     }
-  return new AttributesWithBytes(
-    {
+  return {
+    fields: {
       timestamp: ts,
       prevRandao: l1Origin.mixHash,
       suggestedFeeRecipient: SEQUENCER_FEE_VAULT,
@@ -179,15 +94,16 @@ export function buildPayloadAttributes(input: BuildAttributesInput): PayloadAttr
       eip1559Params: isForkActive(cfg, "holocene", ts) ? sysConfig.eip1559Params : undefined,
       minBaseFee: isForkActive(cfg, "jovian", ts) ? sysConfig.minBaseFee : undefined,
     },
-    txs,
-  );
+    txBytes: txs,
+  };
 }
 
 /**
  * The Engine API JSON of payload attributes, keys in op-node's order; `minBaseFee` is a plain JSON number
  * as op-node sends it; `noTxPool` omitted when false.
  */
-export function payloadAttributesToJson(a: PayloadAttributes): Record<string, unknown> {
+export function payloadAttributesToJson(attrs: PayloadAttributes): Record<string, unknown> {
+  const a = attrs.fields;
   const out: Record<string, unknown> = {
     timestamp: toQuantity(a.timestamp),
     prevRandao: a.prevRandao,
@@ -195,7 +111,7 @@ export function payloadAttributesToJson(a: PayloadAttributes): Record<string, un
   };
   if (a.withdrawals !== undefined) out.withdrawals = [];
   if (a.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = a.parentBeaconBlockRoot;
-  out.transactions = [...a.transactions];
+  out.transactions = transactionsHex(attrs);
   if (a.noTxPool) out.noTxPool = true;
   out.gasLimit = toQuantity(a.gasLimit);
   if (a.eip1559Params !== undefined) out.eip1559Params = a.eip1559Params;

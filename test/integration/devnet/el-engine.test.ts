@@ -25,23 +25,26 @@ import {
   startEl,
   userDeposit,
 } from "./el-support.js";
+import { attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 
 const now = () => Math.floor(Date.now() / 1000);
 
 /** The node's attributes type of the JSON attributes el-support writes (Jovian fields). */
 function payloadAttributesFromJson(j: Record<string, unknown>): PayloadAttributes {
-  return {
-    timestamp: Number(j.timestamp),
-    prevRandao: j.prevRandao as Hash,
-    suggestedFeeRecipient: j.suggestedFeeRecipient as Address,
-    withdrawals: [],
-    parentBeaconBlockRoot: j.parentBeaconBlockRoot as Hash,
-    transactions: j.transactions as Hex[],
-    noTxPool: j.noTxPool === true,
-    gasLimit: BigInt(j.gasLimit as string),
-    eip1559Params: j.eip1559Params as Hex,
-    minBaseFee: BigInt(j.minBaseFee as number),
-  };
+  return attributesFromHex(
+    {
+      timestamp: Number(j.timestamp),
+      prevRandao: j.prevRandao as Hash,
+      suggestedFeeRecipient: j.suggestedFeeRecipient as Address,
+      withdrawals: [],
+      parentBeaconBlockRoot: j.parentBeaconBlockRoot as Hash,
+      noTxPool: j.noTxPool === true,
+      gasLimit: BigInt(j.gasLimit as string),
+      eip1559Params: j.eip1559Params as Hex,
+      minBaseFee: BigInt(j.minBaseFee as number),
+    },
+    j.transactions as Hex[],
+  );
 }
 
 function attrsFor(n: number, extra: Hex[] = [], o: { randao?: Hash; noTxPool?: boolean } = {}) {

@@ -9,6 +9,7 @@ import { HttpRpcClient } from "../../../src/io/json-rpc/http-client.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { DEV_KEY } from "../../support/blob-tx.js";
 import { EJS_CHAIN_ID, type EthereumJsNode, startEthereumJs } from "../../support/ethereumjs.js";
+import { attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 
 const ZERO: Hash = `0x${"00".repeat(32)}`;
 
@@ -128,17 +129,22 @@ describe("EngineClient against @ethereumjs/client (real Engine API with JWT)", (
 
     const state = { headBlockHash: genesis.hash, safeBlockHash: genesis.hash, finalizedBlockHash: genesis.hash };
     const timestamp = genesis.timestamp + 2;
-    expect(engine.forkchoiceMethod({ timestamp } as never)).toBe("engine_forkchoiceUpdatedV3");
-    const fcu = await engine.forkchoiceUpdated(state, {
-      timestamp,
-      prevRandao: `0x${"42".repeat(32)}`,
-      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-      withdrawals: [],
-      parentBeaconBlockRoot: `0x${"33".repeat(32)}`,
-      transactions: [],
-      noTxPool: false,
-      gasLimit: 30_000_000n,
-    });
+    expect(engine.forkchoiceMethod({ fields: { timestamp } } as never)).toBe("engine_forkchoiceUpdatedV3");
+    const fcu = await engine.forkchoiceUpdated(
+      state,
+      attributesFromHex(
+        {
+          timestamp,
+          prevRandao: `0x${"42".repeat(32)}`,
+          suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+          withdrawals: [],
+          parentBeaconBlockRoot: `0x${"33".repeat(32)}`,
+          noTxPool: false,
+          gasLimit: 30_000_000n,
+        },
+        [],
+      ),
+    );
     expect(fcu.payloadStatus.status).toBe("VALID");
     expect(fcu.payloadId).toMatch(/^0x[0-9a-f]{16}$/);
     await new Promise((r) => setTimeout(r, 500));
@@ -175,16 +181,21 @@ describe("EngineClient against @ethereumjs/client (real Engine API with JWT)", (
     const state = { headBlockHash: b1!.blockHash, safeBlockHash: genesis.hash, finalizedBlockHash: genesis.hash };
     const timestamp = b1!.timestamp + 2;
     const beaconRoot: Hash = `0x${"44".repeat(32)}`;
-    const fcu = await engine.forkchoiceUpdated(state, {
-      timestamp,
-      prevRandao: `0x${"42".repeat(32)}`,
-      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-      withdrawals: [],
-      parentBeaconBlockRoot: beaconRoot,
-      transactions: [],
-      noTxPool: true,
-      gasLimit: 30_000_000n,
-    });
+    const fcu = await engine.forkchoiceUpdated(
+      state,
+      attributesFromHex(
+        {
+          timestamp,
+          prevRandao: `0x${"42".repeat(32)}`,
+          suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+          withdrawals: [],
+          parentBeaconBlockRoot: beaconRoot,
+          noTxPool: true,
+          gasLimit: 30_000_000n,
+        },
+        [],
+      ),
+    );
     expect(fcu.payloadId).toMatch(/^0x[0-9a-f]{16}$/);
     const env = await engine.getPayload(fcu.payloadId as Hex, timestamp);
     expect(env.executionPayload.parentHash).toBe(b1!.blockHash);

@@ -13,6 +13,7 @@ import type { Hash, Hex } from "../../../src/core/types/primitives.js";
 import { EngineClient } from "../../../src/io/engine/engine-client.js";
 import { encodePayloadAttributes, type PayloadAttributes } from "../../../src/io/engine/engine-types.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
+import { attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 
 const SECRET = new Uint8Array(32).fill(9);
 const H = (b: string): Hash => `0x${b.repeat(32)}`;
@@ -94,24 +95,26 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
       { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: CFG },
       { clock: systemClock, logger: silentLogger },
     );
-    const env = await c.getPayload(ID_UPPER, 100, TXS);
+    const env = await c.getPayload(ID_UPPER, 100);
     // Decoded for the node: lower-case hex (the upper-case transaction is checked and lower-cased).
     expect(env.executionPayload.transactions).toEqual(TXS);
     expect(env.executionPayload.blockNumber).toBe(10);
     bodies.length = 0;
     await c.newPayload(env);
     expect(bodies[0]).toContain(`"params":[${PAYLOAD_TEXT},[],"${H("bb")}",[]]`);
-    const attrs: PayloadAttributes = {
-      timestamp: 102,
-      prevRandao: H("aa"),
-      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-      withdrawals: [],
-      parentBeaconBlockRoot: H("bc"),
-      transactions: TXS,
-      noTxPool: true,
-      gasLimit: 30_000_000n,
-      eip1559Params: "0x000000fa00000006",
-    };
+    const attrs: PayloadAttributes = attributesFromHex(
+      {
+        timestamp: 102,
+        prevRandao: H("aa"),
+        suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+        withdrawals: [],
+        parentBeaconBlockRoot: H("bc"),
+        noTxPool: true,
+        gasLimit: 30_000_000n,
+        eip1559Params: "0x000000fa00000006",
+      },
+      TXS,
+    );
     const state = { headBlockHash: H("15"), safeBlockHash: H("02"), finalizedBlockHash: H("03") };
     const [np, fc] = await c.newPayloadAndForkchoice(env, state, attrs);
     expect(np).toMatchObject({ status: "VALID" });
@@ -135,23 +138,24 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
       { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: CFG },
       { clock: systemClock, logger: silentLogger },
     );
-    const attrs: PayloadAttributes = {
-      timestamp: 100,
-      prevRandao: H("14"),
-      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-      withdrawals: [],
-      parentBeaconBlockRoot: H("bb"),
-      transactions: TXS,
-      noTxPool: true,
-      gasLimit: 30_000_000n,
-      eip1559Params: "0x000000fa00000006",
-    };
+    const attrs: PayloadAttributes = attributesFromHex(
+      {
+        timestamp: 100,
+        prevRandao: H("14"),
+        suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+        withdrawals: [],
+        parentBeaconBlockRoot: H("bb"),
+        noTxPool: true,
+        gasLimit: 30_000_000n,
+        eip1559Params: "0x000000fa00000006",
+      },
+      TXS,
+    );
     const state = { headBlockHash: H("11"), safeBlockHash: H("02"), finalizedBlockHash: H("03") };
-    const start = (payloadId: Hex) =>
-      c.buildStartWithPayload({ state, attrs, payloadId, expectTransactions: attrs.transactions });
+    const start = (payloadId: Hex) => c.buildStartWithPayload({ state, attrs, payloadId });
     // Exactly the transactions asked for (taken as known, not parsed again) and one in upper case (checked, lower-
     // cased): the same envelope as getPayload decodes; each payload's own text goes back in its newPayload.
-    const alone = await c.getPayload(ID_UPPER, 100, TXS);
+    const alone = await c.getPayload(ID_UPPER, 100);
     for (const [id, text] of [
       [ID_EXACT, PAYLOAD_TEXT_EXACT],
       [ID_UPPER, PAYLOAD_TEXT],

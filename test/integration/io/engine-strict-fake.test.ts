@@ -15,6 +15,7 @@ import {
   type PayloadAttributes,
 } from "../../../src/io/engine/engine-types.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
+import { type AttributesFields, attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 
 const SECRET = new Uint8Array(32).map((_, i) => i + 1);
 const H = (b: string): Hash => `0x${b.repeat(32)}`;
@@ -94,15 +95,18 @@ describe("EngineClient against a strict fake Engine API", () => {
       { clock, logger: silentLogger },
     );
 
-  const attrs = (timestamp: number, extra: Partial<PayloadAttributes> = {}): PayloadAttributes => ({
-    timestamp,
-    prevRandao: H("aa"),
-    suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-    transactions: ["0x7e01"],
-    noTxPool: true,
-    gasLimit: 30_000_000n,
-    ...extra,
-  });
+  const attrs = (timestamp: number, extra: Partial<AttributesFields> = {}): PayloadAttributes =>
+    attributesFromHex(
+      {
+        timestamp,
+        prevRandao: H("aa"),
+        suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+        noTxPool: true,
+        gasLimit: 30_000_000n,
+        ...extra,
+      },
+      ["0x7e01"],
+    );
 
   const payload = (timestamp: number): ExecutionPayload => ({
     parentHash: H("11"),

@@ -29,23 +29,26 @@ import {
   startEl,
 } from "../devnet/el-support.js";
 import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
+import { attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 
 const L1: L1BlockRef = { hash: `0x${"11".repeat(32)}`, number: 100, parentHash: `0x${"10".repeat(32)}`, timestamp: 1 };
 
 function attributesOf(n: number, txs: Hex[], noTxPool = true): PayloadAttributes {
   const ts = GENESIS_TIME + 2 * n;
-  return {
-    timestamp: ts,
-    prevRandao: `0x${"ab".repeat(32)}`,
-    suggestedFeeRecipient: FEE_RECIPIENT,
-    withdrawals: [],
-    parentBeaconBlockRoot: `0x${"cd".repeat(32)}`,
-    transactions: [l1InfoDeposit(l1InfoJovian({ number: 100, time: ts - 1, seq: n }), n), ...txs],
-    noTxPool,
-    gasLimit: 30_000_000n,
-    eip1559Params: "0x000000fa00000006",
-    minBaseFee: 0n,
-  };
+  return attributesFromHex(
+    {
+      timestamp: ts,
+      prevRandao: `0x${"ab".repeat(32)}`,
+      suggestedFeeRecipient: FEE_RECIPIENT,
+      withdrawals: [],
+      parentBeaconBlockRoot: `0x${"cd".repeat(32)}`,
+      noTxPool,
+      gasLimit: 30_000_000n,
+      eip1559Params: "0x000000fa00000006",
+      minBaseFee: 0n,
+    },
+    [l1InfoDeposit(l1InfoJovian({ number: 100, time: ts - 1, seq: n }), n), ...txs],
+  );
 }
 
 type Mode = "plain" | "other-ids" | "getPayload-first";

@@ -4,6 +4,7 @@
  * a match yields the ref the EL's full block gives, and any difference (a field, one transaction's bytes, a denied
  * block) is decided on a fresh read of the whole block and leaves the block to be built.
  */
+import { hexToBytes } from "../../../src/core/codec/hex.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
@@ -26,6 +27,7 @@ import {
   startEl,
 } from "../devnet/el-support.js";
 import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
+import { attributesFromHex, transactionsHex } from "../../../src/protocol/l2/attributes.js";
 
 const BLOCKS = 40;
 const L1_HASH: Hash = `0x${"11".repeat(32)}`;
@@ -41,31 +43,33 @@ async function attributesOf(
   const origin = 100 + Math.floor(n / 6);
   const info = l1InfoJovian({ number: origin, time: ts - 1 - seq * 2, seq });
   const txs = [l1InfoDeposit(info, n), await signTransfer({ nonce }), await signTransfer({ nonce: nonce + 1 })];
-  const attrs: PayloadAttributes = {
-    timestamp: ts,
-    prevRandao: `0x${"ab".repeat(32)}`,
-    suggestedFeeRecipient: FEE_RECIPIENT,
-    withdrawals: [],
-    parentBeaconBlockRoot: `0x${"cd".repeat(32)}`,
-    transactions: txs,
-    noTxPool: true,
-    gasLimit: 30_000_000n,
-    eip1559Params: EIP1559,
-    minBaseFee: 0n,
-  };
+  const attrs: PayloadAttributes = attributesFromHex(
+    {
+      timestamp: ts,
+      prevRandao: `0x${"ab".repeat(32)}`,
+      suggestedFeeRecipient: FEE_RECIPIENT,
+      withdrawals: [],
+      parentBeaconBlockRoot: `0x${"cd".repeat(32)}`,
+      noTxPool: true,
+      gasLimit: 30_000_000n,
+      eip1559Params: EIP1559,
+      minBaseFee: 0n,
+    },
+    txs,
+  );
   return { attrs, origin, seq };
 }
 
 const asJson = (a: PayloadAttributes): Record<string, unknown> => ({
-  timestamp: `0x${a.timestamp.toString(16)}`,
-  prevRandao: a.prevRandao,
-  suggestedFeeRecipient: a.suggestedFeeRecipient,
+  timestamp: `0x${a.fields.timestamp.toString(16)}`,
+  prevRandao: a.fields.prevRandao,
+  suggestedFeeRecipient: a.fields.suggestedFeeRecipient,
   withdrawals: [],
-  parentBeaconBlockRoot: a.parentBeaconBlockRoot,
-  transactions: a.transactions,
+  parentBeaconBlockRoot: a.fields.parentBeaconBlockRoot,
+  transactions: transactionsHex(a),
   noTxPool: true,
-  gasLimit: `0x${a.gasLimit.toString(16)}`,
-  eip1559Params: a.eip1559Params,
+  gasLimit: `0x${a.fields.gasLimit.toString(16)}`,
+  eip1559Params: a.fields.eip1559Params,
   minBaseFee: 0,
 });
 
@@ -153,12 +157,12 @@ describe("Consolidator against the simulated EL (real EngineClient)", () => {
     const { engine, consolidator, fullReads, warnings } = setup();
     const parent4 = (await engine.l2BlockRefByNumber(4))!;
     const a5 = derived[4]!.attrs;
-    const otherRandao = { ...a5, prevRandao: `0x${"ac".repeat(32)}` as Hash };
+    const otherRandao = { ...a5, fields: { ...a5.fields, prevRandao: `0x${"ac".repeat(32)}` as Hash } };
     expect(await consolidator.consolidate(derivedAt(5, parent4, otherRandao), parent4, BLOCKS)).toBeUndefined();
     expect(fullReads()).toBe(1);
     const otherTx = {
       ...a5,
-      transactions: [a5.transactions[0]!, a5.transactions[1]!, await signTransfer({ nonce: 9, value: 7n })],
+      txBytes: [a5.txBytes[0]!, a5.txBytes[1]!, hexToBytes(await signTransfer({ nonce: 9, value: 7n }))],
     };
     expect(await consolidator.consolidate(derivedAt(5, parent4, otherTx), parent4, BLOCKS)).toBeUndefined();
     expect(fullReads()).toBe(2);

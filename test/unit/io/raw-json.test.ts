@@ -3,12 +3,11 @@ import type { Hex } from "../../../src/core/types/primitives.js";
 import {
   decodePayloadEnvelope,
   encodePayloadAttributes,
-  encodePayloadAttributesJson,
-  encodePayloadAttributesText,
+  encodePayloadAttributesParts,
   type PayloadAttributes,
 } from "../../../src/io/engine/engine-types.js";
+import { type AttributesFields, attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 import {
-  hexArrayJson,
   jsonArrayItemValueAt,
   jsonArrayItemWithId,
   jsonValueAt,
@@ -52,14 +51,6 @@ describe("raw JSON for the Engine API's large requests and responses", () => {
     expect(new RawJson(["[1,", "2]"]).text).toBe("[1,2]");
   });
 
-  it("hexArrayJson: JSON.stringify's text, also when it has to fall back", () => {
-    const cases = [[], [""], ["0x"], [H("ab"), "0x7e01", "0xDEADbeef"], ['0x"],"0x', "0x01"], ["0x\\", "0x"]];
-    cases.push(['0x","0x'], ["0x", '"'], ['"', "0x", '"'], ["0x\\"], [`0x${"ab".repeat(500)}`, "0x01", "0x"]);
-    for (const xs of cases) {
-      expect(hexArrayJson(xs)).toBe(JSON.stringify(xs));
-    }
-  });
-
   it("jsonValueAt: the member's text exactly, across whitespace, escapes and nesting", () => {
     const text = `{ "jsonrpc" : "2.0", "id":1,
       "note": "a \\"result\\": {\\"executionPayload\\": 1} inside a string \\\\",
@@ -85,76 +76,28 @@ describe("raw JSON for the Engine API's large requests and responses", () => {
     expect(jsonValueAt(`[{"result": 1}]`, ["result"])).toBeUndefined();
   });
 
-  it("encodePayloadAttributesJson is JSON.stringify(encodePayloadAttributes(...)) for every shape", () => {
-    const base: PayloadAttributes = {
+  it("the attributes' request parts are JSON.stringify(encodePayloadAttributes(...)) for every shape", () => {
+    const base: AttributesFields = {
       timestamp: 1_700_000_000,
       prevRandao: H("aa"),
       suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-      transactions: ["0x7e01", H("cd")],
       noTxPool: true,
       gasLimit: 30_000_000n,
     };
+    const txs: Hex[] = ["0x7e01", H("cd"), "0x"];
     const shapes: PayloadAttributes[] = [
-      base,
-      { ...base, noTxPool: false, transactions: [] },
-      { ...base, withdrawals: [], parentBeaconBlockRoot: H("bb") },
-      { ...base, eip1559Params: "0x000000fa00000006", minBaseFee: 7n },
-      { ...base, transactions: ['0x"', "0x01"] },
+      attributesFromHex(base, txs),
+      attributesFromHex({ ...base, noTxPool: false }, []),
+      attributesFromHex({ ...base, withdrawals: [], parentBeaconBlockRoot: H("bb") }, txs),
+      attributesFromHex({ ...base, eip1559Params: "0x000000fa00000006", minBaseFee: 7n }, txs),
     ];
     for (const a of shapes) {
       for (const standardOnly of [false, true]) {
-        expect(encodePayloadAttributesJson(a, standardOnly)).toBe(
+        expect(encodePayloadAttributesParts(a, standardOnly).join("")).toBe(
           JSON.stringify(encodePayloadAttributes(a, standardOnly)),
         );
       }
     }
-  });
-
-  it("encodePayloadAttributesText: the transactions' joined text is the request's own part, when they went out so", () => {
-    const a: PayloadAttributes = {
-      timestamp: 1_700_000_000,
-      prevRandao: H("aa"),
-      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-      transactions: ["0x7e01", H("cd"), "0x"],
-      noTxPool: true,
-      gasLimit: 30_000_000n,
-    };
-    const t = encodePayloadAttributesText(a);
-    expect(t.transactionsJoined).toBe(a.transactions.join('","'));
-    expect(t.parts).toContain(t.transactionsJoined); // the very string written into the request
-    expect(t.parts.join("")).toBe(JSON.stringify(encodePayloadAttributes(a)));
-    // not sent as one text of its own: none
-    expect(encodePayloadAttributesText(a, true).transactionsJoined).toBeUndefined();
-    expect(encodePayloadAttributesText({ ...a, transactions: [] }).transactionsJoined).toBeUndefined();
-    expect(encodePayloadAttributesText({ ...a, transactions: ['0x"', "0x01"] }).transactionsJoined).toBeUndefined();
-    expect(encodePayloadAttributesText({ ...a, transactions: ["0x\\", "0x01"] }).transactionsJoined).toBeUndefined();
-  });
-
-  it("a payload's transactions equal to the expected ones are taken as they are; others are checked", () => {
-    const payload = (txs: unknown[]) => ({
-      executionPayload: {
-        parentHash: H("11"),
-        feeRecipient: "0x4200000000000000000000000000000000000011",
-        stateRoot: H("12"),
-        receiptsRoot: H("13"),
-        logsBloom: `0x${"00".repeat(256)}`,
-        prevRandao: H("14"),
-        blockNumber: "0xa",
-        gasLimit: "0x1c9c380",
-        gasUsed: "0x5208",
-        timestamp: "0x64",
-        extraData: "0x",
-        baseFeePerGas: "0x7",
-        blockHash: H("15"),
-        transactions: txs,
-      },
-    });
-    const known: Hex[] = ["0x7e01", "0x02ab"];
-    expect(
-      decodePayloadEnvelope(payload(["0x7e01", "0x02AB", "0x03"]), undefined, known).executionPayload.transactions,
-    ).toEqual(["0x7e01", "0x02ab", "0x03"]);
-    expect(() => decodePayloadEnvelope(payload(["0x7e01", "0xzz"]), undefined, known)).toThrow(/invalid/);
-    expect(() => decodePayloadEnvelope(payload(["0x7e01", 5]), undefined, known)).toThrow(/invalid/);
   });
 });
 

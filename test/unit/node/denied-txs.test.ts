@@ -3,6 +3,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import type { Hex } from "../../../src/core/types/primitives.js";
 import { depositsOnlyAttributes, nonDepositTxHashes, txHash, withoutExcluded } from "../../../src/node/denied-txs.js";
+import { attributesFromHex, transactionsHex } from "../../../src/protocol/l2/attributes.js";
 
 const alice = privateKeyToAccount(`0x${"11".repeat(32)}`);
 const bob = privateKeyToAccount(`0x${"22".repeat(32)}`);
@@ -35,15 +36,19 @@ describe("denied transactions", () => {
   it("hashes only the non-deposit transactions; a deposits-only replacement keeps the deposits", async () => {
     const a0 = (await tx(alice, 0)) as Hex;
     expect(nonDepositTxHashes([DEPOSIT, a0])).toEqual([txHash(a0)]);
-    const attrs = depositsOnlyAttributes({
-      timestamp: 1,
-      prevRandao: `0x${"00".repeat(32)}`,
-      suggestedFeeRecipient: `0x${"00".repeat(20)}`,
-      transactions: [DEPOSIT, a0, "0x7E01"],
-      noTxPool: false,
-      gasLimit: 30_000_000n,
-    });
-    expect(attrs.transactions).toEqual([DEPOSIT, "0x7E01"]);
-    expect(attrs.noTxPool).toBe(true);
+    const attrs = depositsOnlyAttributes(
+      attributesFromHex(
+        {
+          timestamp: 1,
+          prevRandao: `0x${"00".repeat(32)}`,
+          suggestedFeeRecipient: `0x${"00".repeat(20)}`,
+          noTxPool: false,
+          gasLimit: 30_000_000n,
+        },
+        [DEPOSIT, a0, "0x7E01"],
+      ),
+    );
+    expect(transactionsHex(attrs)).toEqual([DEPOSIT.toLowerCase(), "0x7e01"]);
+    expect(attrs.fields.noTxPool).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import type { Hex } from "../../../src/core/types/primitives.js";
 import type { DerivedAttributes } from "../../../src/node/engine/engine-controller.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { fakeL1InfoTx } from "./fakes.js";
+import { attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 
 /** The L1 origin every derived block of these tests has: the rollup's genesis L1 block. */
 export function genesisOrigin(cfg: RollupConfig): L1BlockRef {
@@ -19,14 +20,16 @@ export function derivedChild(
 ): DerivedAttributes {
   const seq = parent.sequenceNumber + 1;
   return {
-    attributes: {
-      timestamp: parent.timestamp + cfg.block_time,
-      prevRandao: origin.hash,
-      suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-      transactions: [fakeL1InfoTx(origin, seq), ...txs],
-      noTxPool: true,
-      gasLimit: 30_000_000n,
-    },
+    attributes: attributesFromHex(
+      {
+        timestamp: parent.timestamp + cfg.block_time,
+        prevRandao: origin.hash,
+        suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+        noTxPool: true,
+        gasLimit: 30_000_000n,
+      },
+      [fakeL1InfoTx(origin, seq), ...txs],
+    ),
     parent,
     l1origin: origin,
     sequenceNumber: seq,

@@ -233,7 +233,11 @@ describe("EngineController: the sealed payload is the one asked for", () => {
     const genesis = genesisL2Ref(cfg);
     engine.tamper = (p) => ({ ...p, transactions: [...p.transactions, "0x02f00d"] });
     const d = derived(genesis);
-    const built = await ctl.buildAndInsert({ ...d.attributes, noTxPool: false }, genesis, d);
+    const built = await ctl.buildAndInsert(
+      { ...d.attributes, fields: { ...d.attributes.fields, noTxPool: false } },
+      genesis,
+      d,
+    );
     expect(built?.envelope.executionPayload.transactions.at(-1)).toBe("0x02f00d");
   });
 });
@@ -242,7 +246,11 @@ describe("EngineController: a sequenced block is inserted together with the upda
   const sequence = async (ctl: EngineController) => {
     const parent = ctl.heads.unsafe;
     const d = derived(parent);
-    const built = await ctl.buildAndInsert({ ...d.attributes, noTxPool: false }, parent, d);
+    const built = await ctl.buildAndInsert(
+      { ...d.attributes, fields: { ...d.attributes.fields, noTxPool: false } },
+      parent,
+      d,
+    );
     expect(built).toBeDefined();
     await ctl.flushForkchoice(); // what the sequencer does before publishing
     return built!;
@@ -292,7 +300,9 @@ describe("EngineController: a sequenced block is inserted together with the upda
     const genesis = genesisL2Ref(cfg);
     engine.poison.add("0x02bad0");
     const d = derived(genesis, ["0x02bad0"]);
-    expect(await ctl.buildAndInsert({ ...d.attributes, noTxPool: false }, genesis, d)).toBeUndefined();
+    expect(
+      await ctl.buildAndInsert({ ...d.attributes, fields: { ...d.attributes.fields, noTxPool: false } }, genesis, d),
+    ).toBeUndefined();
     expect(ctl.heads.unsafe.hash).toBe(genesis.hash);
     expect(engine.canonical).toHaveLength(1);
   });

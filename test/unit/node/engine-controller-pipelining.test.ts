@@ -200,7 +200,7 @@ describe("EngineController: consolidation by header and transaction hashes", () 
     for (const d of attrs.slice(0, 4)) expect(await ctl.applyDerived(d)).toBe("consolidated");
     expect(engine.calls.payloadByNumber).toBe(4);
     const last = attrs[4]!;
-    const other = { ...last, attributes: { ...last.attributes, transactions: [last.attributes.transactions[0]!] } };
+    const other = { ...last, attributes: { ...last.attributes, txBytes: [last.attributes.txBytes[0]!] } };
     expect(await ctl.applyDerived(other)).toBe("built");
     expect(ctl.heads.safe.number).toBe(5);
     expect(ctl.heads.safe.hash).not.toBe(head.hash);

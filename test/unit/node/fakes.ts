@@ -20,6 +20,7 @@ import type {
   SafeDbPort,
 } from "../../../src/node/ports.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
+import { attributesFromHex, transactionsHex } from "../../../src/protocol/l2/attributes.js";
 
 export const h = (s: string): Hash => bytesToHex(keccak_256(new TextEncoder().encode(s)));
 
@@ -223,19 +224,21 @@ export class FakeEngine implements EngineApi {
     this.finalized = state.finalizedBlockHash;
     if (attrs === undefined) return { payloadStatus: { status: "VALID" as const }, payloadId: null };
     const parent = head.executionPayload;
-    const body = JSON.stringify([parent.blockHash, attrs.timestamp, attrs.transactions, attrs.prevRandao]);
+    const txs = transactionsHex(attrs);
+    const f = attrs.fields;
+    const body = JSON.stringify([parent.blockHash, f.timestamp, txs, f.prevRandao]);
     const env: ExecutionPayloadEnvelope = {
       executionPayload: {
         parentHash: parent.blockHash,
-        feeRecipient: attrs.suggestedFeeRecipient,
+        feeRecipient: f.suggestedFeeRecipient,
         stateRoot: h(`state-${body}`),
-        prevRandao: attrs.prevRandao,
+        prevRandao: f.prevRandao,
         blockNumber: parent.blockNumber + 1,
-        gasLimit: attrs.gasLimit,
-        timestamp: attrs.timestamp,
+        gasLimit: f.gasLimit,
+        timestamp: f.timestamp,
         extraData: "0x",
         blockHash: h(`block-${body}`),
-        transactions: [...attrs.transactions],
+        transactions: txs,
       },
     };
     const id = `0x${(this.nextId++).toString(16).padStart(16, "0")}` as Hex;
@@ -347,14 +350,16 @@ export function fakeAttributesBuilder(cfg: RollupConfig, l1: L1Source): Attribut
       return {
         l1origin: origin,
         sequenceNumber: seq,
-        attributes: {
-          timestamp: parent.timestamp + cfg.block_time,
-          prevRandao: origin.hash,
-          suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
-          transactions: [fakeL1InfoTx(origin, seq)],
-          noTxPool: true,
-          gasLimit: 30_000_000n,
-        },
+        attributes: attributesFromHex(
+          {
+            timestamp: parent.timestamp + cfg.block_time,
+            prevRandao: origin.hash,
+            suggestedFeeRecipient: "0x4200000000000000000000000000000000000011",
+            noTxPool: true,
+            gasLimit: 30_000_000n,
+          },
+          [fakeL1InfoTx(origin, seq)],
+        ),
       };
     },
   };
@@ -381,8 +386,8 @@ export class ToyPipeline implements DerivationPipeline {
       const p = await this.builder.prepare(pendingSafe, epoch);
       const attrs: DerivedAttributes = {
         attributes: {
-          ...p.attributes,
-          transactions: [...p.attributes.transactions, ...(this.batchTxs.get(next) ?? [])],
+          fields: p.attributes.fields,
+          txBytes: [...p.attributes.txBytes, ...(this.batchTxs.get(next) ?? []).map((t) => hexToBytes(t))],
         },
         parent: pendingSafe,
         l1origin: p.l1origin,
@@ -409,8 +414,8 @@ export class ToyPipeline implements DerivationPipeline {
   }
 
   invalidated(last: DerivedAttributes): DerivedAttributes | undefined {
-    const deposits = last.attributes.transactions.filter((t) => t.startsWith("0x7e"));
-    return { ...last, attributes: { ...last.attributes, transactions: deposits }, depositsOnly: true };
+    const deposits = last.attributes.txBytes.filter((t) => t[0] === 0x7e);
+    return { ...last, attributes: { ...last.attributes, txBytes: deposits }, depositsOnly: true };
   }
 }
 

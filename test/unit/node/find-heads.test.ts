@@ -11,6 +11,7 @@ import {
   h,
   testRollupConfig,
 } from "./fakes.js";
+import { hexToBytes } from "../../../src/core/codec/hex.js";
 
 // A short sequencing window so the walk's "one window behind" rule is visible on small chains.
 const cfg = testRollupConfig({ seq_window_size: 3 });
@@ -130,7 +131,7 @@ describe("findL2Heads: errors", () => {
     const fc = { headBlockHash: refs[5]!.hash, safeBlockHash: refs[5]!.hash, finalizedBlockHash: refs[0]!.hash };
     const res = await engine.forkchoiceUpdated(fc, {
       ...p.attributes,
-      transactions: [...p.attributes.transactions, "0x02ff"],
+      txBytes: [...p.attributes.txBytes, Uint8Array.of(0x02, 0xff)],
     });
     const sibling = await engine.getPayload(res.payloadId!);
     await engine.newPayload(sibling);
@@ -168,7 +169,7 @@ describe("findL2Heads: errors", () => {
     const origin = l1.blocks[3]!;
     const fc = { headBlockHash: parent.hash, safeBlockHash: parent.hash, finalizedBlockHash: refs[0]!.hash };
     const attrs = (await fakeAttributesBuilder(cfg, l1).prepare(parent, origin)).attributes;
-    const res = await engine.forkchoiceUpdated(fc, { ...attrs, transactions: [fakeL1InfoTx(origin, 5)] });
+    const res = await engine.forkchoiceUpdated(fc, { ...attrs, txBytes: [hexToBytes(fakeL1InfoTx(origin, 5))] });
     const env = await engine.getPayload(res.payloadId!);
     await engine.newPayload(env);
     await engine.forkchoiceUpdated({ ...fc, headBlockHash: env.executionPayload.blockHash });

@@ -32,6 +32,7 @@ import {
   waitFor,
 } from "./fakes.js";
 import { toyNodeConfig } from "./toy-node.js";
+import { hexToBytes } from "../../../src/core/codec/hex.js";
 
 const cfg = testRollupConfig();
 const BAD_TX: Hex = "0x02badbad";
@@ -76,7 +77,7 @@ class RecordingEngine extends FakeEngine {
 class PoolEngine extends FakeEngine {
   pool: Hex[] = [];
   override async forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes) {
-    if (attrs === undefined || attrs.noTxPool) return super.forkchoiceUpdated(state, attrs);
+    if (attrs === undefined || attrs.fields.noTxPool) return super.forkchoiceUpdated(state, attrs);
     const included = new Set<Hex>();
     for (let h: Hash | undefined = state.headBlockHash; h !== undefined; ) {
       const env = this.byHash.get(h);
@@ -85,7 +86,10 @@ class PoolEngine extends FakeEngine {
       h = env.executionPayload.parentHash;
     }
     const fromPool = this.pool.filter((t) => !included.has(t));
-    return super.forkchoiceUpdated(state, { ...attrs, transactions: [...attrs.transactions, ...fromPool] });
+    return super.forkchoiceUpdated(state, {
+      ...attrs,
+      txBytes: [...attrs.txBytes, ...fromPool.map((t) => hexToBytes(t))],
+    });
   }
 }
 
