@@ -134,7 +134,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       last.holocene === holocene &&
       last.jovian === jovian &&
       // not on a fork's activation block, whose gas limit carries its upgrade gas
-      last.read.gasLimit === attributes.gasLimit &&
+      last.read.gasLimit === f.gasLimit &&
       (last.sys === sys || last.read === sys)
     ) {
       return last.read;

@@ -20,6 +20,10 @@ import { upgradeDepositSourceHash } from "../../../src/protocol/l1/source-hash.j
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 import { FakeEngine, FakeL1, GENESIS_TIME, testRollupConfig } from "./fakes.js";
+import { type PayloadAttributes, transactionsHex } from "../../../src/protocol/l2/attributes.js";
+
+/** The attributes' fields with their transactions as hex (what the assertions read). */
+const flat = (a: PayloadAttributes) => ({ ...a.fields, transactions: transactionsHex(a) });
 
 const karst = loadNutBundle("karst");
 const lagoon = loadNutBundle("lagoon");
@@ -45,7 +49,7 @@ async function firstBlock(over: Partial<RollupConfig>, dependencySetSize = 1) {
     nutBundles,
   });
   const first = await builder.prepare(parentOf(cfg), cfg.genesis.l1);
-  return { cfg, builder, attrs: first.attributes };
+  return { cfg, builder, attrs: flat(first.attributes) };
 }
 
 describe("Karst activation block", () => {
@@ -111,8 +115,8 @@ describe("the upgrade gas after the activation block", () => {
       sequenceNumber: 1,
     };
     const second = await builder.prepare(built, cfg.genesis.l1);
-    expect(second.attributes.timestamp).toBe(attrs.timestamp + 2);
-    return second.attributes.gasLimit;
+    expect(second.attributes.fields.timestamp).toBe(attrs.timestamp + 2);
+    return second.attributes.fields.gasLimit;
   }
 
   it("Karst: the next block returns to the SystemConfig's gas limit", async () => {
