@@ -8,7 +8,7 @@ import type { BlockId, L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import { buildNodeParts } from "./chain-node-parts.js";
 import type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
-import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
+import type { ChainAdminControl, ChainRpcView, OutputAtBlock, SafeHeadAtL1, SdmStatus } from "./chain-view.js";
 import type { DerivationPipeline } from "./derivation/types.js";
 import type { EngineController } from "./engine/engine-controller.js";
 import type { DerivationStep } from "./derivation-step.js";
@@ -329,6 +329,14 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   async setRecoverMode(on: boolean): Promise<void> {
     this.seq.setRecoverMode(on);
+  }
+
+  async setSdmPostExecOptIn(on: boolean): Promise<void> {
+    this.seq.setSdmPostExecOptIn(on);
+  }
+
+  async sdmStatus(): Promise<SdmStatus> {
+    return this.seq.sdmStatus(this.engine.heads.unsafe);
   }
 
   /** Sequencer recover mode (`--sequencer.recover`, `admin_setRecoverMode`). */

@@ -47,4 +47,16 @@ export interface ChainAdminControl {
   postUnsafePayload(env: ExecutionPayloadEnvelope): Promise<void>;
   /** `admin_setRecoverMode`: sequencer recover mode (no-op without the sequencer). */
   setRecoverMode(on: boolean): Promise<void>;
+  /** `admin_setSdmPostExecOptIn`: the sequencer's PostExec (SDM) opt-in; `sequencer is not enabled` without it. */
+  setSdmPostExecOptIn(on: boolean): Promise<void>;
+  /** `admin_sdmStatus` for the block after the unsafe head; `sequencer is not enabled` without the sequencer. */
+  sdmStatus(): Promise<SdmStatus>;
+}
+
+/** `admin_sdmStatus` (op-node `apis.SdmStatus`): `activationTime` is Lagoon's time, omitted when unscheduled. */
+export interface SdmStatus {
+  readonly postExecOptIn: boolean;
+  readonly protocolActive: boolean;
+  readonly effective: boolean;
+  readonly activationTime?: number;
 }

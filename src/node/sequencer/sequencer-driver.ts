@@ -8,7 +8,8 @@ import type { Logger } from "../../core/logger.js";
 import type { Clock } from "../../core/time/clock.js";
 import type { Hash } from "../../core/types/primitives.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
-import type { RollupConfig } from "../../protocol/rollup-config.js";
+import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
+import type { SdmStatus } from "../chain-view.js";
 import type { AttributesBuilder } from "../derivation/types.js";
 import { DeniedPayloadError, type EngineController } from "../engine/engine-controller.js";
 import type { ChainMetrics } from "../metrics.js";
@@ -52,6 +53,8 @@ export interface SequencerDriverDeps {
 export class SequencerDriver {
   private readonly state: SequencerState;
   private recover: boolean;
+  /** `admin_setSdmPostExecOptIn` (in memory: op-node keeps it in its admin-state file). */
+  private sdmOptIn: boolean;
 
   constructor(
     private readonly cfg: SequencerConfig,
@@ -59,6 +62,7 @@ export class SequencerDriver {
   ) {
     this.state = new SequencerState(cfg.enabled, !cfg.stopped);
     this.recover = cfg.recoverMode;
+    this.sdmOptIn = false;
   }
 
   /** Applies the persisted start/stop state (it overrides `--sequencer.stopped`). */
@@ -173,6 +177,29 @@ export class SequencerDriver {
     const head = this.d.engine.heads.unsafe;
     this.d.logger.info({ head: head.number }, "sequencer stopped");
     return head.hash;
+  }
+
+  /** `admin_setSdmPostExecOptIn`: the operator's wish for PostExec (SDM) sequencing; needs the sequencer. */
+  setSdmPostExecOptIn(on: boolean): void {
+    this.state.requireEnabled();
+    if (on !== this.sdmOptIn) this.d.logger.info({ sdmPostExecOptIn: on }, "sequencer SDM PostExec opt-in set");
+    this.sdmOptIn = on;
+  }
+
+  /**
+   * `admin_sdmStatus` for the next block after `unsafeHead` (op-node): the opt-in, whether Sequencer-Defined Metering
+   * (Lagoon) is active at that block, both, and the activation time when scheduled. Needs the sequencer.
+   */
+  sdmStatus(unsafeHead: L2BlockRef): SdmStatus {
+    this.state.requireEnabled();
+    const protocolActive = isForkActive(this.d.rollup, "lagoon", unsafeHead.timestamp + this.d.rollup.block_time);
+    const at = this.d.rollup.lagoon_time;
+    return {
+      postExecOptIn: this.sdmOptIn,
+      protocolActive,
+      effective: this.sdmOptIn && protocolActive,
+      ...(at === undefined ? {} : { activationTime: at }),
+    };
   }
 
   /** `admin_setRecoverMode`: a no-op without the sequencer (as op-node). */

@@ -33,9 +33,14 @@ export class SequencerState {
     return this.mode;
   }
 
+  /** Throws the RPC error `sequencer is not enabled` when this chain has no sequencer. */
+  requireEnabled(): void {
+    if (this.mode === "disabled") throw new NodeRpcError("SEQUENCER_DISABLED", "sequencer is not enabled");
+  }
+
   /** Checks a start request against the current unsafe head; throws the RPC error, or returns to confirm. */
   checkStart(head: L2BlockRef | undefined, expected?: Hash): void {
-    if (this.mode === "disabled") throw new NodeRpcError("SEQUENCER_DISABLED", "sequencer is not enabled");
+    this.requireEnabled();
     if (this.mode === "active") throw new NodeRpcError("SEQUENCER_RUNNING", "sequencer already running");
     if (head === undefined) {
       throw new NodeRpcError(
@@ -56,7 +61,7 @@ export class SequencerState {
   }
 
   checkStop(): void {
-    if (this.mode === "disabled") throw new NodeRpcError("SEQUENCER_DISABLED", "sequencer is not enabled");
+    this.requireEnabled();
     if (this.mode === "stopped") throw new NodeRpcError("SEQUENCER_NOT_RUNNING", "sequencer not running");
   }
 

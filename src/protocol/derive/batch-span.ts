@@ -227,6 +227,19 @@ export function deriveSpanBatch(
   return { parentCheck: raw.parentCheck, l1OriginCheck: raw.l1OriginCheck, elements };
 }
 
+/**
+ * The timestamp of the first block of `b` that carries a PostExec (0x7D) transaction while Sequencer-Defined
+ * Metering is not active (`sdmTime` unset or later), else undefined (op-node `DeriveSpanBatch`: such a span is
+ * dropped).
+ */
+export function postExecBeforeSdm(b: SpanBatch, sdmTime: number | undefined): number | undefined {
+  for (const el of b.elements) {
+    if (sdmTime !== undefined && el.timestamp >= sdmTime) continue;
+    for (const tx of el.transactions) if (tx[0] === 0x7d) return el.timestamp;
+  }
+  return undefined;
+}
+
 /** The span tx data of tx `i` (a view). */
 export function spanTxData(t: SpanBatchTxs, i: number): Uint8Array {
   return t.txData.subarray(t.txDataOffsets[i]!, t.txDataOffsets[i + 1]!);

@@ -18,7 +18,7 @@ import {
   spanStartTimestamp,
 } from "./batch-span.js";
 import { maxSequencerDrift } from "./chain-spec.js";
-import { TX_TYPE_DEPOSIT, TX_TYPE_SET_CODE } from "./span-batch-tx.js";
+import { TX_TYPE_DEPOSIT, TX_TYPE_POST_EXEC, TX_TYPE_SET_CODE } from "./span-batch-tx.js";
 
 /** Outcome of a batch check. */
 export type BatchValidity = "drop" | "accept" | "undecided" | "future" | "past";
@@ -48,13 +48,17 @@ function isNoTxActivationBlock(cfg: RollupConfig, ts: number): boolean {
   );
 }
 
-/** Transaction rules shared by singular and span checks: non-empty, no deposits, set-code only from Isthmus. */
+/**
+ * Transaction rules shared by singular and span checks: non-empty, no deposits, set-code only from Isthmus, PostExec
+ * (0x7D) only once Sequencer-Defined Metering is active (Lagoon).
+ */
 function txsValid(cfg: RollupConfig, ts: number, txs: readonly Uint8Array[]): boolean {
   const isthmus = isForkActive(cfg, "isthmus", ts);
   for (const tx of txs) {
     if (tx.length === 0) return false;
     if (tx[0] === TX_TYPE_DEPOSIT) return false;
     if (!isthmus && tx[0] === TX_TYPE_SET_CODE) return false;
+    if (tx[0] === TX_TYPE_POST_EXEC && !isForkActive(cfg, "lagoon", ts)) return false;
   }
   return true;
 }

@@ -12,7 +12,7 @@ import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { RollupConfig } from "../rollup-config.js";
 import { decodeBatch, SINGULAR_BATCH_TYPE } from "./batch.js";
 import type { SingularBatch } from "./batch-singular.js";
-import { deriveSpanBatch, type RawSpanBatch, type SpanBatch } from "./batch-span.js";
+import { deriveSpanBatch, postExecBeforeSdm, type RawSpanBatch, type SpanBatch } from "./batch-span.js";
 import { CHANNEL_VERSION_BROTLI, isBrotliAllowed, isSpanBatchAllowed, maxRlpBytesPerChannel } from "./chain-spec.js";
 import { readItem } from "./rlp.js";
 
@@ -26,6 +26,8 @@ export interface ChannelReaderOptions {
   readonly blockTime: number;
   readonly genesisL2Time: number;
   readonly l2ChainId: bigint;
+  /** When Sequencer-Defined Metering activates (Lagoon): PostExec txs in a span batch's earlier blocks drop it. */
+  readonly sdmTime?: number | undefined;
 }
 
 /** Reader options for a channel read while the traversal origin has L1 time `originL1Time`. */
@@ -37,6 +39,7 @@ export function channelReaderOptions(cfg: RollupConfig, originL1Time: number): C
     blockTime: cfg.block_time,
     genesisL2Time: cfg.genesis.l2_time,
     l2ChainId: cfg.l2_chain_id,
+    sdmTime: cfg.lagoon_time,
   };
 }
 
@@ -201,7 +204,12 @@ class ChannelBatchReader implements ChannelBatches {
       }
       try {
         const span = deriveSpanBatch(bd.batch, opts.blockTime, opts.genesisL2Time, opts.l2ChainId);
-        return { kind: "span", batch: span, raw: bd.batch };
+        const early = postExecBeforeSdm(span, opts.sdmTime);
+        if (early === undefined) return { kind: "span", batch: span, raw: bd.batch };
+        this.dropped.push({
+          index,
+          reason: `span batch contains PostExec tx at block ts=${early} but SDM is not active`,
+        });
       } catch (e) {
         this.dropped.push({ index, reason: e instanceof Error ? e.message : String(e) });
       }

@@ -29,6 +29,8 @@ export const TX_TYPE_ACCESS_LIST = 1;
 export const TX_TYPE_DYNAMIC_FEE = 2;
 export const TX_TYPE_BLOB = 3;
 export const TX_TYPE_SET_CODE = 4;
+/** PostExec (0x7D, Lagoon's SDM): unsigned, `0x7D ‖ one RLP list`; the span tx data is the transaction itself. */
+export const TX_TYPE_POST_EXEC = 0x7d;
 export const TX_TYPE_DEPOSIT = 0x7e;
 
 /** No practical limit on big-integer fields of legacy / 2930 / 1559 txs (go-ethereum `*big.Int`). */
@@ -166,6 +168,25 @@ function listOf(items: readonly RlpItem[], buf: Uint8Array, prefix: number | und
   return out;
 }
 
+const ZERO_WORD = new Uint8Array(32);
+
+/** The span parts of a PostExec transaction: the whole tx as its data, no nonce, gas, recipient or signature. */
+function postExecParts(tx: Uint8Array): SpanTxParts {
+  const top = readItem(tx, 1);
+  if (!top.isList || top.next !== tx.length) throw new DecodeError("PostExec tx must be 0x7D and one RLP list");
+  return {
+    type: TX_TYPE_POST_EXEC,
+    txData: tx,
+    nonce: 0n,
+    gas: 0n,
+    to: undefined,
+    yParity: 0,
+    protected: false,
+    r: ZERO_WORD,
+    s: ZERO_WORD,
+  };
+}
+
 /**
  * Splits a full EIP-2718 transaction into its span-batch parts. Throws `DecodeError` for malformed txs, tx types
  * the span format cannot carry (blob, deposit), y-parity values other than 0/1, or a chain ID other than `chainId`.
@@ -206,6 +227,7 @@ export function splitFullTx(tx: Uint8Array, chainId: bigint): SpanTxParts {
       s: word32(tx, f[8]!, "s"),
     };
   }
+  if (first === TX_TYPE_POST_EXEC) return postExecParts(tx);
   if (first !== TX_TYPE_ACCESS_LIST && first !== TX_TYPE_DYNAMIC_FEE && first !== TX_TYPE_SET_CODE) {
     throw new DecodeError("invalid tx type for a span batch", { type: first });
   }

@@ -14,6 +14,8 @@ const TX_TYPE_LEGACY = 0;
 const TX_TYPE_ACCESS_LIST = 1;
 const TX_TYPE_DYNAMIC_FEE = 2;
 const TX_TYPE_SET_CODE = 4;
+/** PostExec (Sequencer-Defined Metering, Lagoon): `0x7D ‖ opaque RLP list`, carried verbatim, unsigned. */
+const TX_TYPE_POST_EXEC = 0x7d;
 
 /** Bit `i` of a span-batch bitlist (big-endian, least significant bit first). */
 function bit(bits: Uint8Array, i: number): number {
@@ -222,6 +224,12 @@ export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[
     const dFrom = offsets[i]!;
     const dTo = offsets[i + 1]!;
     const type = t.txTypes[i]!;
+    if (type === TX_TYPE_POST_EXEC) {
+      // The span tx data is the whole transaction; its nonce, gas, signature and to (if any) mean nothing.
+      if (bit(t.contractCreationBits, i) === 0) toIdx++;
+      txs[i] = data.slice(dFrom, dTo);
+      continue;
+    }
     const y = bit(t.yParityBits, i);
     let v: Uint8Array;
     if (type === TX_TYPE_LEGACY) v = bit(t.protectedBits, legacyIdx++) ? vt.protected[y]! : vt.unprotected[y]!;

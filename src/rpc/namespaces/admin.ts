@@ -27,7 +27,7 @@ export function parseStartSequencerParams(params: unknown[]): Hash | undefined {
   return h.toLowerCase() as Hash;
 }
 
-/** `admin_setRecoverMode` takes exactly `[bool]`. */
+/** `admin_setRecoverMode` and `admin_setSdmPostExecOptIn` take exactly `[bool]`. */
 export function parseSetRecoverModeParams(params: unknown[]): boolean {
   if (params.length !== 1) throw new InvalidParamsError(`expected 1 argument (a boolean), got ${params.length}`);
   const v = params[0];
@@ -90,6 +90,20 @@ export function createAdminMethods(node: ChainRpcView & ChainAdminControl): Meth
       handler: async (params) => {
         await node.setRecoverMode(parseSetRecoverModeParams(params));
         return null;
+      },
+    },
+    admin_setSdmPostExecOptIn: {
+      admin: true,
+      handler: async (params) => {
+        await node.setSdmPostExecOptIn(parseSetRecoverModeParams(params));
+        return null;
+      },
+    },
+    admin_sdmStatus: {
+      admin: true,
+      handler: async (params) => {
+        noParams("admin_sdmStatus", params);
+        return node.sdmStatus();
       },
     },
   });

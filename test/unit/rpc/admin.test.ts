@@ -16,13 +16,13 @@ afterEach(async () => {
   node = undefined;
 });
 
-async function setup(sequencer: boolean) {
+async function setup(sequencer: boolean, rollup = cfg) {
   const l1 = new FakeL1(5);
-  const engine = new FakeEngine(cfg);
+  const engine = new FakeEngine(rollup);
   node = await startToyNode({
     l1,
     engine,
-    config: toyNodeConfig(cfg, { sequencer: { enabled: sequencer, stopped: true } }),
+    config: toyNodeConfig(rollup, { sequencer: { enabled: sequencer, stopped: true } }),
   });
   const n = node;
   await waitFor(() => n.syncStatus().safe_l2.number === 5);
@@ -156,6 +156,57 @@ describe("admin_setRecoverMode", () => {
     const { table, n } = await setup(false);
     expect(await call(table, "admin_setRecoverMode", [true])).toBeNull();
     expect(n.sequencerRecoverMode).toBe(false);
+  });
+});
+
+describe("admin_setSdmPostExecOptIn and admin_sdmStatus (Sequencer-Defined Metering, Lagoon)", () => {
+  it("the opt-in, whether SDM is active at the next block, both, and Lagoon's time", async () => {
+    // Lagoon two blocks after the block after the safe/unsafe head (block 5): not yet active for block 6.
+    const lagoon = cfg.genesis.l2_time + 8 * cfg.block_time;
+    const { table, n } = await setup(true, testRollupConfig({ lagoon_time: lagoon }));
+    expect(n.syncStatus().unsafe_l2.number).toBe(5);
+    expect(table.get("admin_sdmStatus")?.admin).toBe(true);
+    expect(table.get("admin_setSdmPostExecOptIn")?.admin).toBe(true);
+    expect(await call(table, "admin_sdmStatus")).toEqual({
+      postExecOptIn: false,
+      protocolActive: false,
+      effective: false,
+      activationTime: lagoon,
+    });
+    expect(await call(table, "admin_setSdmPostExecOptIn", [true])).toBeNull();
+    expect(await call(table, "admin_sdmStatus")).toMatchObject({ postExecOptIn: true, effective: false });
+    for (const params of [[], ["true"], [true, 1]]) {
+      expect((await callErr(table, "admin_setSdmPostExecOptIn", params)).code).toBe(-32602);
+    }
+    expect((await callErr(table, "admin_sdmStatus", [1])).code).toBe(-32602);
+  });
+
+  it("active from the block at Lagoon's time on; no activationTime when unscheduled", async () => {
+    const { table } = await setup(true, testRollupConfig({ lagoon_time: cfg.genesis.l2_time }));
+    await call(table, "admin_setSdmPostExecOptIn", [true]);
+    expect(await call(table, "admin_sdmStatus")).toEqual({
+      postExecOptIn: true,
+      protocolActive: true,
+      effective: true,
+      activationTime: cfg.genesis.l2_time,
+    });
+    await node?.stop();
+    const plain = await setup(true);
+    expect(await call(plain.table, "admin_sdmStatus")).toEqual({
+      postExecOptIn: false,
+      protocolActive: false,
+      effective: false,
+    });
+  });
+
+  it("without the sequencer: `sequencer is not enabled`", async () => {
+    const { table } = await setup(false);
+    for (const [m, p] of [
+      ["admin_sdmStatus", []],
+      ["admin_setSdmPostExecOptIn", [true]],
+    ] as const) {
+      expect(await callErr(table, m, [...p])).toEqual({ code: -32000, message: "sequencer is not enabled" });
+    }
   });
 });
 
