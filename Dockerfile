@@ -1,17 +1,19 @@
 # syntax=docker/dockerfile:1
-# Build stage: install all dependencies (native addons compile here) and compile TypeScript.
+# Build stage: install the product's dependencies (native addons compile here) and compile TypeScript. Only the
+# product is copied: the devnet workspace (packages/devnet: anvil, simulated execution clients, batchers) is not,
+# and --workspaces=false keeps npm from installing its dependencies (docs/adr/0107).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --workspaces=false --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY config ./config
 COPY bin ./bin
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev --workspaces=false
 
 # Runtime stage: compiled code and production dependencies only, as a non-root user.
 FROM node:20-bookworm-slim

@@ -7,10 +7,10 @@
 import { privateKeyToAccount } from "viem/accounts";
 import { hexToBytes } from "../src/core/codec/hex.js";
 import type { Hash } from "../src/core/types/primitives.js";
-import { type BatchType, buildChannel } from "../src/devnet/batcher/channel-builder.js";
-import type { BatchBlock } from "../src/devnet/batcher/l2-reader.js";
-import { devnetRollupConfig } from "../src/devnet/config.js";
-import { devAccount } from "../src/devnet/l1/dev-accounts.js";
+import { type BatchType, buildChannel } from "supernode-devnet/batcher/channel-builder";
+import type { BatchBlock } from "supernode-devnet/batcher/l2-reader";
+import { devnetRollupConfig } from "supernode-devnet/config";
+import { devAccount } from "supernode-devnet/l1/dev-accounts";
 import { encodeBlob, MAX_BLOB_DATA_SIZE } from "../src/protocol/l1/blob.js";
 import { type Bench, note } from "./harness.js";
 

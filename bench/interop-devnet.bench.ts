@@ -1,5 +1,5 @@
 /**
- * Benchmark `interop-devnet`: a soak run of `supernode devnet --interop --invalid-messages` in one process (anvil,
+ * Benchmark `interop-devnet`: a soak run of `supernode-devnet --interop --invalid-messages` in one process (anvil,
  * two simulated execution clients, batchers, the supernode, the message traffic), longer than a test may take:
  * 1-s L1 and L2 blocks, a valid round every 2 blocks, an invalid message every 10 blocks, a 20 s expiry window (so
  * every invalid kind comes round within the run), for `INTEROP_DEVNET_BENCH_SECONDS` (default 120).
@@ -14,9 +14,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { startDevnetSupernode } from "../src/cli/commands/devnet-supernode.js";
+import { startDevnetSupernode } from "supernode-devnet";
 import { silentLogger } from "../src/core/logger.js";
-import { INVALID_KINDS } from "../src/devnet/interop-messages.js";
+import { INVALID_KINDS } from "supernode-devnet/interop-messages";
 import { type Bench, note } from "./harness.js";
 import { interopDevnetOptions } from "../test/support/interop-devnet.js";
 

@@ -13,7 +13,7 @@
 import Fastify from "fastify";
 import { silentLogger } from "../src/core/logger.js";
 import { systemClock } from "../src/core/time/clock.js";
-import { Anvil } from "../src/devnet/l1/anvil.js";
+import { Anvil } from "supernode-devnet/l1/anvil";
 import { L1Client } from "../src/io/l1/l1-client.js";
 import { type Bench, note } from "./harness.js";
 

@@ -3,8 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { supernodeArgsFor } from "../src/cli/commands/devnet-supernode.js";
-import { type Devnet, startDevnet } from "../src/devnet/devnet.js";
+import { type Devnet, startDevnet, supernodeArgsFor } from "supernode-devnet";
 import { type Bench, note } from "./harness.js";
 
 /**

@@ -1,6 +1,6 @@
 /**
  * `scale`: the supernode in its own process following N devnet chains (2-s L1 and L2 blocks; the supernode
- * sequences and derives every chain, as in `supernode devnet`), with the devnet (anvil, N simulated execution
+ * sequences and derives every chain, as in `supernode-devnet`), with the devnet (anvil, N simulated execution
  * clients, N batchers), a keep-alive load client and a bare `node:http` control server each in a process of their
  * own. After every chain has a safe head, `SCALE_STEADY_S` (default 60) seconds of steady state are measured:
  *
@@ -196,7 +196,7 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
       process.execPath,
       // the supernode's ports are picked once the devnet's own servers are bound (one of them took a port picked
       // free before the devnet started)
-      ["--import", "tsx", join(here, "scale", "devnet-proc.ts"), String(n), dir, "0", "0"],
+      ["--conditions=source", "--import", "tsx", join(here, "scale", "devnet-proc.ts"), String(n), dir, "0", "0"],
       { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
     );
     const info = JSON.parse(await ready(devnet, "devnet", 600_000)) as {

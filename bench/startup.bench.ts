@@ -84,7 +84,7 @@ const bench: Bench = {
     note(`starting a ${CHAINS}-chain devnet in its own process …`);
     const devnet = spawn(
       process.execPath,
-      ["--import", "tsx", join(here, "scale", "devnet-proc.ts"), String(CHAINS), dir, "0", "0"],
+      ["--conditions=source", "--import", "tsx", join(here, "scale", "devnet-proc.ts"), String(CHAINS), dir, "0", "0"],
       { cwd: join(here, ".."), stdio: ["ignore", "pipe", "inherit"] },
     );
     try {

@@ -1,13 +1,13 @@
 /**
- * The chaos run's batcher process: one devnet batcher per chain (src/devnet/batcher), reading the sequencer's
+ * The chaos run's batcher process: one devnet batcher per chain (packages/devnet/src/batcher), reading the sequencer's
  * execution clients and posting to the L1, until SIGTERM. Usage: `node --import tsx chaos/batcher-proc.ts <json>`
  * with `{ l1: { rpcUrl, chainId }, chains: [{ rollupConfigPath, l2RpcUrl, accountIndex }] }`.
  */
 import { readFileSync } from "node:fs";
 import { createLogger } from "../src/observability/logger.js";
 import { parseRollupConfig } from "../src/protocol/rollup-config-json.js";
-import { Batcher } from "../src/devnet/batcher/batcher.js";
-import { L1Client } from "../src/devnet/l1/l1-client.js";
+import { Batcher } from "supernode-devnet/batcher/batcher";
+import { L1Client } from "supernode-devnet/l1/l1-client";
 
 interface BatcherProcConfig {
   readonly l1: { readonly rpcUrl: string; readonly chainId: number };

@@ -1,14 +1,15 @@
 /**
- * The chaos topology, every part in its own process: anvil (the devnet L1, src/devnet/l1), a hostile proxy in front
- * of it for the verifier, two simulated execution clients per chain (`supernode devnet el`, chain kept on disk), one
+ * The chaos topology, every part in its own process: anvil (the devnet L1, packages/devnet/src/l1), a hostile proxy in front
+ * of it for the verifier, two simulated execution clients per chain (`supernode-devnet el`, chain kept on disk), one
  * batcher process posting every chain's batches, a sequencing supernode and a verifying supernode (the real binary,
  * `bin/supernode.js`), each with fixed loopback ports so it can be killed and restarted alone.
  */
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { writeJwtSecret, writeRollupConfig } from "../src/devnet/config.js";
-import { ANVIL_ACCOUNT_COUNT, batcherAccountIndex, devAccount } from "../src/devnet/l1/dev-accounts.js";
-import { DevnetL1 } from "../src/devnet/l1/l1.js";
+import { devnetBin } from "supernode-devnet";
+import { writeJwtSecret, writeRollupConfig } from "supernode-devnet/config";
+import { ANVIL_ACCOUNT_COUNT, batcherAccountIndex, devAccount } from "supernode-devnet/l1/dev-accounts";
+import { DevnetL1 } from "supernode-devnet/l1/l1";
 import type { Hash } from "../src/core/types/primitives.js";
 import { HostileProxy } from "./hostile-proxy.js";
 import { type NodeView, rpc, waitFor } from "./probe.js";
@@ -108,8 +109,7 @@ export class World {
         const key = `${role}-${c.chainId}`;
         const datadir = join(dir, `el-${key}`);
         const args = [
-          BIN,
-          "devnet",
+          devnetBin(),
           "el",
           "--variant",
           c.variant,
@@ -214,6 +214,7 @@ export class World {
       this.nodes.set(role, { role, rpcUrl: `http://127.0.0.1:${rpcPort}`, dataDir, args, proc: undefined });
     }
     this.batcher = this.procs.start("batcher", [
+      "--conditions=source",
       "--import",
       "tsx",
       join(ROOT, "chaos", "batcher-proc.ts"),

@@ -1,18 +1,18 @@
 /**
- * The simulated execution client for the derivation bench: in its own process (`supernode devnet el`, as an
+ * The simulated execution client for the derivation bench: in its own process (`supernode-devnet el`, as an
  * execution client runs in production; the node and the EL then use separate cores), or in this process with
  * DERIVATION_BENCH_INPROCESS=1.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { silentLogger } from "../../src/core/logger.js";
 import { systemClock } from "../../src/core/time/clock.js";
 import type { Hash } from "../../src/core/types/primitives.js";
-import { forksFromRollupConfig, SimulatedExecutionClient } from "../../src/devnet/el/index.js";
+import { devnetBin } from "supernode-devnet";
+import { forksFromRollupConfig, SimulatedExecutionClient } from "supernode-devnet/el";
 import type { RollupConfig } from "../../src/protocol/rollup-config.js";
 import { procCpuSec, procIoBytes } from "./metering.js";
 import { GENESIS_TIME } from "./rollup-config.js";
@@ -57,22 +57,20 @@ const inProcess = (el: SimulatedExecutionClient): ElHandle => ({
 });
 
 /**
- * The simulated EL as its own process (`supernode devnet el`), as an execution client runs in production: the
+ * The simulated EL as its own process (`supernode-devnet el`), as an execution client runs in production: the
  * node and the EL then use separate cores. Set DERIVATION_BENCH_INPROCESS=1 to run it in this process instead.
  */
 async function startElProcess(secret: Uint8Array): Promise<ElHandle> {
   const dir = mkdtempSync(join(tmpdir(), "derivation-bench-"));
   const secretPath = join(dir, "jwt.hex");
   writeFileSync(secretPath, `0x${Buffer.from(secret).toString("hex")}\n`, { mode: 0o600 });
-  const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
   // DERIVATION_BENCH_EL_NODE_ARGS: extra node flags for the EL process (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
   const nodeArgs = (process.env.DERIVATION_BENCH_EL_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
   const child = spawn(
     process.execPath,
     [
       ...nodeArgs,
-      join(root, "bin", "supernode.js"),
-      "devnet",
+      devnetBin(),
       "el",
       "--variant",
       "a",

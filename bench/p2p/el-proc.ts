@@ -8,8 +8,7 @@
 import "../../src/core/polyfill.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { systemClock } from "../../src/core/time/clock.js";
-import { SimulatedExecutionClient } from "../../src/devnet/el/index.js";
-import type { SimulatedElOptions } from "../../src/devnet/el/index.js";
+import { type SimulatedElOptions, SimulatedExecutionClient } from "supernode-devnet/el";
 import { fromJson, type HeadReport, machineMs, serveHostProcess } from "./procs.js";
 
 /** `start`: the chain (bigints kept by `toJson`) and its JWT secret in hex. */

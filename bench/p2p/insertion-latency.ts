@@ -30,8 +30,8 @@ import {
   type Followers,
   type StartFollowerEl,
   startFollowers,
-} from "../../src/cli/commands/devnet-followers.js";
-import { rpcCall } from "../../src/cli/commands/devnet-p2p.js";
+} from "supernode-devnet/cli/followers";
+import { rpcCall } from "supernode-devnet/cli/p2p";
 import { silentLogger } from "../../src/core/logger.js";
 import { note } from "../harness.js";
 import type { StartEl, StartedEl } from "./el-proc.js";
@@ -66,7 +66,7 @@ const LIVE_MS = 1_500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function host(script: string, args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", join(here, script), ...args], {
+  return spawn(process.execPath, ["--conditions=source", "--import", "tsx", join(here, script), ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit", "ipc"],
     ...(env === undefined ? {} : { env }),

@@ -7,8 +7,8 @@
  * Usage: node --import tsx bench/p2p/seq-proc.ts <chains> <dir>
  */
 import "../../src/core/polyfill.js";
-import { startChildDevnet } from "../../src/cli/commands/devnet-child.js";
-import type { FollowedDevnet } from "../../src/cli/commands/devnet-followers.js";
+import { startChildDevnet } from "supernode-devnet/cli/child";
+import type { FollowedDevnet } from "supernode-devnet/cli/followers";
 import { silentLogger } from "../../src/core/logger.js";
 import { type HeadReport, machineMs, serveHostProcess, toJson } from "./procs.js";
 

@@ -6,8 +6,7 @@
  */
 import "../../src/core/polyfill.js";
 import { join } from "node:path";
-import { supernodeArgsFor } from "../../src/cli/commands/devnet-supernode.js";
-import { startDevnet } from "../../src/devnet/devnet.js";
+import { startDevnet, supernodeArgsFor } from "supernode-devnet";
 
 const [chainsArg, dir, rpcPort, metricsPort] = process.argv.slice(2);
 const n = Number(chainsArg);

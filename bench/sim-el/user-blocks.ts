@@ -2,12 +2,12 @@ import { hexToBytes } from "../../src/core/codec/hex.js";
 import type { Hex } from "../../src/core/types/primitives.js";
 import { keccakHex } from "../../src/protocol/block/keccak.js";
 import { encodeDepositTxHex } from "../../src/protocol/l2/deposit-tx.js";
-import { DEFAULT_EIP1559, buildBlock, makeGenesis } from "../../src/devnet/el/block-builder.js";
+import { DEFAULT_EIP1559, buildBlock, makeGenesis } from "supernode-devnet/el/block-builder";
 
 /** What `buildBlock` takes as a block's attributes. */
 type BuildAttributes = Parameters<typeof buildBlock>[2];
-import { decodeAnyTx } from "../../src/devnet/el/tx-decode.js";
-import type { ElForks } from "../../src/devnet/el/types.js";
+import { decodeAnyTx } from "supernode-devnet/el/tx-decode";
+import type { ElForks } from "supernode-devnet/el/types";
 import { UserTxSource, userTxAllocRecord } from "../derivation/user-txs.js";
 import { type Bench, note } from "../harness.js";
 

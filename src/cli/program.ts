@@ -9,7 +9,6 @@ import { loadConfig } from "../config/load.js";
 import type { SupernodeConfig } from "../config/types.js";
 import { type AppLogger, createLogger } from "../observability/logger.js";
 import { registerDbCommands } from "./commands/db.js";
-import { registerDevnetCommands } from "./commands/devnet.js";
 import { installSignalHandlers } from "./signals.js";
 
 /** Where the CLI writes and what it reads; tests pass their own. */
@@ -38,9 +37,16 @@ export function packageVersion(): string {
 const COMMANDS: ReadonlyArray<readonly [string, string]> = [
   ["config [options]", "print the effective per-chain configuration as JSON (secrets redacted)"],
   ["chain-options [--hidden]", "list every per-chain option with its env name"],
-  ["devnet ...", "run or manage the embedded local devnet"],
+  ["devnet ...", "moved to the supernode-devnet package (npx supernode-devnet --help)"],
   ["db check|reset --data-dir D --chain N", "check a chain's SafeDB, or move a damaged one aside to rebuild it"],
 ];
+
+/** What `supernode devnet …` prints: the devnet is tooling in a package of its own, not part of the product. */
+export const DEVNET_MOVED =
+  "supernode: the local devnet is not part of the supernode package; it is the supernode-devnet package beside it " +
+  "(packages/devnet in the repository). Run it with `npx supernode-devnet [options]` (every option of the former " +
+  "`supernode devnet`), `npx supernode-devnet el …` for one simulated execution client, or `npm start -- [options]` " +
+  "at the repository root. See docs/devnet.md.";
 
 function logWarnings(logger: AppLogger, warnings: readonly ConfigWarning[]): void {
   for (const w of warnings) logger.warn(w.fields, w.msg);
@@ -159,7 +165,16 @@ export function buildProgram(argv: readonly string[], io: CliIo, setExit: (code:
       io.stdout.write(renderChainOptionsHelp(opts.hidden === true));
       setExit(0);
     });
-  registerDevnetCommands(program);
+  program
+    .command("devnet")
+    .description("moved: the local devnet is the supernode-devnet package")
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .helpOption(false)
+    .action(() => {
+      io.stderr.write(`${DEVNET_MOVED}\n`);
+      setExit(2);
+    });
   registerDbCommands(program, { stdout: io.stdout, stderr: io.stderr, setExit });
   return program;
 }

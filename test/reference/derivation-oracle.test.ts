@@ -14,15 +14,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { buildChainRuntimes } from "../../src/app/chain-factory.js";
 import { protocolHashing } from "../../src/app/hashing.js";
 import { Supernode } from "../../src/app/supernode.js";
-import { devnetProcessArgs } from "../../src/cli/commands/devnet-supernode.js";
+import { type Devnet, devnetProcessArgs, startDevnet } from "supernode-devnet";
 import { formatIssues } from "../../src/config/issues.js";
 import { loadConfig } from "../../src/config/load.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { Hash } from "../../src/core/types/primitives.js";
-import { Batcher } from "../../src/devnet/batcher/batcher.js";
-import { rollupConfigJson } from "../../src/devnet/config.js";
-import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
-import { batcherAccountIndex } from "../../src/devnet/l1/dev-accounts.js";
+import { Batcher } from "supernode-devnet/batcher/batcher";
+import { rollupConfigJson } from "supernode-devnet/config";
+import { batcherAccountIndex } from "supernode-devnet/l1/dev-accounts";
 import type { RollupConfig } from "../../src/protocol/rollup-config.js";
 import {
   freePort,

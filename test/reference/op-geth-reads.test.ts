@@ -9,8 +9,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/core/logger.js";
 import { systemClock } from "../../src/core/time/clock.js";
 import type { Hash } from "../../src/core/types/primitives.js";
-import { devnetRollupConfig, writeJwtSecret } from "../../src/devnet/config.js";
-import { l2GenesisJson } from "../../src/devnet/l2-genesis.js";
+import { devnetRollupConfig, writeJwtSecret } from "supernode-devnet/config";
+import { l2GenesisJson } from "supernode-devnet/l2-genesis";
 import { EngineClient } from "../../src/io/engine/engine-client.js";
 import { jsonRpc, type OpGeth, referenceBinary, referenceSkipReason, startOpGeth } from "../support/reference.js";
 

@@ -1,13 +1,13 @@
 /**
  * Test helper: start a real anvil L1 on a dynamic loopback port and stop it after the suite.
- * Thin wrapper over `src/devnet/l1/anvil.ts` (owned by the devnet L1 engineer); reuse it rather than spawning anvil
+ * Thin wrapper over `packages/devnet/src/l1/anvil.ts` (owned by the devnet L1 engineer); reuse it rather than spawning anvil
  * yourself.
  *
  *   const l1 = useAnvil({ blockTimeSec: 0 });          // inside a describe block
  *   it("...", async () => { await l1().mine(3); ... });
  */
 import { afterAll, beforeAll } from "vitest";
-import { Anvil, type AnvilOptions } from "../../src/devnet/l1/anvil.js";
+import { Anvil, type AnvilOptions } from "supernode-devnet/l1/anvil";
 
 export { Anvil, type AnvilOptions };
 

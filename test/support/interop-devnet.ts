@@ -1,4 +1,4 @@
-import type { startDevnetSupernode } from "../../src/cli/commands/devnet-supernode.js";
+import type { startDevnetSupernode } from "supernode-devnet";
 
 type DevnetSupernodeOptions = Parameters<typeof startDevnetSupernode>[0];
 

@@ -1,4 +1,4 @@
-import { type Devnet, startDevnet } from "../../src/devnet/devnet.js";
+import { type Devnet, startDevnet } from "supernode-devnet";
 
 /**
  * The devnet the app-level tests share: chains 901 (variant A) and 902 (variant B), 1-s L1 and L2 blocks and a

@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { devnetBin } from "supernode-devnet";
 import { describe, expect, it } from "vitest";
 
 /**
- * `supernode devnet --chains 3 --supernode-process child`: the devnet runs in the command's process and the supernode
+ * `supernode-devnet --chains 3 --supernode-process child`: the devnet runs in the command's process and the supernode
  * in a child process of its own; every chain becomes safe, and SIGINT stops both.
  */
-const BIN = join(import.meta.dirname, "..", "..", "..", "bin", "supernode.js");
+const BIN = devnetBin();
 
 function alive(pid: number): boolean {
   try {
@@ -18,13 +18,12 @@ function alive(pid: number): boolean {
   }
 }
 
-describe("supernode devnet --supernode-process child", () => {
+describe("supernode-devnet --supernode-process child", () => {
   it("runs the supernode apart from the devnet, syncs every chain, and stops both on SIGINT", async () => {
     const child = spawn(
       process.execPath,
       [
         BIN,
-        "devnet",
         "--chains",
         "3",
         "--supernode-process",

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevnetSupernode, startDevnetSupernode } from "../../../src/cli/commands/devnet-supernode.js";
+import { type DevnetSupernode, startDevnetSupernode } from "supernode-devnet";
 import { silentLogger } from "../../../src/core/logger.js";
 
 /** Eight chains (alternating execution-client variants) in one supernode on one anvil L1. */

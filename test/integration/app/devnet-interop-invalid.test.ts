@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Followers, startFollowers } from "../../../src/cli/commands/devnet-followers.js";
-import { type DevnetSupernode, startDevnetSupernode } from "../../../src/cli/commands/devnet-supernode.js";
+import { type Followers, startFollowers } from "supernode-devnet/cli/followers";
+import { type DevnetSupernode, startDevnetSupernode } from "supernode-devnet";
 import { silentLogger } from "../../../src/core/logger.js";
 import { call, type L2Ref, waitFor } from "../../support/devnet-rpc.js";
 import { interopDevnetOptions } from "../../support/interop-devnet.js";
 
 /**
- * `supernode devnet --interop --invalid-messages` end to end, with a verifying follower: every few blocks the
+ * `supernode-devnet --interop --invalid-messages` end to end, with a verifying follower: every few blocks the
  * traffic sends an invalid executing message (wrong payload hash to 901, then an origin chain outside the dependency
  * set to 902). The sequencing supernode must deny the block, rewind the chain and replace the block with a
  * deposits-only one while both chains go on; the follower (its own process, fed by P2P and L1) must end with the
@@ -28,7 +28,7 @@ async function metricSum(url: string, name: string): Promise<Record<string, numb
   return out;
 }
 
-describe("supernode devnet --interop --invalid-messages", () => {
+describe("supernode-devnet --interop --invalid-messages", () => {
   let dir: string;
   let dn: DevnetSupernode;
   let followers: Followers | undefined;

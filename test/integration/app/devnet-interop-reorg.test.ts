@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevnetSupernode, startDevnetSupernode } from "../../../src/cli/commands/devnet-supernode.js";
+import { type DevnetSupernode, startDevnetSupernode } from "supernode-devnet";
 import type { Logger } from "../../../src/core/logger.js";
 import { call, type L2Ref, metricValue, waitFor } from "../../support/devnet-rpc.js";
 import { interopDevnetOptions } from "../../support/interop-devnet.js";
 
 /**
- * `supernode devnet --interop` and an L1 reorg (real anvil, `anvil_reorg`) inside L1 finality (16 slots an epoch:
+ * `supernode-devnet --interop` and an L1 reorg (real anvil, `anvil_reorg`) inside L1 finality (16 slots an epoch:
  * finalized = head − 32): the reorg replaces L1 blocks holding batches of L2 blocks the supernode had already
  * verified; the interop activity rewinds its verified results, then re-verifies past where it was, and no chain's
  * safe head ends above its local-safe head.
@@ -38,7 +38,7 @@ function recordingLogger(lines: string[]): Logger {
   return log;
 }
 
-describe("supernode devnet --interop and an L1 reorg", () => {
+describe("supernode-devnet --interop and an L1 reorg", () => {
   let dir: string;
   let dn: DevnetSupernode | undefined;
 

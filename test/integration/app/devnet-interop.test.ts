@@ -5,16 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildChainRuntimes } from "../../../src/app/chain-factory.js";
 import { protocolHashing } from "../../../src/app/hashing.js";
 import { Supernode } from "../../../src/app/supernode.js";
-import { type DevnetSupernode, startDevnetSupernode } from "../../../src/cli/commands/devnet-supernode.js";
+import { type DevnetSupernode, startDevnetSupernode } from "supernode-devnet";
 import { loadConfig } from "../../../src/config/load.js";
 import { silentLogger } from "../../../src/core/logger.js";
-import { CROSS_L2_INBOX } from "../../../src/devnet/el/interop-predeploys.js";
+import { CROSS_L2_INBOX } from "supernode-devnet/el/interop-predeploys";
 import { EXECUTING_MESSAGE_TOPIC } from "../../../src/protocol/interop/messages.js";
 import { call, type L2Ref, metricValue, waitFor } from "../../support/devnet-rpc.js";
 import { interopDevnetOptions } from "../../support/interop-devnet.js";
 
 /**
- * `supernode devnet --interop` end to end: anvil L1, chains 901 (variant A) and 902 (variant B) on simulated
+ * `supernode-devnet --interop` end to end: anvil L1, chains 901 (variant A) and 902 (variant B) on simulated
  * execution clients with the CrossL2Inbox, batchers, the real supernode with interop active from genesis, and the
  * devnet's message traffic (a valid message each way every two blocks). The cross-safe head of each chain must
  * pass blocks that execute messages from the other chain, never above local-safe; a restarted supernode resumes
@@ -29,7 +29,7 @@ async function metric(sn: Supernode, name: string): Promise<number> {
   return metricValue(url, name);
 }
 
-describe("supernode devnet --interop", () => {
+describe("supernode-devnet --interop", () => {
   let dir: string;
   let dn: DevnetSupernode;
   let restarted: Supernode | undefined;

@@ -1,20 +1,20 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { devnetBin } from "supernode-devnet";
 import { describe, expect, it } from "vitest";
 
 /**
- * `npm start` end to end: the real binary runs `supernode devnet` (ephemeral ports here), both chains sync, both
+ * `npm start` end to end: the devnet package's binary (`supernode-devnet`, what `npm start` runs) (ephemeral ports here), both chains sync, both
  * deposits arrive on L2, and SIGINT stops everything cleanly (exit code 0, temporary directory removed).
  */
-const BIN = join(import.meta.dirname, "..", "..", "..", "bin", "supernode.js");
+const BIN = devnetBin();
 
-describe("supernode devnet (npm start)", () => {
+describe("supernode-devnet (npm start)", () => {
   it("shows two chains syncing, the deposits arriving, and stops cleanly on SIGINT", async () => {
     const child = spawn(
       process.execPath,
-      [BIN, "devnet", "--rpc.port", "0", "--metrics.port", "0", "--l1-block-time", "1", "--l2-block-time", "1"],
+      [BIN, "--rpc.port", "0", "--metrics.port", "0", "--l1-block-time", "1", "--l2-block-time", "1"],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     const lines: string[] = [];

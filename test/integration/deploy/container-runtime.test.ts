@@ -4,16 +4,21 @@
  * build stage — package files, `npm ci` (the project's node_modules hard-linked in place of the download, then the
  * install's own `prepare` script, which must cope with the sources not being there yet), tsconfig, src, config, bin,
  * `npm run build && npm prune --omit=dev`; runtime stage — node_modules, dist, config, bin, package.json only, the
- * `supernode` link, NODE_ENV=production and SUPERNODE_DATA_DIR. From there `supernode --help` runs, and
- * `supernode devnet` starts a chain that produces blocks and stops cleanly on SIGINT.
+ * `supernode` link, NODE_ENV=production and SUPERNODE_DATA_DIR. The image holds no part of the devnet (no anvil,
+ * no simulated execution client, no batcher: docs/adr/0107). From there `supernode --help` runs, `supernode devnet`
+ * says where the devnet went, and the image's supernode sequences a chain of a devnet started here, then stops
+ * cleanly on SIGINT.
  */
 import { execFile, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
+import { type Devnet, startDevnet, supernodeArgsFor } from "supernode-devnet";
+import { freePort } from "supernode-devnet/cli/child";
 import { afterAll, describe, expect, it } from "vitest";
+import { call, waitFor } from "../../support/devnet-rpc.js";
+import { dependencyClosure, type LockPackages } from "../../support/lock-closure.js";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "../../..");
@@ -70,14 +75,25 @@ describe("the Dockerfile's runtime stage, reproduced in a temp dir", () => {
         // The download is replaced by the project's installed tree; the lifecycle script npm ci would run after
         // it, `prepare`, runs for real (no sources here yet: it must skip, not fail).
         await linkTree(join(ROOT, "node_modules"), join(build, "node_modules"));
+        // `--workspaces=false`: npm installs the root package's own dependencies only, not the workspaces' (the
+        // devnet package, its link back to this package, anvil); the rest of the project's tree goes.
+        expect(s.args).toContain("--workspaces=false");
+        const packages = (
+          JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: LockPackages }
+        ).packages;
+        const own = dependencyClosure(packages, "", { dev: true });
+        for (const at of Object.keys(packages)) {
+          if (at.startsWith("node_modules/") && !own.has(at)) rmSync(join(build, at), { recursive: true, force: true });
+        }
         const { stdout } = await run("npm", ["run", "prepare"], { cwd: build, env });
         expect(stdout).toContain("nothing to compile here");
         expect(existsSync(join(build, "dist"))).toBe(false);
         done.push("npm ci");
       } else if (s.op === "RUN" && s.args.startsWith("npm run build")) {
-        expect(s.args).toBe("npm run build && npm prune --omit=dev");
+        expect(s.args).toBe("npm run build && npm prune --omit=dev --workspaces=false");
         await run("npm", ["run", "build"], { cwd: build, env });
-        await run("npm", ["prune", "--omit=dev", "--offline", "--no-audit", "--no-fund"], { cwd: build, env });
+        const prune = ["prune", "--omit=dev", "--workspaces=false", "--offline", "--no-audit", "--no-fund"];
+        await run("npm", prune, { cwd: build, env });
         done.push("build+prune");
       } else if (s.op === "RUN" && s.args.startsWith("ln -s /app/bin/supernode.js")) {
         mkdirSync(pathDir);
@@ -106,15 +122,17 @@ describe("the Dockerfile's runtime stage, reproduced in a temp dir", () => {
     ]);
     env.PATH = `${pathDir}:${env.PATH}`;
     expect(env.NODE_ENV).toBe("production");
-    // The image holds the compiled build, configs and production dependencies only: no sources, no dev tools
-    // (TypeScript itself stays: viem declares it as an optional peer dependency, so npm counts it as production).
+    // The image holds the compiled build, configs and production dependencies only: no sources, no dev tools,
+    // nothing of the devnet workspace (its package, anvil, viem, ws).
     expect(existsSync(join(app, "dist/cli/main.js"))).toBe(true);
     expect(existsSync(join(app, "config/networks"))).toBe(true);
     expect(existsSync(join(app, "src"))).toBe(false);
-    for (const dev of ["vitest", "@biomejs/biome", "dependency-cruiser", "playwright-core", "yaml"]) {
+    expect(existsSync(join(app, "packages"))).toBe(false);
+    const absent = ["vitest", "@biomejs/biome", "dependency-cruiser", "playwright-core", "yaml", "typescript"];
+    for (const dev of [...absent, "supernode-devnet", "supernode", "@foundry-rs/anvil", "viem", "ws"]) {
       expect(existsSync(join(app, "node_modules", dev)), dev).toBe(false);
     }
-    for (const prod of ["fastify", "level", "c-kzg", "@foundry-rs/anvil"]) {
+    for (const prod of ["fastify", "level", "c-kzg"]) {
       expect(existsSync(join(app, "node_modules", prod)), prod).toBe(true);
     }
   }, 400_000);
@@ -122,52 +140,45 @@ describe("the Dockerfile's runtime stage, reproduced in a temp dir", () => {
   it("runs `supernode --help` from the image", async () => {
     const { stdout } = await run("supernode", ["--help"], { cwd: app, env });
     expect(stdout).toContain("--chains");
-    expect(stdout).toContain("devnet");
+    expect(stdout).toContain("supernode-devnet");
+    const devnet = await run("supernode", ["devnet", "--chains", "1"], { cwd: app, env }).catch((e: unknown) => e);
+    expect((devnet as { code?: number }).code).toBe(2);
+    expect((devnet as { stderr?: string }).stderr).toContain("npx supernode-devnet");
   });
 
-  it("starts a devnet-backed supernode from the image and stops it cleanly on SIGINT", async () => {
-    const child = spawn(
-      "supernode",
-      [
-        "devnet",
-        "--chains",
-        "1",
-        "--rpc.port",
-        "0",
-        "--metrics.port",
-        "0",
-        "--l1-block-time",
-        "1",
-        "--l2-block-time",
-        "1",
-        "--dir",
-        join(dir, "devnet"),
-      ],
-      { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] },
-    );
+  it("sequences a chain of a devnet started here from the image, and stops cleanly on SIGINT", async () => {
+    const devnetDir = join(dir, "devnet");
+    const devnet: Devnet = await startDevnet({
+      dir: devnetDir,
+      chains: [{ chainId: 901n, variant: "a" }],
+      l1BlockTimeSec: 1,
+      l2BlockTimeSec: 1,
+    });
+    const rpcPort = await freePort();
+    const args = supernodeArgsFor(devnet, { dir: devnetDir, chains: [], rpcPort, metricsPort: await freePort() });
+    const child = spawn("supernode", args, { cwd: app, env, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => {
       stderr += d.toString();
     });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    const lines: string[] = [];
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no blocks; output:\n${lines.join("\n")}\n${stderr}`)), 90_000);
-        createInterface({ input: child.stdout }).on("line", (line) => {
-          lines.push(line);
-          const m = /^chain 901 \[running\] unsafe (\d+)/.exec(line);
-          if (m !== null && Number(m[1]) > 1) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-        child.once("exit", () => reject(new Error(`exited early:\n${lines.join("\n")}\n${stderr}`)));
-      });
+      await waitFor(
+        "the image's supernode to build blocks",
+        async () => {
+          if (child.exitCode !== null) throw new Error(`exited early:\n${stderr}`);
+          const r = await call(`http://127.0.0.1:${rpcPort}/901/`, "stack_syncStatus").catch(() => undefined);
+          const unsafe = (r?.result as { unsafe_l2?: { number: number } } | undefined)?.unsafe_l2?.number ?? 0;
+          return unsafe > 1 ? unsafe : undefined;
+        },
+        90_000,
+      );
     } finally {
       if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, "SIGINT");
+      const code = await exited;
+      await devnet.stop();
+      expect(code).toBe(0);
     }
-    expect(await exited).toBe(0);
     expect(stderr).not.toMatch(/src\/ is newer than dist|tsx/);
   }, 150_000);
 });

@@ -14,10 +14,9 @@ import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { buildChainRuntimes } from "../../../src/app/chain-factory.js";
 import { protocolHashing } from "../../../src/app/hashing.js";
 import { Supernode } from "../../../src/app/supernode.js";
-import { supernodeArgsFor } from "../../../src/cli/commands/devnet-supernode.js";
+import { type Devnet, supernodeArgsFor } from "supernode-devnet";
 import { loadConfig } from "../../../src/config/load.js";
 import { silentLogger } from "../../../src/core/logger.js";
-import type { Devnet } from "../../../src/devnet/devnet.js";
 import { startTwoChainDevnet } from "../../support/two-chain-devnet.js";
 import { describeWithTools } from "../../support/system-tools.js";
 

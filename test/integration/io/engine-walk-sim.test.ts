@@ -8,7 +8,7 @@ import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
-import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
+import type { SimulatedExecutionClient } from "supernode-devnet/el";
 import { EngineClient } from "../../../src/io/engine/engine-client.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import {
@@ -19,7 +19,7 @@ import {
   l1InfoDeposit,
   l1InfoJovian,
   startEl,
-} from "../devnet/el-support.js";
+} from "supernode-devnet/test-support/el-support";
 import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 
 const BLOCKS = 90;

@@ -13,7 +13,7 @@ import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hex } from "../../../src/core/types/primitives.js";
-import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
+import type { SimulatedExecutionClient } from "supernode-devnet/el";
 import { EngineClient } from "../../../src/io/engine/engine-client.js";
 import { EngineController } from "../../../src/node/engine/engine-controller.js";
 import { createChainMetrics } from "../../../src/app/chain-metrics.js";
@@ -27,7 +27,7 @@ import {
   l1InfoJovian,
   signTransfer,
   startEl,
-} from "../devnet/el-support.js";
+} from "supernode-devnet/test-support/el-support";
 import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 import { attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 

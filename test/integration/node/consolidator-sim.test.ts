@@ -10,7 +10,7 @@ import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
-import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
+import type { SimulatedExecutionClient } from "supernode-devnet/el";
 import { EngineClient } from "../../../src/io/engine/engine-client.js";
 import { Consolidator } from "../../../src/node/engine/consolidator.js";
 import type { DerivedAttributes } from "../../../src/node/engine/derived-attributes.js";
@@ -25,7 +25,7 @@ import {
   l1InfoJovian,
   signTransfer,
   startEl,
-} from "../devnet/el-support.js";
+} from "supernode-devnet/test-support/el-support";
 import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 import { attributesFromHex, transactionsHex } from "../../../src/protocol/l2/attributes.js";
 

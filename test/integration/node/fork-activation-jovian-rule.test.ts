@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Hex, keccak256 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Devnet, startDevnet } from "../../../src/devnet/devnet.js";
-import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
+import { type Devnet, startDevnet } from "supernode-devnet";
+import type { SimulatedExecutionClient } from "supernode-devnet/el";
 import type { L1Client } from "../../../src/io/l1/l1-client.js";
 import type { Fork } from "../../../src/protocol/rollup-config.js";
-import { type BuiltBlock, L2BlockBuilder } from "../devnet/batcher-support.js";
+import { type BuiltBlock, L2BlockBuilder } from "supernode-devnet/test-support/batcher-support";
 import {
   depositTxBytes,
   expectedUpgradeTxs,

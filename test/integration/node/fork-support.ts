@@ -9,7 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { concat, type Hex, keccak256, numberToHex, pad, toRlp } from "viem";
 import { expect } from "vitest";
-import { devAccount } from "../../../src/devnet/l1/dev-accounts.js";
+import { devAccount } from "supernode-devnet/l1/dev-accounts";
 import { encodeDepositTx } from "../../../src/protocol/l2/deposit-tx.js";
 import {
   ecotoneUpgradeDeposits,

@@ -4,8 +4,8 @@
  * nodes read past them); the same blocks posted by the authorised batcher are then derived.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Batcher } from "../../../src/devnet/batcher/batcher.js";
-import { devAccount } from "../../../src/devnet/l1/dev-accounts.js";
+import { Batcher } from "supernode-devnet/batcher/batcher";
+import { devAccount } from "supernode-devnet/l1/dev-accounts";
 import { NodePair, waitFor } from "./node-support.js";
 
 /** A funded anvil dev account that no devnet batcher uses. */

@@ -1,15 +1,15 @@
 import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { devnetBin } from "supernode-devnet";
 import { describe, expect, it } from "vitest";
 
 /**
- * `supernode devnet --followers 1` end to end, on loopback: a sequencing supernode and a follower supernode (its own
+ * `supernode-devnet --followers 1` end to end, on loopback: a sequencing supernode and a follower supernode (its own
  * process, execution client and data dir) peered over P2P. The follower's unsafe head keeps within two blocks of the
  * sequencer's by gossip while its safe head (from L1 batches) lags behind, its blocks are the sequencer's by hash,
  * and `stackp2p_self` / `stackp2p_peers` answer with the specification's shapes. SIGINT stops every process.
  */
-const BIN = join(import.meta.dirname, "..", "..", "..", "bin", "supernode.js");
+const BIN = devnetBin();
 
 function alive(pid: number): boolean {
   try {
@@ -72,13 +72,12 @@ function expectPeerInfoShape(p: Record<string, unknown>): void {
   expect(Object.keys(scores.reqResp).sort()).toEqual(["errorResponses", "rejectedPayloads", "validResponses"]);
 }
 
-describe("supernode devnet --followers 1", () => {
+describe("supernode-devnet --followers 1", () => {
   it("a follower gets the sequencer's unsafe blocks by gossip long before their batches", async () => {
     const child = spawn(
       process.execPath,
       [
         BIN,
-        "devnet",
         "--chains",
         "1",
         "--followers",

@@ -59,6 +59,20 @@ describe("supernode --help", () => {
     expect(all.out()).toContain("--vn.<id>.p2p.gossip.mesh.d <uint>");
   });
 
+  it("`supernode devnet …` says the devnet is the supernode-devnet package (exit 2, nothing run)", async () => {
+    let ran = false;
+    const t = io({}, async () => {
+      ran = true;
+    });
+    expect(await runCli(["devnet", "--chains", "4", "--interop"], t.value)).toBe(2);
+    expect(t.err()).toContain("npx supernode-devnet [options]");
+    expect(t.err()).toContain("npm start -- [options]");
+    expect(ran).toBe(false);
+    const help = io();
+    await runCli(["--help"], help.value);
+    expect(help.out()).toContain("npx supernode-devnet --help");
+  });
+
   it("--version", async () => {
     const t = io();
     expect(await runCli(["--version"], t.value)).toBe(0);

@@ -9,8 +9,8 @@ import { toyNodeConfig } from "./toy-node.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { L1BlockRef } from "../../../src/core/types/block-ref.js";
-import type { SimulatedExecutionClient } from "../../../src/devnet/el/index.js";
-import { ElSyncSource, httpBlockFetcher } from "../../../src/devnet/el/sync-source.js";
+import type { SimulatedExecutionClient } from "supernode-devnet/el";
+import { ElSyncSource, httpBlockFetcher } from "supernode-devnet/el/sync-source";
 import { EngineClient } from "../../../src/io/engine/engine-client.js";
 import { ChainNode } from "../../../src/node/chain-node.js";
 import { l2RefFromPayload } from "../../../src/node/derivation/l2-block.js";
@@ -24,7 +24,7 @@ import {
   l1InfoDeposit,
   l1InfoJovian,
   startEl,
-} from "../../integration/devnet/el-support.js";
+} from "supernode-devnet/test-support/el-support";
 import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 import { FakeL1, MemorySafeDb, testRollupConfig, waitFor } from "./fakes.js";
 

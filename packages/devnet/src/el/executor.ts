@@ -1,0 +1,262 @@
+import { decodeFunctionData, encodeAbiParameters, keccak256, parseAbi } from "viem";
+import { type Address, bytesToHex, type Hash, type Hex, hexToBytes } from "supernode/core";
+import { keccak, keccakHex, logsBloom, rlpEncodeBytes, rlpEncodeListRaw, uintToBytes } from "supernode/protocol";
+import { type L1FeeParams, daFootprint, l1FeeFor, operatorFee, parseL1FeeParams } from "./fees.js";
+import { interopCall } from "./interop-predeploys.js";
+import { type LedgerState, LedgerWriter } from "./ledger.js";
+import { intrinsicGas } from "./tx-decode.js";
+import type { L1FeeFields, SimLog, SimReceipt, SimTx } from "./types.js";
+
+export const L1_BLOCK_ADDRESS: Address = "0x4200000000000000000000000000000000000015";
+export const MESSAGE_PASSER_ADDRESS: Address = "0x4200000000000000000000000000000000000016";
+export const BASE_FEE_VAULT: Address = "0x4200000000000000000000000000000000000019";
+export const L1_FEE_VAULT: Address = "0x420000000000000000000000000000000000001a";
+export const OPERATOR_FEE_VAULT: Address = "0x420000000000000000000000000000000000001b";
+
+/** Extra gas the simulated L2ToL1MessagePasser charges for recording a withdrawal. */
+export const MESSAGE_PASSER_GAS = 50_000n;
+const RECEIVE_DEFAULT_GAS_LIMIT = 100_000n;
+const MESSAGE_PASSER_ABI = parseAbi(["function initiateWithdrawal(address _target, uint256 _gasLimit, bytes _data)"]);
+/** keccak256("MessagePassed(uint256,address,address,uint256,uint256,bytes,bytes32)") */
+export const MESSAGE_PASSED_TOPIC: Hash = keccak256(
+  new TextEncoder().encode("MessagePassed(uint256,address,address,uint256,uint256,bytes,bytes32)"),
+);
+
+export interface BlockContext {
+  readonly chainId: bigint;
+  readonly number: number;
+  readonly timestamp: number;
+  readonly baseFee: bigint;
+  readonly coinbase: Address;
+  readonly gasLimit: bigint;
+  readonly regolith: boolean;
+  readonly canyon: boolean;
+  readonly fjord: boolean;
+  readonly isthmus: boolean;
+  readonly jovian: boolean;
+}
+
+interface TransferResult {
+  readonly status: 0 | 1;
+  readonly logs: SimLog[];
+  readonly extraGas: bigint;
+  /** The call needed more gas than the transaction had left: every gas unit is used. */
+  readonly outOfGas?: boolean;
+}
+
+export type ApplyResult = { ok: true } | { ok: false; reason: string };
+
+/** The bloom of every receipt without logs (most of them), shared: blooms are never written after they are made. */
+const EMPTY_BLOOM = new Uint8Array(256);
+
+function pad32(v: bigint): Hash {
+  return `0x${v.toString(16).padStart(64, "0")}`;
+}
+
+/** Executes the transactions of one block on a copy of the parent's ledger (no EVM: value moves only). */
+export class BlockExecutor {
+  readonly #w: LedgerWriter;
+  readonly #ctx: BlockContext;
+  readonly receipts: SimReceipt[] = [];
+  readonly txs: SimTx[] = [];
+  gasUsed = 0n;
+  blobGasUsed = 0n;
+  #l1: L1FeeParams | undefined;
+
+  constructor(parent: LedgerState, ctx: BlockContext) {
+    this.#w = new LedgerWriter(parent);
+    this.#ctx = ctx;
+  }
+
+  get l1FeeParams(): L1FeeParams | undefined {
+    return this.#l1;
+  }
+
+  /** Applies a transaction if it is valid in this block; an invalid one leaves the state untouched. */
+  apply(tx: SimTx): ApplyResult {
+    return tx.deposit !== undefined ? this.#applyDeposit(tx) : this.#applyUser(tx);
+  }
+
+  #applyDeposit(tx: SimTx): ApplyResult {
+    const d = tx.deposit!;
+    const ctx = this.#ctx;
+    const w = this.#w;
+    if (this.txs.length === 0 && tx.to === L1_BLOCK_ADDRESS) this.#l1 = parseL1FeeParams(tx.input);
+    w.credit(tx.from, d.mint);
+    const depositNonce = w.bumpNonce(tx.from);
+    let status: 0 | 1 = 1;
+    let logs: SimLog[] = [];
+    let extraGas = 0n;
+    if (w.account(tx.from).balance < tx.value) status = 0;
+    else {
+      const budget = ctx.regolith ? tx.gas - intrinsicGas(tx.input, tx.to === null) : tx.gas;
+      const r = this.#transfer(tx, tx.from, depositNonce, budget);
+      status = r.status;
+      logs = r.logs;
+      extraGas = r.extraGas;
+    }
+    let gasUsed: bigint;
+    if (!ctx.regolith) gasUsed = d.isSystemTx ? 0n : tx.gas;
+    else {
+      gasUsed = intrinsicGas(tx.input, tx.to === null) + extraGas;
+      if (gasUsed > tx.gas) gasUsed = tx.gas;
+    }
+    this.#push(tx, {
+      status,
+      gasUsed,
+      effectiveGasPrice: 0n,
+      logs,
+      contractAddress: tx.to === null ? createAddress(tx.from, depositNonce) : null,
+      ...(ctx.regolith ? { depositNonce } : {}),
+      ...(ctx.canyon ? { depositReceiptVersion: 1n } : {}),
+      l1: null,
+    });
+    return { ok: true };
+  }
+
+  #applyUser(tx: SimTx): ApplyResult {
+    const ctx = this.#ctx;
+    const w = this.#w;
+    if (tx.chainId !== undefined && tx.chainId !== ctx.chainId) return { ok: false, reason: "invalid chain id" };
+    const acc = w.account(tx.from);
+    if (tx.nonce !== acc.nonce)
+      return { ok: false, reason: `nonce ${tx.nonce} does not match account nonce ${acc.nonce}` };
+    const intrinsic = intrinsicGas(tx.input, tx.to === null);
+    if (tx.gas < intrinsic) return { ok: false, reason: "intrinsic gas too low" };
+    if (this.gasUsed + tx.gas > ctx.gasLimit) return { ok: false, reason: "gas limit reached" };
+    const feeCap = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
+    if (feeCap < ctx.baseFee) return { ok: false, reason: "max fee per gas less than block base fee" };
+    // A dynamic-fee transaction without a tip (a zero tip is left out when decoded) pays the base fee only;
+    // legacy and access-list transactions pay their gas price.
+    const tipCap = tx.maxFeePerGas !== undefined ? (tx.maxPriorityFeePerGas ?? 0n) : feeCap;
+    const price = feeCap < ctx.baseFee + tipCap ? feeCap : ctx.baseFee + tipCap;
+    let l1: L1FeeFields | null = null;
+    if (this.#l1 !== undefined) l1 = l1FeeFor(tx.raw, this.#l1, ctx);
+    const l1Fee = l1?.l1Fee ?? 0n;
+    const maxOpFee = this.#l1 !== undefined && ctx.isthmus ? operatorFee(tx.gas, this.#l1, ctx.jovian) : 0n;
+    if (acc.balance < tx.gas * feeCap + tx.value + l1Fee + maxOpFee)
+      return { ok: false, reason: "insufficient funds for gas * price + value" };
+    w.bumpNonce(tx.from);
+    let gasUsed: bigint;
+    let r: TransferResult;
+    if (tx.to === MESSAGE_PASSER_ADDRESS && tx.gas < intrinsic + MESSAGE_PASSER_GAS) {
+      r = { status: 0, logs: [], extraGas: 0n };
+      gasUsed = tx.gas;
+    } else {
+      r = this.#transfer(tx, tx.from, tx.nonce!, tx.gas - intrinsic);
+      gasUsed = r.outOfGas === true ? tx.gas : intrinsic + r.extraGas;
+    }
+    const status = r.status;
+    const opFee = this.#l1 !== undefined && ctx.isthmus ? operatorFee(gasUsed, this.#l1, ctx.jovian) : 0n;
+    w.debit(tx.from, gasUsed * price + l1Fee + opFee);
+    w.credit(BASE_FEE_VAULT, gasUsed * ctx.baseFee);
+    w.credit(ctx.coinbase, gasUsed * (price - ctx.baseFee));
+    w.credit(L1_FEE_VAULT, l1Fee);
+    w.credit(OPERATOR_FEE_VAULT, opFee);
+    if (ctx.jovian && this.#l1 !== undefined) {
+      const scalar = this.#l1.daFootprintGasScalar === 0n ? 400n : this.#l1.daFootprintGasScalar;
+      this.blobGasUsed += daFootprint(tx.raw, scalar);
+    }
+    this.#push(tx, {
+      status,
+      gasUsed,
+      effectiveGasPrice: price,
+      logs: status === 1 ? r.logs : [],
+      contractAddress: tx.to === null ? createAddress(tx.from, tx.nonce!) : null,
+      l1,
+    });
+    return { ok: true };
+  }
+
+  /**
+   * Moves `value` (balance checked by the caller) and runs the modelled predeploys (the message passer, and the
+   * interop contracts of `interop-predeploys.ts` within `gasBudget`, the gas left after intrinsic gas).
+   */
+  #transfer(tx: SimTx, from: Address, nonce: bigint, gasBudget: bigint): TransferResult {
+    const w = this.#w;
+    const to = tx.to ?? createAddress(from, nonce);
+    const native = interopCall(tx.to, tx.value, tx.input);
+    if (native !== undefined) {
+      if (!native.ok) return { status: 0, logs: [], extraGas: native.extraGas };
+      if (native.extraGas > gasBudget) return { status: 0, logs: [], extraGas: native.extraGas, outOfGas: true };
+      return { status: 1, logs: [...native.logs], extraGas: native.extraGas };
+    }
+    if (tx.to === MESSAGE_PASSER_ADDRESS) {
+      const call = this.#messagePasser(from, tx.value, tx.input);
+      if (call === undefined) return { status: 0, logs: [], extraGas: MESSAGE_PASSER_GAS };
+      w.debit(from, tx.value);
+      w.credit(to, tx.value);
+      return { status: 1, logs: [call], extraGas: MESSAGE_PASSER_GAS };
+    }
+    w.debit(from, tx.value);
+    w.credit(to, tx.value);
+    return { status: 1, logs: [], extraGas: 0n };
+  }
+
+  /** L2ToL1MessagePasser: records `sentMessages[withdrawalHash] = true`, bumps the nonce, emits MessagePassed. */
+  #messagePasser(sender: Address, value: bigint, input: Hex): SimLog | undefined {
+    let target: Address = sender;
+    let gasLimit = RECEIVE_DEFAULT_GAS_LIMIT;
+    let data: Hex = "0x";
+    if (input !== "0x") {
+      try {
+        const call = decodeFunctionData({ abi: MESSAGE_PASSER_ABI, data: input });
+        [target, gasLimit, data] = call.args as unknown as [Address, bigint, Hex];
+        target = target.toLowerCase() as Address;
+      } catch {
+        return undefined;
+      }
+    }
+    const w = this.#w;
+    const slot1 = pad32(1n);
+    const counter = w.storageAt(MESSAGE_PASSER_ADDRESS, slot1);
+    const nonce = (1n << 240n) | counter;
+    const withdrawalHash = keccak256(
+      encodeAbiParameters(
+        [
+          { type: "uint256" },
+          { type: "address" },
+          { type: "address" },
+          { type: "uint256" },
+          { type: "uint256" },
+          { type: "bytes" },
+        ],
+        [nonce, sender, target, value, gasLimit, data],
+      ),
+    );
+    const slot = keccakHex(hexToBytes(`${withdrawalHash}${"00".repeat(32)}` as Hex));
+    w.setStorage(MESSAGE_PASSER_ADDRESS, slot, 1n);
+    w.setStorage(MESSAGE_PASSER_ADDRESS, slot1, counter + 1n);
+    return {
+      address: MESSAGE_PASSER_ADDRESS,
+      topics: [
+        MESSAGE_PASSED_TOPIC,
+        pad32(nonce),
+        `0x${sender.slice(2).padStart(64, "0")}`,
+        `0x${target.slice(2).padStart(64, "0")}`,
+      ],
+      data: encodeAbiParameters(
+        [{ type: "uint256" }, { type: "uint256" }, { type: "bytes" }, { type: "bytes32" }],
+        [value, gasLimit, data, withdrawalHash],
+      ),
+    };
+  }
+
+  #push(tx: SimTx, r: Omit<SimReceipt, "cumulativeGasUsed" | "logsBloom">): void {
+    this.gasUsed += r.gasUsed;
+    this.txs.push(tx);
+    const bloom = r.logs.length === 0 ? EMPTY_BLOOM : logsBloom(r.logs);
+    this.receipts.push({ ...r, cumulativeGasUsed: this.gasUsed, logsBloom: bloom });
+  }
+
+  /** Seals the post-state (the executor must not be used afterwards). */
+  finish(): LedgerState {
+    return this.#w.seal();
+  }
+}
+
+/** CREATE address: keccak256(rlp([sender, nonce]))[12:]. */
+export function createAddress(sender: Address, nonce: bigint): Address {
+  const enc = rlpEncodeListRaw([rlpEncodeBytes(hexToBytes(sender)), rlpEncodeBytes(uintToBytes(nonce))]);
+  return bytesToHex(keccak(enc).subarray(12));
+}
