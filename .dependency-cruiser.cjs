@@ -56,7 +56,7 @@ module.exports = {
     {
       name: "product-never-imports-devnet",
       severity: "error",
-      comment: "the devnet is a package of its own (packages/devnet, docs/adr/0107); the product does not depend on it",
+      comment: "the devnet is a package of its own (packages/devnet, docs/adr/0108); the product does not depend on it",
       from: { path: "^(src|bin)/" },
       to: { path: ["^packages/", "node_modules/supernode-devnet/"] },
     },

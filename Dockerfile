@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Build stage: install the product's dependencies (native addons compile here) and compile TypeScript. Only the
 # product is copied: the devnet workspace (packages/devnet: anvil, simulated execution clients, batchers) is not,
-# and --workspaces=false keeps npm from installing its dependencies (docs/adr/0107).
+# and --workspaces=false keeps npm from installing its dependencies (docs/adr/0108).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \

@@ -5,7 +5,7 @@
  * install's own `prepare` script, which must cope with the sources not being there yet), tsconfig, src, config, bin,
  * `npm run build && npm prune --omit=dev`; runtime stage — node_modules, dist, config, bin, package.json only, the
  * `supernode` link, NODE_ENV=production and SUPERNODE_DATA_DIR. The image holds no part of the devnet (no anvil,
- * no simulated execution client, no batcher: docs/adr/0107). From there `supernode --help` runs, `supernode devnet`
+ * no simulated execution client, no batcher: docs/adr/0108). From there `supernode --help` runs, `supernode devnet`
  * says where the devnet went, and the image's supernode sequences a chain of a devnet started here, then stops
  * cleanly on SIGINT.
  */

@@ -1,5 +1,5 @@
 /**
- * The product package holds no part of the devnet (docs/adr/0107): its production dependency closure, read from
+ * The product package holds no part of the devnet (docs/adr/0108): its production dependency closure, read from
  * package-lock.json the way npm resolves it, reaches no workspace package and nothing only the devnet needs, and
  * the program `npm run build` compiles into dist/ (tsconfig.build.json) has no file of the devnet package.
  */
