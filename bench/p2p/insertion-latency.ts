@@ -31,7 +31,7 @@ import {
   type StartFollowerEl,
   startFollowers,
 } from "supernode-devnet/cli/followers";
-import { rpcCall } from "supernode-devnet/cli/p2p";
+import { rpcCall } from "supernode-devnet/rpc-call";
 import { silentLogger } from "../../src/core/logger.js";
 import { note } from "../harness.js";
 import type { StartEl, StartedEl } from "./el-proc.js";

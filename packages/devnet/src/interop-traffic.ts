@@ -25,7 +25,7 @@ import {
   validateMessageCalldata,
 } from "./interop-messages.js";
 import { devAccount } from "./l1/dev-accounts.js";
-import { JsonRpcHttpClient } from "./l1/json-rpc.js";
+import { HttpRpcClient } from "supernode/json-rpc";
 
 export interface InteropTrafficChain {
   readonly chainId: bigint;
@@ -93,9 +93,9 @@ const GAS = 200_000n;
 const TIP = 1_000_000n;
 
 class Chain {
-  readonly rpc: JsonRpcHttpClient;
+  readonly rpc: HttpRpcClient;
   constructor(readonly spec: InteropTrafficChain) {
-    this.rpc = new JsonRpcHttpClient(spec.rpcUrl, () => ({}), 10_000);
+    this.rpc = new HttpRpcClient({ url: spec.rpcUrl, timeoutMs: 10_000 });
   }
 
   async head(): Promise<Head> {

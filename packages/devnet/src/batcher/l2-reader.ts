@@ -12,7 +12,7 @@ import {
   type RollupConfig,
   type SingularBatch,
 } from "supernode/protocol";
-import { JsonRpcHttpClient } from "../l1/json-rpc.js";
+import { HttpRpcClient } from "supernode/json-rpc";
 
 /** One L2 block as the batcher keeps it. */
 export interface BatchBlock {
@@ -38,13 +38,13 @@ interface RpcBlock {
 }
 
 export class L2Reader {
-  readonly rpc: JsonRpcHttpClient;
+  readonly rpc: HttpRpcClient;
 
   constructor(
     readonly url: string,
     private readonly cfg: RollupConfig,
   ) {
-    this.rpc = new JsonRpcHttpClient(url);
+    this.rpc = new HttpRpcClient({ url, timeoutMs: 30_000 });
   }
 
   async headNumber(): Promise<number> {

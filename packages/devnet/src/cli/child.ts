@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import type { Logger } from "supernode/core";
 import { type Devnet, startDevnet } from "../devnet.js";
 import type { Fork } from "supernode/protocol";
+import { rpcCall } from "../rpc-call.js";
 import { prepareSequencerP2P } from "./p2p.js";
 import { type DevnetInteropOptions, startInteropTraffic } from "../interop-devnet.js";
 import type { InteropTraffic } from "../interop-traffic.js";
@@ -146,14 +147,13 @@ export async function reportChildDevnet(
     const heads = await Promise.all(
       ids.map(async (id) => {
         try {
-          const res = await fetch(`${cd.rpcUrl}/${id}/`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "stack_syncStatus" }),
-            signal: AbortSignal.timeout(2_000),
-          });
-          const st = ((await res.json()) as { result?: Record<string, { number?: number }> }).result;
-          return st === undefined ? undefined : { unsafe: st.unsafe_l2?.number ?? 0, safe: st.safe_l2?.number ?? 0 };
+          const st = await rpcCall<Record<string, { number?: number }> | null>(
+            `${cd.rpcUrl}/${id}/`,
+            "stack_syncStatus",
+            [],
+            2_000,
+          );
+          return st === null ? undefined : { unsafe: st.unsafe_l2?.number ?? 0, safe: st.safe_l2?.number ?? 0 };
         } catch {
           return undefined;
         }

@@ -13,6 +13,7 @@ import { interopLine, interopStatus } from "./interop.js";
 import { dataModeProblem, describeForkOffsets, parseForkOffsets } from "./fork-offsets.js";
 import { describeFollowers, type Followers, startFollowers } from "./followers.js";
 import { DEMO_DEPOSIT_RECIPIENT, type DevnetSupernode, startDevnetSupernode } from "./supernode.js";
+import { rpcCall } from "../rpc-call.js";
 
 interface DevnetArgs {
   dir?: string;
@@ -291,18 +292,7 @@ function printEndpoints(sn: DevnetSupernode, out: (s: string) => void): void {
 }
 
 async function l2Balance(url: string): Promise<bigint> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "eth_getBalance",
-      params: [DEMO_DEPOSIT_RECIPIENT, "latest"],
-    }),
-  });
-  const body = (await res.json()) as { result?: string };
-  return BigInt(body.result ?? "0x0");
+  return BigInt((await rpcCall<string | null>(url, "eth_getBalance", [DEMO_DEPOSIT_RECIPIENT, "latest"])) ?? "0x0");
 }
 
 /** Makes one deposit per chain, then prints a line per chain every L2 block time until `signal` aborts. */

@@ -7,7 +7,8 @@ import { writeJwtSecret } from "../config.js";
 import type { DevnetChain } from "../devnet.js";
 import { SimulatedExecutionClient } from "../el/index.js";
 import { freePort, supernodeBin } from "./child.js";
-import { DEVNET_P2P_ARGS, loopbackAddr, rpcCall, waitForP2PSelf } from "./p2p.js";
+import { rpcCall } from "../rpc-call.js";
+import { DEVNET_P2P_ARGS, loopbackAddr, waitForP2PSelf } from "./p2p.js";
 import { devnetChainArgs, devnetProcessArgs } from "./supernode.js";
 
 /**

@@ -1,5 +1,6 @@
 /** `supernode-devnet --interop`: the status line the command prints beside the per-chain lines. */
 import type { InteropTrafficStats } from "../interop-traffic.js";
+import { rpcCall } from "../rpc-call.js";
 
 interface InteropStatus {
   readonly state?: string;
@@ -11,13 +12,8 @@ interface InteropStatus {
 /** The supernode's `supernode_syncStatus.interop`, or undefined when it cannot be read. */
 export async function interopStatus(rpcUrl: string): Promise<InteropStatus | undefined> {
   try {
-    const res = await fetch(`${rpcUrl}/`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "supernode_syncStatus" }),
-      signal: AbortSignal.timeout(2_000),
-    });
-    return ((await res.json()) as { result?: { interop?: InteropStatus } }).result?.interop;
+    return (await rpcCall<{ interop?: InteropStatus } | null>(`${rpcUrl}/`, "supernode_syncStatus", [], 2_000))
+      ?.interop;
   } catch {
     return undefined;
   }

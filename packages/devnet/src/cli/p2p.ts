@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { privateKeyToAddress } from "viem/accounts";
 import type { Address, Hex } from "supernode/core";
 import type { Devnet } from "../devnet.js";
+import { rpcCall } from "../rpc-call.js";
 
 /**
  * P2P of the devnet's supernodes: every host listens on 127.0.0.1 only and runs no discovery (peers are given as
@@ -27,19 +28,6 @@ export async function prepareSequencerP2P(devnet: Devnet, remoteSigner?: Address
   const signer = key === undefined ? (remoteSigner as Address) : privateKeyToAddress(key);
   await Promise.all(devnet.chains.map((c) => c.contracts.setUnsafeBlockSigner(signer)));
   return { env: key === undefined ? {} : { SUPERNODE_VN_ALL_P2P_SEQUENCER_KEY: key.slice(2) }, signer };
-}
-
-/** One JSON-RPC call over loopback HTTP; throws on transport errors and JSON-RPC errors. */
-export async function rpcCall<T>(url: string, method: string, params: unknown[] = [], timeoutMs = 5_000): Promise<T> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
-  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message} (${body.error.code})`);
-  return body.result as T;
 }
 
 export interface P2PSelf {

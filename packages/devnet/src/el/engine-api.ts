@@ -14,7 +14,8 @@ import { type BlockHeader, type ExecutionPayload, executionPayloadHeader, header
 import { type BuildAttributes, BuildError, buildBlock, executePayload, forkActive } from "./block-builder.js";
 import type { ElCore } from "./el-core.js";
 import { payloadIdOf, payloadIdVersion } from "./payload-ids.js";
-import { INVALID_PARAMS, RpcError, type RpcHandler } from "./json-rpc.js";
+import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
+import type { RpcHandler } from "./json-rpc.js";
 import type { SimBlock, SimTx } from "./types.js";
 
 export const UNKNOWN_PAYLOAD = -38001;
@@ -37,14 +38,14 @@ const status = (s: Status, latestValidHash: Hash | null, validationError: string
 
 function obj(v: unknown, what: string): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v))
-    throw new RpcError(INVALID_PARAMS, `${what}: not an object`);
+    throw new RpcError(RPC_INVALID_PARAMS, `${what}: not an object`);
   return v as Record<string, unknown>;
 }
 
 function hexOf(o: Record<string, unknown>, k: string, size?: number): Hex {
   const v = o[k];
   if (!isHex(v) || v.length % 2 !== 0 || (size !== undefined && v.length !== 2 + 2 * size))
-    throw new RpcError(INVALID_PARAMS, `invalid ${k}`);
+    throw new RpcError(RPC_INVALID_PARAMS, `invalid ${k}`);
   return v.toLowerCase() as Hex;
 }
 
@@ -52,7 +53,7 @@ function qty(o: Record<string, unknown>, k: string): bigint {
   try {
     return quantityToBigint(o[k]);
   } catch {
-    throw new RpcError(INVALID_PARAMS, `invalid ${k}`);
+    throw new RpcError(RPC_INVALID_PARAMS, `invalid ${k}`);
   }
 }
 
@@ -60,7 +61,7 @@ function num(o: Record<string, unknown>, k: string): number {
   try {
     return quantityToNumber(o[k]);
   } catch {
-    throw new RpcError(INVALID_PARAMS, `invalid ${k}`);
+    throw new RpcError(RPC_INVALID_PARAMS, `invalid ${k}`);
   }
 }
 
@@ -142,16 +143,16 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
     const timestamp = num(a, "timestamp");
     const hasW = a.withdrawals !== undefined && a.withdrawals !== null;
     const hasPbr = a.parentBeaconBlockRoot !== undefined && a.parentBeaconBlockRoot !== null;
-    if (version === 1 && hasW) throw new RpcError(INVALID_PARAMS, "withdrawals not supported in V1");
-    if (version < 3 && hasPbr) throw new RpcError(INVALID_PARAMS, "parentBeaconBlockRoot not supported before V3");
-    if (version === 3 && !hasPbr) throw new RpcError(INVALID_PARAMS, "missing parentBeaconBlockRoot");
+    if (version === 1 && hasW) throw new RpcError(RPC_INVALID_PARAMS, "withdrawals not supported in V1");
+    if (version < 3 && hasPbr) throw new RpcError(RPC_INVALID_PARAMS, "parentBeaconBlockRoot not supported before V3");
+    if (version === 3 && !hasPbr) throw new RpcError(RPC_INVALID_PARAMS, "missing parentBeaconBlockRoot");
     if (forkActive(p, "ecotone", timestamp) ? version < 3 : version >= 3)
       throw new RpcError(UNSUPPORTED_FORK, "Unsupported fork");
     const txsJson = a.transactions ?? [];
-    if (!Array.isArray(txsJson)) throw new RpcError(INVALID_PARAMS, "transactions must be an array");
+    if (!Array.isArray(txsJson)) throw new RpcError(RPC_INVALID_PARAMS, "transactions must be an array");
     const transactions: SimTx[] = [];
     for (const t of txsJson) {
-      if (!isHex(t)) throw new RpcError(INVALID_PARAMS, "transaction is not hex");
+      if (!isHex(t)) throw new RpcError(RPC_INVALID_PARAMS, "transaction is not hex");
       try {
         transactions.push(await core.decodeTx(t));
       } catch (e) {
@@ -268,24 +269,25 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
     const parentHash = hexOf(pl, "parentHash", 32);
     const timestamp = num(pl, "timestamp");
     const hasW = pl.withdrawals !== undefined && pl.withdrawals !== null;
-    if (version === 1 && hasW) throw new RpcError(INVALID_PARAMS, "withdrawals not supported in V1");
+    if (version === 1 && hasW) throw new RpcError(RPC_INVALID_PARAMS, "withdrawals not supported in V1");
     if (version >= 2 && forkActive(p, "canyon", timestamp) !== hasW)
-      throw new RpcError(INVALID_PARAMS, hasW ? "withdrawals before Canyon" : "missing withdrawals");
+      throw new RpcError(RPC_INVALID_PARAMS, hasW ? "withdrawals before Canyon" : "missing withdrawals");
     let parentBeaconBlockRoot: Hash | undefined;
     if (version >= 3) {
       if (!Array.isArray(params[1]) || params[1].length !== 0)
-        throw new RpcError(INVALID_PARAMS, "versionedHashes must be an empty array");
+        throw new RpcError(RPC_INVALID_PARAMS, "versionedHashes must be an empty array");
       if (!isHex(params[2]) || params[2].length !== 66)
-        throw new RpcError(INVALID_PARAMS, "invalid parentBeaconBlockRoot");
+        throw new RpcError(RPC_INVALID_PARAMS, "invalid parentBeaconBlockRoot");
       parentBeaconBlockRoot = params[2].toLowerCase() as Hash;
     }
     if (version >= 4 && (!Array.isArray(params[3]) || params[3].length !== 0))
-      throw new RpcError(INVALID_PARAMS, "executionRequests must be empty");
+      throw new RpcError(RPC_INVALID_PARAMS, "executionRequests must be empty");
     const want = forkActive(p, "isthmus", timestamp) ? 4 : forkActive(p, "ecotone", timestamp) ? 3 : 2;
     if (version !== want && !(version === 1 && want === 2 && !hasW))
       throw new RpcError(UNSUPPORTED_FORK, "Unsupported fork");
     const txsJson = pl.transactions;
-    if (!Array.isArray(txsJson) || !txsJson.every(isHex)) throw new RpcError(INVALID_PARAMS, "invalid transactions");
+    if (!Array.isArray(txsJson) || !txsJson.every(isHex))
+      throw new RpcError(RPC_INVALID_PARAMS, "invalid transactions");
 
     // 0. Fast path: a block this client already holds (e.g. the one it just built), field for field.
     const known = core.chain.byHash(blockHash);
@@ -316,11 +318,11 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
         ...(isthmus ? { withdrawalsRoot: hexOf(pl, "withdrawalsRoot", 32) } : {}),
       };
       if (hasW && (pl.withdrawals as unknown[]).length > 0)
-        throw new RpcError(INVALID_PARAMS, "withdrawals must be empty");
+        throw new RpcError(RPC_INVALID_PARAMS, "withdrawals must be empty");
       header = executionPayloadHeader(payload, ecotone ? (parentBeaconBlockRoot ?? ZERO_HASH) : undefined);
     } catch (e) {
       if (e instanceof RpcError) throw e;
-      throw new RpcError(INVALID_PARAMS, (e as Error).message);
+      throw new RpcError(RPC_INVALID_PARAMS, (e as Error).message);
     }
     if (headerHash(header) !== blockHash) {
       const msg = `blockhash mismatch, want ${headerHash(header)}, got ${blockHash}`;

@@ -6,7 +6,8 @@ import { MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "./executor.js";
 import { INITIAL_BASE_FEE } from "./fees.js";
 import { blockJson, blockLogs, receiptJson, txJson } from "./format.js";
 import { interopCall } from "./interop-predeploys.js";
-import { INVALID_PARAMS, RpcError, type RpcHandler } from "./json-rpc.js";
+import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
+import type { RpcHandler } from "./json-rpc.js";
 import { EMPTY_CODE_HASH } from "./ledger.js";
 import { decodeSigned, intrinsicGas } from "./tx-decode.js";
 import type { SimBlock } from "./types.js";
@@ -17,12 +18,13 @@ export const SUGGESTED_TIP = 1_000_000n;
 const q = toQuantity;
 
 function address(v: unknown): Address {
-  if (!isHex(v) || v.length !== 42) throw new RpcError(INVALID_PARAMS, "invalid address");
+  if (!isHex(v) || v.length !== 42) throw new RpcError(RPC_INVALID_PARAMS, "invalid address");
   return v.toLowerCase() as Address;
 }
 
 function obj(v: unknown): Record<string, unknown> {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new RpcError(INVALID_PARAMS, "expected an object");
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw new RpcError(RPC_INVALID_PARAMS, "expected an object");
   return v as Record<string, unknown>;
 }
 
@@ -32,7 +34,7 @@ function optQty(o: Record<string, unknown>, k: string): bigint | undefined {
   try {
     return quantityToBigint(v);
   } catch {
-    throw new RpcError(INVALID_PARAMS, `invalid ${k}`);
+    throw new RpcError(RPC_INVALID_PARAMS, `invalid ${k}`);
   }
 }
 
@@ -102,7 +104,7 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
   });
   m.set("eth_getStorageAt", (ps) => {
     const slot = ps[1];
-    if (!isHex(slot)) throw new RpcError(INVALID_PARAMS, "invalid storage slot");
+    if (!isHex(slot)) throw new RpcError(RPC_INVALID_PARAMS, "invalid storage slot");
     const key = `0x${slot.slice(2).padStart(64, "0")}` as Hash;
     return `0x${block(ps[2]).state.storageAt(address(ps[0]), key).toString(16).padStart(64, "0")}`;
   });
@@ -185,7 +187,7 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
       if (bytes[0] === DEPOSIT_TX_TYPE) throw new Error("deposit");
       tx = await decodeSigned(bytes);
     } catch {
-      throw new RpcError(INVALID_PARAMS, "failed to decode signed transaction");
+      throw new RpcError(RPC_INVALID_PARAMS, "failed to decode signed transaction");
     }
     if (tx.chainId !== undefined && tx.chainId !== p.chainId) throw new RpcError(-32000, "invalid chain id");
     if (core.sequencerHttp !== undefined) await forward(core.sequencerHttp, raw as Hex);
@@ -256,7 +258,7 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
     const addr = address(ps[0]);
     const keys = Array.isArray(ps[1]) ? (ps[1] as unknown[]) : [];
     const slots = keys.map((k) => {
-      if (!isHex(k) || k.length > 66) throw new RpcError(INVALID_PARAMS, "invalid storage key");
+      if (!isHex(k) || k.length > 66) throw new RpcError(RPC_INVALID_PARAMS, "invalid storage key");
       return `0x${k.slice(2).padStart(64, "0")}`.toLowerCase() as Hash;
     });
     const state = block(ps[2]).state;

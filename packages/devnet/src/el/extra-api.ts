@@ -13,7 +13,8 @@ import { keccak } from "supernode/protocol";
 import type { ElCore } from "./el-core.js";
 import { MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "./executor.js";
 import { txJson } from "./format.js";
-import { INVALID_PARAMS, RpcError, type RpcHandler } from "./json-rpc.js";
+import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
+import type { RpcHandler } from "./json-rpc.js";
 import { intrinsicGas } from "./tx-decode.js";
 import type { SimBlock, Variant } from "./types.js";
 
@@ -32,7 +33,7 @@ export function baseMethods(core: ElCore, namespaces: readonly string[]): Map<st
   m.set("net_peerCount", () => "0x0");
   m.set("web3_clientVersion", () => clientVersion(core.variant));
   m.set("web3_sha3", (ps) => {
-    if (!isHex(ps[0])) throw new RpcError(INVALID_PARAMS, "invalid data");
+    if (!isHex(ps[0])) throw new RpcError(RPC_INVALID_PARAMS, "invalid data");
     return bytesToHex(keccak(hexToBytes(ps[0])));
   });
   if (core.variant === "b") {
@@ -127,7 +128,7 @@ export function debugMethods(core: ElCore): Map<string, RpcHandler> {
   m.set("debug_traceBlockByHash", (ps) => traceBlock(core.chain.byHash(String(ps[0]) as Hash), ps[1]));
   m.set("debug_traceCall", (ps) => {
     const c = ps[0];
-    if (typeof c !== "object" || c === null) throw new RpcError(INVALID_PARAMS, "invalid call object");
+    if (typeof c !== "object" || c === null) throw new RpcError(RPC_INVALID_PARAMS, "invalid call object");
     const call = c as Record<string, unknown>;
     if (core.resolve(ps[1]) === undefined) throw new RpcError(-32000, "header not found");
     const input = (isHex(call.data) ? call.data : isHex(call.input) ? call.input : "0x") as Hex;

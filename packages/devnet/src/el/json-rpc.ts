@@ -1,26 +1,19 @@
 /**
  * Minimal JSON-RPC 2.0 dispatch for the simulated execution client: single and batch requests, the standard
  * error codes (-32700 parse, -32600 invalid request, -32601 method not found, -32602 invalid params) and
- * handler-raised errors with their own codes (Engine API -38xxx).
+ * handler-raised errors with their own codes (Engine API -38xxx). The error class and codes are the supernode's
+ * (`supernode/json-rpc`); the dispatch is the EL's own, not the supernode's `rpc/dispatch.ts`, because an execution
+ * client answers a batch one request after the other (a sender's transactions in order) and passes a handler's
+ * error message on (the supernode hides unexpected errors from clients).
  */
-
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const METHOD_NOT_FOUND = -32601;
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
-
-/** An error a handler throws to answer with a specific JSON-RPC error object. */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-    this.name = "RpcError";
-  }
-}
+import {
+  RPC_INTERNAL_ERROR,
+  RPC_INVALID_PARAMS,
+  RPC_INVALID_REQUEST,
+  RPC_METHOD_NOT_FOUND,
+  RPC_PARSE_ERROR,
+  RpcError,
+} from "supernode/json-rpc";
 
 export type RpcHandler = (params: readonly unknown[]) => unknown;
 export type RpcMethods = ReadonlyMap<string, RpcHandler>;
@@ -45,21 +38,21 @@ function validId(id: unknown): id is Id {
 /** Answers one parsed request object; `undefined` for notifications (no `id`). */
 export async function dispatchOne(methods: RpcMethods, req: unknown): Promise<RpcResponse | undefined> {
   if (typeof req !== "object" || req === null || Array.isArray(req)) {
-    return errorResponse(null, INVALID_REQUEST, "invalid request");
+    return errorResponse(null, RPC_INVALID_REQUEST, "invalid request");
   }
   const r = req as Record<string, unknown>;
   const hasId = "id" in r;
   const id: Id = hasId && validId(r.id) ? r.id : null;
   if (r.jsonrpc !== "2.0" || typeof r.method !== "string" || (hasId && !validId(r.id))) {
-    return errorResponse(id, INVALID_REQUEST, "invalid request");
+    return errorResponse(id, RPC_INVALID_REQUEST, "invalid request");
   }
   if (r.params !== undefined && !Array.isArray(r.params)) {
-    return errorResponse(id, INVALID_PARAMS, "invalid params: expected an array");
+    return errorResponse(id, RPC_INVALID_PARAMS, "invalid params: expected an array");
   }
   const handler = methods.get(r.method);
   let resp: RpcResponse;
   if (handler === undefined) {
-    resp = errorResponse(id, METHOD_NOT_FOUND, "Method not found");
+    resp = errorResponse(id, RPC_METHOD_NOT_FOUND, "Method not found");
   } else {
     try {
       const result = await handler((r.params as unknown[] | undefined) ?? []);
@@ -67,8 +60,8 @@ export async function dispatchOne(methods: RpcMethods, req: unknown): Promise<Rp
     } catch (err) {
       if (err instanceof RpcError) resp = errorResponse(id, err.code, err.message, err.data);
       else if (err instanceof Error && err.name === "DecodeError")
-        resp = errorResponse(id, INVALID_PARAMS, `invalid params: ${err.message}`);
-      else resp = errorResponse(id, INTERNAL_ERROR, err instanceof Error ? err.message : String(err));
+        resp = errorResponse(id, RPC_INVALID_PARAMS, `invalid params: ${err.message}`);
+      else resp = errorResponse(id, RPC_INTERNAL_ERROR, err instanceof Error ? err.message : String(err));
     }
   }
   return hasId ? resp : undefined;
@@ -86,10 +79,10 @@ export async function dispatchBody(
   try {
     parsed = JSON.parse(body);
   } catch {
-    return errorResponse(null, PARSE_ERROR, "parse error");
+    return errorResponse(null, RPC_PARSE_ERROR, "parse error");
   }
   if (Array.isArray(parsed)) {
-    if (parsed.length === 0) return errorResponse(null, INVALID_REQUEST, "empty batch");
+    if (parsed.length === 0) return errorResponse(null, RPC_INVALID_REQUEST, "empty batch");
     const out: RpcResponse[] = [];
     for (const item of parsed) {
       const r = await dispatchOne(methods, item);

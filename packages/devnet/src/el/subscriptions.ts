@@ -5,7 +5,8 @@ import type { HeadChange } from "./chain.js";
 import type { ElCore } from "./el-core.js";
 import { logMatches } from "./eth-api.js";
 import { blockLogs, headerJson, txJson } from "./format.js";
-import { INVALID_PARAMS, RpcError, type RpcHandler } from "./json-rpc.js";
+import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
+import type { RpcHandler } from "./json-rpc.js";
 import type { SimTx } from "./types.js";
 
 type Sub =
@@ -43,7 +44,7 @@ export class SubscriptionHub {
         sub = { kind, filter: typeof f === "object" && f !== null ? (f as Record<string, unknown>) : {} };
       } else if (kind === "newPendingTransactions") sub = { kind, full: ps[1] === true };
       else if (kind === "syncing") sub = { kind };
-      else throw new RpcError(INVALID_PARAMS, `no "${String(kind)}" subscription in eth namespace`);
+      else throw new RpcError(RPC_INVALID_PARAMS, `no "${String(kind)}" subscription in eth namespace`);
       const id = `0x${randomBytes(16).toString("hex")}`;
       this.#subs.set(id, sub);
       if (sub.kind === "syncing") {

@@ -17,24 +17,15 @@ import { encodeRpcTransaction, validateRpcHeader } from "supernode/protocol";
 import { executePayload } from "./block-builder.js";
 import type { ElCore } from "./el-core.js";
 import type { SimBlock, SimTx } from "./types.js";
+import { HttpRpcClient } from "supernode/json-rpc";
 
 /** Fetches a block with full transactions by hash (`eth_getBlockByHash(hash, true)`), undefined when unknown. */
 export type BlockFetcher = (hash: Hash) => Promise<unknown>;
 
 /** A fetcher over another client's HTTP JSON-RPC endpoint (loopback devnets). */
 export function httpBlockFetcher(url: string, timeoutMs = 5_000): BlockFetcher {
-  let id = 0;
-  return async (hash) => {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "eth_getBlockByHash", params: [hash, true] }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
-    if (body.error !== undefined) throw new Error(`sync source: ${body.error.message ?? "error"}`);
-    return body.result ?? undefined;
-  };
+  const rpc = new HttpRpcClient({ url, timeoutMs });
+  return async (hash) => (await rpc.call<unknown>("eth_getBlockByHash", [hash, true])) ?? undefined;
 }
 
 export interface SyncSourceOptions {

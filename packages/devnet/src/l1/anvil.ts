@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { type Address, type Hash, type Hex, type Logger, silentLogger, toQuantity } from "supernode/core";
-import { JsonRpcHttpClient } from "./json-rpc.js";
+import { HttpRpcClient } from "supernode/json-rpc";
 
 export interface AnvilOptions {
   /** L1 chain id (default 900). */
@@ -63,7 +63,7 @@ export function resolveAnvilBinary(): string {
 
 /** A running anvil. `rpcUrl` serves JSON-RPC; `beaconUrl` (same port) serves `/eth/v1/beacon/blobs/{block}`. */
 export class Anvil {
-  readonly rpc: JsonRpcHttpClient;
+  readonly rpc: HttpRpcClient;
   private exited = false;
   private readonly killOnExit: () => void;
   private readonly exitPromise: Promise<void>;
@@ -75,7 +75,7 @@ export class Anvil {
     readonly blockTimeSec: number,
     readonly slotsInAnEpoch: number,
   ) {
-    this.rpc = new JsonRpcHttpClient(this.rpcUrl);
+    this.rpc = new HttpRpcClient({ url: this.rpcUrl, timeoutMs: 30_000 });
     // Never let anvil outlive this process, even when it exits without calling stop().
     this.killOnExit = () => {
       if (!this.exited) this.child.kill("SIGKILL");

@@ -10,7 +10,7 @@ import { commitmentToVersionedHash, keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "supernode/core";
 import type { Anvil } from "./anvil.js";
-import { JsonRpcHttpClient, JsonRpcRemoteError } from "./json-rpc.js";
+import { HttpRpcClient, RpcCallError } from "supernode/json-rpc";
 
 /** Compressed G1 point at infinity: the KZG commitment and proof of the zero polynomial. */
 const G1_INFINITY: Hex = `0xc0${"00".repeat(47)}`;
@@ -33,11 +33,11 @@ export async function warmUpAnvilKzg(anvil: Anvil, timeoutMs = 180_000): Promise
     blobVersionedHashes: [commitmentToVersionedHash({ commitment: G1_INFINITY })],
     sidecars: [{ blob: ZERO_BLOB, commitment: G1_INFINITY, proof: G1_INFINITY }],
   });
-  const rpc = new JsonRpcHttpClient(anvil.rpcUrl, () => ({}), timeoutMs);
+  const rpc = new HttpRpcClient({ url: anvil.rpcUrl, timeoutMs });
   try {
     await rpc.call("eth_sendRawTransaction", [raw]);
   } catch (err) {
-    if (err instanceof JsonRpcRemoteError) return; // rejected after the blob check: the setup is loaded
+    if (err instanceof RpcCallError) return; // rejected after the blob check: the setup is loaded
     throw err;
   }
   throw new Error("anvil accepted the KZG warm-up transaction from an unfunded account");

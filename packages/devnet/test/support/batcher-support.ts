@@ -9,7 +9,7 @@ import { type Address, bytesToHex, type Hash, type Hex, hexToBytes, toQuantity }
 import { devAccount } from "../../src/l1/dev-accounts.js";
 import type { DevnetL1 } from "../../src/l1/l1.js";
 import { mintEngineJwt } from "../../src/el/index.js";
-import { JsonRpcHttpClient } from "../../src/l1/json-rpc.js";
+import { HttpRpcClient } from "supernode/json-rpc";
 import {
   buildPayloadAttributes,
   type ChannelBatch,
@@ -84,8 +84,8 @@ export class L2BlockBuilder {
     originHash: Hash;
     seq: number;
   };
-  private readonly auth: JsonRpcHttpClient;
-  private readonly http: JsonRpcHttpClient;
+  private readonly auth: HttpRpcClient;
+  private readonly http: HttpRpcClient;
   private nonce = 0;
   private readonly sender;
 
@@ -96,10 +96,12 @@ export class L2BlockBuilder {
     jwtSecret: Uint8Array,
     senderIndex = 9,
   ) {
-    this.auth = new JsonRpcHttpClient(el.authUrl, () => ({
-      authorization: `Bearer ${mintEngineJwt(jwtSecret, Math.floor(Date.now() / 1000))}`,
-    }));
-    this.http = new JsonRpcHttpClient(el.httpUrl);
+    this.auth = new HttpRpcClient({
+      url: el.authUrl,
+      timeoutMs: 30_000,
+      headers: () => ({ authorization: `Bearer ${mintEngineJwt(jwtSecret, Math.floor(Date.now() / 1000))}` }),
+    });
+    this.http = new HttpRpcClient({ url: el.httpUrl, timeoutMs: 30_000 });
     this.sender = privateKeyToAccount(devAccount(senderIndex).privateKey);
     this.head = {
       hash: cfg.genesis.l2.hash,

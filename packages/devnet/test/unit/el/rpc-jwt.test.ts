@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RpcError, dispatchBody } from "../../../src/el/json-rpc.js";
+import { RpcError } from "supernode/json-rpc";
+import { dispatchBody } from "../../../src/el/json-rpc.js";
 import { mintEngineJwt, parseJwtSecret, verifyEngineJwt } from "../../../src/el/jwt-auth.js";
 
 const methods = new Map([
