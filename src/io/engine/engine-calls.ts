@@ -30,7 +30,9 @@ export function newPayloadMethod(cfg: RollupConfig, timestamp: number): string {
   return "engine_newPayloadV2";
 }
 
+/** getPayloadV5 from Karst (Osaka on L2); newPayload stays V4 and forkchoiceUpdated V3 (op-node, #21337). */
 export function getPayloadMethod(cfg: RollupConfig, timestamp: number): string {
+  if (isForkActive(cfg, "karst", timestamp)) return "engine_getPayloadV5";
   if (isForkActive(cfg, "isthmus", timestamp)) return "engine_getPayloadV4";
   if (isForkActive(cfg, "ecotone", timestamp)) return "engine_getPayloadV3";
   return "engine_getPayloadV2";

@@ -111,7 +111,7 @@ export function devnetProgram(): Command {
     )
     .option(
       "--interop",
-      "every chain in one dependency set with Interop active (at genesis, or at --fork-offsets interop=N) and a " +
+      "every chain in one dependency set with Interop active (at genesis, or at --fork-offsets lagoon=N) and a " +
         "valid cross-chain message in both directions every few blocks",
     )
     .option("--invalid-messages", "with --interop: also an invalid message every 20 blocks (implies --interop)")

@@ -240,14 +240,14 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
 
   const getPayload = (version: number) => (params: readonly unknown[]) => {
     const id = params[0];
-    // op-geth: getPayloadV1 takes ids of version 1, V2 of 1 or 2, V3 and V4 of 3 (the id's first byte).
+    // op-geth: getPayloadV1 takes ids of version 1, V2 of 1 or 2, V3, V4 and V5 of 3 (the id's first byte).
     const idVersion = payloadIdVersion(id);
     if (idVersion === undefined || (version <= 2 ? idVersion > version : idVersion !== 3))
       throw new RpcError(UNSUPPORTED_FORK, "Unsupported fork");
     const block = typeof id === "string" ? core.payloads.get(id.toLowerCase()) : undefined;
     if (block === undefined) throw new RpcError(UNKNOWN_PAYLOAD, "Unknown payload");
     const t = block.header.timestamp;
-    const want = forkActive(p, "isthmus", t) ? 4 : forkActive(p, "ecotone", t) ? 3 : 2;
+    const want = forkActive(p, "karst", t) ? 5 : forkActive(p, "isthmus", t) ? 4 : forkActive(p, "ecotone", t) ? 3 : 2;
     if (version !== want && !(version === 1 && want === 2 && block.withdrawals === undefined))
       throw new RpcError(UNSUPPORTED_FORK, "Unsupported fork");
     core.chain.add(block);
@@ -386,7 +386,7 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
 
   m.set("engine_exchangeCapabilities", () => [...m.keys()].filter((k) => k !== "engine_exchangeCapabilities"));
   for (const v of [1, 2, 3]) m.set(`engine_forkchoiceUpdatedV${v}`, forkchoiceUpdated(v));
-  for (const v of [1, 2, 3, 4]) m.set(`engine_getPayloadV${v}`, getPayload(v));
+  for (const v of [1, 2, 3, 4, 5]) m.set(`engine_getPayloadV${v}`, getPayload(v));
   for (const v of [1, 2, 3, 4]) m.set(`engine_newPayloadV${v}`, newPayload(v));
   m.set("engine_getClientVersionV1", () => [
     {
