@@ -55,6 +55,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private failures = 0;
   /** The SafeDB was opened and verified (the loop waits for it once, before its first step). */
   private safeDbVerified = false;
+  /** SafeDB records (safe head, derived from) whose write failed, tried again before anything else. */
+  private readonly safeDbPending: [BlockId, BlockId][] = [];
   private fatal: SupernodeError | Error | undefined;
   private readonly tracker: HealthTracker;
 
@@ -152,6 +154,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
           await this.d.safeDb?.opened?.(); // a damaged SafeDB fails the chain now, not at the read that meets it
           this.safeDbVerified = true;
         }
+        await this.flushSafeDb();
         await this.turn();
         await this.l1.poll();
         if (this.resets.requested !== undefined) {
@@ -253,10 +256,24 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   private async onSafeHead(safe: L2BlockRef, derivedFrom: L1BlockRef): Promise<void> {
     this.finalizer.onSafeHead(safe, derivedFrom);
-    await this.d.safeDb?.safeHeadUpdated(
+    if (this.d.safeDb === undefined) return;
+    this.safeDbPending.push([
       { hash: safe.hash, number: safe.number },
       { hash: derivedFrom.hash, number: derivedFrom.number },
-    );
+    ]);
+    await this.flushSafeDb();
+  }
+
+  /**
+   * Writes the SafeDB records not written yet, in order. The safe head has moved on when its record is written,
+   * so a failed write (a full disk) is not dropped: the record stays pending and every loop step tries it again
+   * first, failing until it is written (the chain is then `degraded`, and nothing is derived past it meanwhile).
+   */
+  private async flushSafeDb(): Promise<void> {
+    for (let next = this.safeDbPending[0]; next !== undefined; next = this.safeDbPending[0]) {
+      await this.d.safeDb?.safeHeadUpdated(next[0], next[1]);
+      this.safeDbPending.shift();
+    }
   }
 
   // ------------------------------------------------------------------------------------------------------------

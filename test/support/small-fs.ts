@@ -3,11 +3,11 @@
  * CAP_SYS_ADMIN). Where the machine refuses the mount the suite skips with the reason locally and fails under
  * `CI=true`, like the other tests that need something a plain machine may lack.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "vitest";
+import { mountTmpfs, unmount } from "../../chaos/small-fs.js";
 
 export interface SmallFs {
   readonly dir: string;
@@ -18,16 +18,15 @@ export interface SmallFs {
 export function mountSmallFs(sizeKiB: number): SmallFs {
   const dir = mkdtempSync(join(tmpdir(), "small-fs-"));
   try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${sizeKiB}k`, "tmpfs", dir], { stdio: "pipe" });
+    mountTmpfs(dir, sizeKiB);
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
-    const e = err as { stderr?: Buffer; message: string };
-    throw new Error(`cannot mount a ${sizeKiB} KiB tmpfs: ${e.stderr?.toString().trim() || e.message}`);
+    throw err;
   }
   return {
     dir,
     unmount() {
-      execFileSync("umount", [dir], { stdio: "pipe" });
+      unmount(dir);
       rmSync(dir, { recursive: true, force: true });
     },
   };

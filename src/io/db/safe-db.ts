@@ -117,6 +117,8 @@ export class SafeDB {
   private reopenDue = false;
   /** The highest L1 number held (from the scan at open, then kept by the writes); null when the store is empty. */
   private highestL1: number | null = null;
+  /** How many entries it holds (kept with `highestL1`). */
+  private entryCount = 0;
   /** The last record a put acknowledged, read back after a reopen (undefined after a truncation). */
   private lastPut: { readonly l1: number; readonly key: Uint8Array; readonly value: Uint8Array } | undefined;
 
@@ -191,6 +193,7 @@ export class SafeDB {
         );
     }
     this.highestL1 = scan.highestL1;
+    this.entryCount = scan.entries;
   }
 
   /** Records `safeHead` as the safe head derived from `l1Head` (later writes for the same L1 block overwrite). */
@@ -198,11 +201,19 @@ export class SafeDB {
     const key = encodeSafeDbKey(l1Head.number);
     const value = encodeSafeDbValue(l1Head.hash, safeHead);
     return this.write(async () => {
+      const l1 = l1Head.number;
+      // a new key (the usual case: the next L1 block) adds an entry; only a put below the highest needs a look
+      const isNew =
+        this.highestL1 === null ||
+        l1 > this.highestL1 ||
+        (l1 < this.highestL1 && (await this.db.get(key)) === undefined);
       await this.db.batch([{ type: "put", key, value }], { sync: true });
-      this.lastPut = { l1: l1Head.number, key, value };
-      if (this.highestL1 === null || l1Head.number > this.highestL1) {
-        await writeAckMarker(this.dir, l1Head.number);
-        this.highestL1 = l1Head.number;
+      this.lastPut = { l1, key, value };
+      if (isNew) {
+        const highestL1 = Math.max(l1, this.highestL1 ?? l1);
+        await writeAckMarker(this.dir, { highestL1, entries: this.entryCount + 1 });
+        this.highestL1 = highestL1;
+        this.entryCount++;
       }
     });
   }
@@ -245,13 +256,14 @@ export class SafeDB {
 
   /** Drops every entry recorded for an L1 block after `l1Number`. */
   truncate(l1Number: number): Promise<void> {
-    return this.destructive(async () => {
+    return this.destructive(async (entries) => {
       const keys = await this.db.keys({ gt: encodeSafeDbKey(l1Number), lte: MAX_KEY }).all();
       if (keys.length > 0)
         await this.db.batch(
           keys.map((key) => ({ type: "del" as const, key })),
           { sync: true },
         );
+      return entries - keys.length;
     });
   }
 
@@ -262,7 +274,7 @@ export class SafeDB {
    * (L1 block 0 → genesis); `l1Block0` supplies L1 block 0's id for that case.
    */
   safeHeadReset(newSafe: L2BlockRef, opts: { isL2Genesis?: boolean; l1Block0?: BlockId } = {}): Promise<void> {
-    return this.destructive(async () => {
+    return this.destructive(async (entries) => {
       if (opts.isL2Genesis === true && opts.l1Block0 !== undefined) {
         const all = await this.db.keys({ gte: encodeSafeDbKey(0), lte: MAX_KEY }).all();
         await this.db.batch(
@@ -272,7 +284,7 @@ export class SafeDB {
           ],
           { sync: true },
         );
-        return;
+        return 1;
       }
       let first: SafeHeadEntry | undefined;
       for await (const [k, v] of this.db.iterator({ gte: encodeSafeDbKey(newSafe.l1origin.number), lte: MAX_KEY })) {
@@ -282,7 +294,7 @@ export class SafeDB {
           break;
         }
       }
-      if (first === undefined) return;
+      if (first === undefined) return entries;
       const doomed = await this.db.keys({ gte: encodeSafeDbKey(first.l1Block.number), lte: MAX_KEY }).all();
       const earlier = await this.db
         .keys({ lt: encodeSafeDbKey(first.l1Block.number), gte: encodeSafeDbKey(0), limit: 1 })
@@ -298,6 +310,7 @@ export class SafeDB {
       }
       await this.db.batch(ops, { sync: true });
       this.logger.info({ from: first.l1Block.number, safe: newSafe.number }, "SafeDB truncated on reset");
+      return entries - doomed.length + (earlier.length > 0 ? 1 : 0);
     });
   }
 
@@ -305,6 +318,7 @@ export class SafeDB {
   clear(): Promise<void> {
     return this.destructive(async () => {
       await this.db.clear();
+      return 0;
     });
   }
 
@@ -317,19 +331,20 @@ export class SafeDB {
   }
 
   /**
-   * A write that may remove entries: the marker claims nothing while it runs (a kill in between cannot make a
-   * truncation look like lost records), then the new highest entry.
+   * A write that may remove entries (`fn` returns how many remain): the marker claims nothing while it runs (a
+   * kill in between cannot make a truncation look like lost records), then the new highest entry and count.
    */
-  private destructive(fn: () => Promise<void>): Promise<void> {
+  private destructive(fn: (entries: number) => Promise<number>): Promise<void> {
     return this.write(async () => {
       await writeAckMarker(this.dir, null);
       this.lastPut = undefined;
-      await fn();
+      const entries = await fn(this.entryCount);
       let highest: number | null = null;
       for await (const k of this.db.keys({ gte: encodeSafeDbKey(0), lte: MAX_KEY, reverse: true, limit: 1 }))
         highest = decodeSafeDbKey(k);
-      await writeAckMarker(this.dir, highest);
+      await writeAckMarker(this.dir, highest === null ? null : { highestL1: highest, entries });
       this.highestL1 = highest;
+      this.entryCount = entries;
     });
   }
 

@@ -161,11 +161,27 @@ describe("SafeDB damage", () => {
     const err = await failure(() => SafeDB.open(dir, { logger: silentLogger }));
     expect(err).toMatchObject({ code: "SAFEDB_CORRUPT", severity: "critical" });
     expect((err as Error).message).toMatch(
-      /lost acknowledged records: it ends at L1 block \d+ but had recorded up to L1 block 400/,
+      /lost acknowledged records: it holds \d+ entries up to L1 block \d+ but had acknowledged 400 up to L1 block 400/,
     );
     const check = await cli(["db", "check", "--data-dir", dataDir, "--chain", "901"]);
     expect(check.code).toBe(1);
     expect(check.err).toContain("lost acknowledged records");
+  });
+
+  it("junk in the middle of the log (records dropped, the newest kept) is seen by the entry count", async () => {
+    const dataDir = join(root, `data-${seq++}`);
+    const dir = safeDbPathOf(dataDir, 901n);
+    const db = await SafeDB.open(dir, { logger: silentLogger });
+    for (let n = 1; n <= 800; n++) await db.safeHeadUpdated(id(10_000 + n), id(n));
+    await db.close();
+    for (const f of files(dir, /\.log$/)) {
+      const b = readFileSync(join(dir, f));
+      b.fill(0x55, 1000, 3000); // LevelDB skips the damaged 32 KiB block and keeps the later ones
+      writeFileSync(join(dir, f), b);
+    }
+    const err = await failure(() => SafeDB.open(dir, { logger: silentLogger }));
+    expect(err).toMatchObject({ code: "SAFEDB_CORRUPT", severity: "critical" });
+    expect((err as Error).message).toMatch(/but had acknowledged 800 up to L1 block 800/);
   });
 
   it('`supernode db check` on a store in use says so (exit 2), not "damaged"', async () => {

@@ -3,38 +3,18 @@
  * LevelDB's log; the store must be reopened before it acknowledges anything else, so that every record it
  * acknowledged — before the disk filled and after space was freed — is still there after a restart.
  */
-import { closeSync, openSync, rmSync, writeSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
 import { SafeDB } from "../../../src/io/db/safe-db.js";
 import { checkSafeDb } from "../../../src/io/db/store-maintenance.js";
+import { fillUp } from "../../../chaos/small-fs.js";
 import { describeWithSmallFs, mountSmallFs, type SmallFs } from "../../support/small-fs.js";
 
 const h = (n: number): Hash => `0x${n.toString(16).padStart(64, "0")}`;
 const id = (n: number) => ({ hash: h(n), number: n });
-
-/** Fills the filesystem with one file until it refuses another byte. */
-function fill(path: string): void {
-  const fd = openSync(path, "w");
-  const chunk = Buffer.alloc(4096, 7);
-  try {
-    for (;;) {
-      try {
-        writeSync(fd, chunk);
-      } catch {
-        try {
-          for (;;) writeSync(fd, chunk, 0, 1);
-        } catch {
-          return;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 describeWithSmallFs("SafeDB on a full disk", () => {
   let fs: SmallFs;
@@ -61,7 +41,7 @@ describeWithSmallFs("SafeDB on a full disk", () => {
       }
     };
     for (let i = 0; i < 50; i++) expect(await put()).toBe(true);
-    fill(filler);
+    fillUp(filler);
     let failures = 0;
     for (let i = 0; i < 2000 && failures < 3; i++) if (!(await put())) failures++;
     expect(failures).toBeGreaterThan(0); // the disk really filled

@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { TemporaryError } from "../../../src/core/errors/supernode-error.js";
 import { silentLogger } from "../../../src/core/logger.js";
+import type { BlockId } from "../../../src/core/types/block-ref.js";
 import { systemClock, type Clock } from "../../../src/core/time/clock.js";
 import { ChainNode, type ChainNodeConfig } from "../../../src/node/chain-node.js";
 import { fileSequencerStateStore } from "../../../src/io/sequencer-state-file.js";
@@ -102,6 +104,29 @@ describe("ChainNode derivation", () => {
       l1Block: { hash: (await node.safeHeadAtL1Block(7)).l1Block.hash, number: 7 },
       safeHead: { hash: (await engine.l2BlockRefByNumber(7))!.hash, number: 7 },
     });
+  });
+
+  it("a failed SafeDB write (a full disk) is written again, not dropped: no L1 block's record is missing", async () => {
+    class FullDisk extends MemorySafeDb {
+      full = true;
+      failures = 0;
+      override async safeHeadUpdated(safeHead: BlockId, l1Head: BlockId) {
+        if (this.full) {
+          this.failures++;
+          throw new TemporaryError("SAFEDB_WRITE", "No space left on device");
+        }
+        await super.safeHeadUpdated(safeHead, l1Head);
+      }
+    }
+    const safeDb = new FullDisk();
+    const { node } = await rig({ safeDb });
+    await waitFor(() => safeDb.failures >= 3);
+    const heldAt = node.syncStatus().safe_l2.number;
+    expect(heldAt).toBeLessThan(10); // nothing is derived past the record that could not be written
+    safeDb.full = false;
+    await waitFor(() => node.syncStatus().safe_l2.number === 10 && safeDb.entries.size === 11);
+    // L1 block 0 (the genesis record of the first reset) and every derived one
+    expect([...safeDb.entries.keys()].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it("retries the same derived attributes after a temporary engine failure, without a reset", async () => {
