@@ -91,6 +91,6 @@ module.exports = {
     doNotFollow: { path: "node_modules" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["source", "import", "require", "node", "default"] },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["supernode-source", "import", "require", "node", "default"] },
   },
 };

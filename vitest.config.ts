@@ -1,11 +1,11 @@
 import { defineConfig } from "vitest/config";
 
 /** The product's tests (test/) and the devnet package's (packages/devnet/test/); see docs/devnet.md. */
-const conditions = ["source", "module", "node", "development"];
+const conditions = ["supernode-source", "module", "node", "development"];
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ["source"] } },
+  ssr: { resolve: { conditions, externalConditions: ["supernode-source"] } },
   test: {
     include: ["test/**/*.test.ts", "packages/devnet/test/**/*.test.ts"],
     setupFiles: ["./src/core/polyfill.ts", "./test/support/property-setup.ts"],

@@ -196,7 +196,16 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
       process.execPath,
       // the supernode's ports are picked once the devnet's own servers are bound (one of them took a port picked
       // free before the devnet started)
-      ["--conditions=source", "--import", "tsx", join(here, "scale", "devnet-proc.ts"), String(n), dir, "0", "0"],
+      [
+        "--conditions=supernode-source",
+        "--import",
+        "tsx",
+        join(here, "scale", "devnet-proc.ts"),
+        String(n),
+        dir,
+        "0",
+        "0",
+      ],
       { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
     );
     const info = JSON.parse(await ready(devnet, "devnet", 600_000)) as {

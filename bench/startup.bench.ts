@@ -84,7 +84,16 @@ const bench: Bench = {
     note(`starting a ${CHAINS}-chain devnet in its own process …`);
     const devnet = spawn(
       process.execPath,
-      ["--conditions=source", "--import", "tsx", join(here, "scale", "devnet-proc.ts"), String(CHAINS), dir, "0", "0"],
+      [
+        "--conditions=supernode-source",
+        "--import",
+        "tsx",
+        join(here, "scale", "devnet-proc.ts"),
+        String(CHAINS),
+        dir,
+        "0",
+        "0",
+      ],
       { cwd: join(here, ".."), stdio: ["ignore", "pipe", "inherit"] },
     );
     try {

@@ -214,7 +214,7 @@ export class World {
       this.nodes.set(role, { role, rpcUrl: `http://127.0.0.1:${rpcPort}`, dataDir, args, proc: undefined });
     }
     this.batcher = this.procs.start("batcher", [
-      "--conditions=source",
+      "--conditions=supernode-source",
       "--import",
       "tsx",
       join(ROOT, "chaos", "batcher-proc.ts"),

@@ -66,7 +66,7 @@ const LIVE_MS = 1_500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function host(script: string, args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ["--conditions=source", "--import", "tsx", join(here, script), ...args], {
+  return spawn(process.execPath, ["--conditions=supernode-source", "--import", "tsx", join(here, script), ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit", "ipc"],
     ...(env === undefined ? {} : { env }),

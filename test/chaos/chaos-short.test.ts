@@ -24,7 +24,7 @@ describe("chaos suite (short run)", () => {
   it("survives kill -9, L1 reorgs, EL faults, SafeDB damage, a hostile L1 and fuzzing", async () => {
     const child = spawn(
       process.execPath,
-      ["--conditions=source", "--import", "tsx", join(ROOT, "chaos", "run.ts"), "--seed", "11"],
+      ["--conditions=supernode-source", "--import", "tsx", join(ROOT, "chaos", "run.ts"), "--seed", "11"],
       {
         cwd: ROOT,
         detached: true,
