@@ -74,7 +74,12 @@ function toBig(v: number | string): bigint {
 }
 
 /** `<name>_time` keys that are not forks: every other `*_time` key names a fork. */
-const NON_FORK_TIMES = new Set(["block_time", "l2_time", "pectra_blob_schedule_time", "interop_time"]);
+const NON_FORK_TIMES: ReadonlySet<string> = new Set([
+  "block_time",
+  "l2_time",
+  "pectra_blob_schedule_time",
+  "interop_time",
+]);
 
 /**
  * A fork this node does not implement, scheduled in `raw` (a `<fork>_time` key outside `FORKS`), or undefined.

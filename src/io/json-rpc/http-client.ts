@@ -3,7 +3,7 @@ import { systemClock } from "../../core/time/clock.js";
 import { AbortedError, SupernodeError, TemporaryError } from "../../core/errors/supernode-error.js";
 import { ResponseTooLargeError } from "../common/response-limit.js";
 import { type PostResult, PostTimeoutError, postText } from "./http-post.js";
-import { postHttp1 } from "./http1-post.js";
+import { postHttp1 } from "../http1/post.js";
 import type { Agent as HttpAgent } from "node:http";
 import type { Turns } from "../../core/async/turns.js";
 import { jsonArrayItemValueAt, requestParts } from "./raw-json.js";
@@ -71,7 +71,7 @@ export interface HttpRpcClientOptions {
   readonly onRequest?: (e: RpcRequestEvent) => void;
   readonly clock?: Clock;
   /**
-   * "http1": the lean HTTP/1.1 client of http1-post.ts for `http:` URLs (hot loopback endpoints such as the
+   * "http1": the lean HTTP/1.1 client of io/http1/post.ts for `http:` URLs (hot loopback endpoints such as the
    * Engine API); default "node-http" (node:http(s) keep-alive agent). `https:` always uses node:https.
    */
   readonly transport?: "node-http" | "http1";

@@ -16,18 +16,8 @@ import { ResponseTooLargeError } from "../common/response-limit.js";
  * `maxBytes`: the connection is destroyed then, so no more of it is read or kept. `agent` replaces the shared
  * keep-alive agent (e.g. an https agent with a client certificate for mutual TLS).
  */
-export interface PostResult {
-  readonly status: number;
-  readonly text: string;
-}
-
-/** The request took longer than its `timeoutMs` (name "TimeoutError", as an `AbortSignal.timeout` abort). */
-export class PostTimeoutError extends Error {
-  constructor(ms: number) {
-    super(`request timed out after ${ms} ms`);
-    this.name = "TimeoutError";
-  }
-}
+export { type PostResult, PostTimeoutError } from "../http1/result.js";
+import { type PostResult, PostTimeoutError } from "../http1/result.js";
 
 const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
 const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });

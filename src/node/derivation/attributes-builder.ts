@@ -1,9 +1,3 @@
-/**
- * The fetching attributes builder (op-node §2.9, `FetchingAttributesBuilder`), shared by derivation and the
- * sequencer: the parent's SystemConfig, the epoch's header (and, for a new epoch, its receipts: user deposits and
- * SystemConfig updates), then the pure assembly of `protocol/l2/attributes`.
- */
-import { bytesToHex } from "../../core/codec/hex.js";
 import { CriticalError, DecodeError, ResetError } from "../../core/errors/supernode-error.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
 import {
@@ -19,7 +13,6 @@ import { systemConfigFromL2Block } from "../../protocol/l2/block-ref.js";
 import { encodeDepositTx } from "../../protocol/l2/deposit-tx.js";
 import { extraDataForAttributes } from "../../protocol/l2/extra-data.js";
 import { type L1OriginInfo, l1InfoFormatAt } from "../../protocol/l2/l1-info.js";
-import { L1InfoDepositEncoder } from "../../protocol/l2/l1-info-deposit-encoder.js";
 import type { UpgradeInputs } from "../../protocol/l2/upgrade-txs.js";
 import type { PayloadAttributes } from "../../protocol/l2/attributes.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
@@ -63,8 +56,6 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
    */
   private readonly sysCache: RecentSystemConfigs;
   private readonly l1cfg: L1ChainConfig;
-  /** The L1-info deposit from a per-epoch template (the SystemConfig and origin objects are reused within it). */
-  private readonly l1InfoDeposits = new L1InfoDepositEncoder();
 
   constructor(
     private readonly cfg: RollupConfig,
@@ -222,7 +213,6 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
       seqNumber: seq,
       dependencySetSize: this.upgrades.dependencySetSize,
       nutBundles: this.upgrades.nutBundles,
-      l1InfoDeposits: this.l1InfoDeposits.encode,
       batchTransactions,
     });
     // The block built on `parent` will read back as this SystemConfig. Not `sys` itself: fields its fork does not

@@ -10,9 +10,8 @@ import {
   headerSize,
   readItem,
   readListExact,
-  readStringInto,
+  expectString,
   readUintNumber,
-  type StringBounds,
   stringSize,
   uintBytes,
   writeHeader,
@@ -30,9 +29,6 @@ export interface SingularBatch {
   readonly transactions: readonly Uint8Array[];
 }
 
-/** The bounds of the transaction being read (one object for every batch: nothing awaits in between). */
-const TX_BOUNDS: StringBounds = { start: 0, end: 0 };
-
 /**
  * Decodes a singular batch body (without the type byte). Like op-node, bytes after the RLP list are ignored.
  * Numbers beyond 2^53 decode lossily (they can only ever fail validity checks).
@@ -44,12 +40,13 @@ export function decodeSingularBatch(body: Uint8Array): SingularBatch {
   expectFixed(f[2]!, 32, "epoch_hash");
   const txList = f[4]!;
   if (!txList.isList) throw new DecodeError("singular batch: transactions must be a list");
-  // The transactions' views straight from the list (no RLP item object per transaction; same checks, same errors).
+  // The transactions' bytes are views of the body (no copy).
   const transactions: Uint8Array[] = [];
-  const tx = TX_BOUNDS;
   for (let off = txList.start; off < txList.end; ) {
-    off = readStringInto(body, off, txList.end, "transaction", tx);
+    const tx = readItem(body, off, txList.end);
+    expectString(tx, "transaction");
     transactions.push(body.subarray(tx.start, tx.end));
+    off = tx.next;
   }
   return {
     parentHash: bytesToHex(body.subarray(f[0]!.start, f[0]!.end)),

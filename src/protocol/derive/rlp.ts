@@ -62,45 +62,6 @@ function longEnd(buf: Uint8Array, off: number, limit: number, lenOfLen: number):
   return end;
 }
 
-/** Payload bounds of a string item, written by {@link readStringInto}. */
-export interface StringBounds {
-  start: number;
-  end: number;
-}
-
-/**
- * {@link readItem} then {@link expectString} (`what` names a list in its error), with the same checks and errors,
- * writing the string's payload bounds into `out` instead of making an item object; returns the next offset. For
- * loops over many strings (a batch's transactions: ADR 0106).
- */
-export function readStringInto(buf: Uint8Array, off: number, limit: number, what: string, out: StringBounds): number {
-  if (off >= limit) fail("unexpected end of input", off);
-  const b = buf[off]!;
-  if (b < 0x80) {
-    out.start = off;
-    out.end = off + 1;
-    return off + 1;
-  }
-  if (b < 0xb8) {
-    const start = off + 1;
-    const end = start + (b - 0x80);
-    if (end > limit) fail("value size exceeds available input", off);
-    if (end === start + 1 && buf[start]! < 0x80) fail("non-canonical size information", off);
-    out.start = start;
-    out.end = end;
-    return end;
-  }
-  if (b < 0xc0) {
-    const end = longEnd(buf, off, limit, b - 0xb7);
-    out.start = off + 1 + (b - 0xb7);
-    out.end = end;
-    return end;
-  }
-  // A list: readItem's errors for a malformed one first, then expectString's.
-  expectString(readItem(buf, off, limit), what);
-  throw new DecodeError(`rlp: ${what}: expected string`);
-}
-
 /** Reads the items of the list payload `[start, end)`. */
 export function readListItems(buf: Uint8Array, start: number, end: number): RlpItem[] {
   const out: RlpItem[] = [];

@@ -6,16 +6,14 @@
  * output. All transactions of a span batch are written into one buffer and returned as views of it.
  */
 import { uintBytes } from "./rlp.js";
+import {
+  TX_TYPE_ACCESS_LIST,
+  TX_TYPE_DYNAMIC_FEE,
+  TX_TYPE_LEGACY,
+  TX_TYPE_POST_EXEC,
+  TX_TYPE_SET_CODE,
+} from "./span-batch-tx.js";
 import { fail, scanTxData } from "./span-tx-scan.js";
-
-// Local copies of the tx type constants (as in span-tx-scan.ts): module-local constants fold into the hot loop,
-// whereas imported bindings may be read through accessors under some loaders (tsx), which showed up in profiles.
-const TX_TYPE_LEGACY = 0;
-const TX_TYPE_ACCESS_LIST = 1;
-const TX_TYPE_DYNAMIC_FEE = 2;
-const TX_TYPE_SET_CODE = 4;
-/** PostExec (Sequencer-Defined Metering, Lagoon): `0x7D ‖ opaque RLP list`, carried verbatim, unsigned. */
-const TX_TYPE_POST_EXEC = 0x7d;
 
 /** Bit `i` of a span-batch bitlist (big-endian, least significant bit first). */
 function bit(bits: Uint8Array, i: number): number {
@@ -37,9 +35,6 @@ export interface SpanTxColumnsIn {
   readonly gases: readonly (number | bigint)[];
   readonly protectedBits: Uint8Array;
 }
-
-// Field boundaries of the last scanned tx data (filled by scanTxData): F[i] = offset of field i, F[i + 1] = its end.
-const F = new Int32Array(8);
 
 // ----- writing -----------------------------------------------------------------------------------------------------
 
@@ -173,20 +168,14 @@ function item(v: bigint): Uint8Array {
   return out;
 }
 
-const vTables = new Map<bigint, VTable>();
+/** The encoded `v` values of a span batch's transactions (made once per batch). */
 function vTable(chainId: bigint): VTable {
-  let t = vTables.get(chainId);
-  if (t === undefined) {
-    t = {
-      typed: [item(0n), item(1n)],
-      unprotected: [item(27n), item(28n)],
-      protected: [item(chainId * 2n + 35n), item(chainId * 2n + 36n)],
-      chainId: item(chainId),
-    };
-    if (vTables.size > 64) vTables.clear();
-    vTables.set(chainId, t);
-  }
-  return t;
+  return {
+    typed: [item(0n), item(1n)],
+    unprotected: [item(27n), item(28n)],
+    protected: [item(chainId * 2n + 35n), item(chainId * 2n + 36n)],
+    chainId: item(chainId),
+  };
 }
 
 /**
@@ -195,6 +184,8 @@ function vTable(chainId: bigint): VTable {
  */
 export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[] {
   const vt = vTable(chainId);
+  // Field boundaries of the last scanned tx data (filled by scanTxData): F[i] = offset of field i, F[i + 1] = its end.
+  const F = new Int32Array(8);
   const chainItem = vt.chainId;
   const chainLen = chainItem.length;
   const total = t.totalTxCount;

@@ -5,56 +5,53 @@
  */
 import { DecodeError } from "../../core/errors/supernode-error.js";
 
-// Local copies of the tx type constants (as in span-tx-rebuild.ts): module-local constants fold into the hot loop,
-// whereas imported bindings may be read through accessors under some loaders (tsx), which showed up in profiles.
-const TX_TYPE_LEGACY = 0;
-const TX_TYPE_ACCESS_LIST = 1;
-const TX_TYPE_DYNAMIC_FEE = 2;
-const TX_TYPE_SET_CODE = 4;
+import { TX_TYPE_ACCESS_LIST, TX_TYPE_DYNAMIC_FEE, TX_TYPE_LEGACY, TX_TYPE_SET_CODE } from "./span-batch-tx.js";
 
-// The scanner's state (the last item scanned) lives in module variables: no allocation per item.
-let sStart = 0;
-let sEnd = 0;
-let sList = false;
+/** The last item scanned: its payload `[start, end)` and whether it is a list. One per transaction scanned. */
+interface ScanState {
+  start: number;
+  end: number;
+  list: boolean;
+}
 
 /** Throws the `DecodeError` of a malformed span transaction. */
 export function fail(msg: string): never {
   throw new DecodeError(`span tx: ${msg}`);
 }
 
-/** Scans the item at `off` (must end by `limit`); sets sStart/sEnd/sList; returns the offset after it. */
-function scan(buf: Uint8Array, off: number, limit: number): number {
+/** Scans the item at `off` (must end by `limit`) into `s`; returns the offset after it. */
+function scan(s: ScanState, buf: Uint8Array, off: number, limit: number): number {
   if (off >= limit) fail("unexpected end of input");
   const b = buf[off]!;
   if (b < 0x80) {
-    sStart = off;
-    sEnd = off + 1;
-    sList = false;
-    return sEnd;
+    s.start = off;
+    s.end = off + 1;
+    s.list = false;
+    return s.end;
   }
   if (b < 0xb8 || (b >= 0xc0 && b < 0xf8)) {
-    sList = b >= 0xc0;
-    const len = b - (sList ? 0xc0 : 0x80);
-    sStart = off + 1;
-    sEnd = sStart + len;
-    if (sEnd > limit) fail("value size exceeds available input");
-    if (!sList && len === 1 && buf[sStart]! < 0x80) fail("non-canonical size");
-    return sEnd;
+    s.list = b >= 0xc0;
+    const len = b - (s.list ? 0xc0 : 0x80);
+    s.start = off + 1;
+    s.end = s.start + len;
+    if (s.end > limit) fail("value size exceeds available input");
+    if (!s.list && len === 1 && buf[s.start]! < 0x80) fail("non-canonical size");
+    return s.end;
   }
-  sList = b >= 0xf8;
-  const lenOfLen = b - (sList ? 0xf7 : 0xb7);
+  s.list = b >= 0xf8;
+  const lenOfLen = b - (s.list ? 0xf7 : 0xb7);
   if (off + 1 + lenOfLen > limit) fail("unexpected end of input in size");
   if (buf[off + 1] === 0) fail("non-canonical size (leading zero)");
   let len = 0;
   for (let i = 0; i < lenOfLen; i++) len = len * 256 + buf[off + 1 + i]!;
   if (len < 56) fail("non-canonical size (long form)");
-  sStart = off + 1 + lenOfLen;
-  sEnd = sStart + len;
-  if (sEnd > limit) fail("value size exceeds available input");
-  return sEnd;
+  s.start = off + 1 + lenOfLen;
+  s.end = s.start + len;
+  if (s.end > limit) fail("value size exceeds available input");
+  return s.end;
 }
 
-function uintField(buf: Uint8Array, off: number, limit: number, maxBytes: number): number {
+function uintField(s: ScanState, buf: Uint8Array, off: number, limit: number, maxBytes: number): number {
   // Fast path: a short string (the common case); same checks as the general path below.
   if (off < limit) {
     const b = buf[off]!;
@@ -70,63 +67,63 @@ function uintField(buf: Uint8Array, off: number, limit: number, maxBytes: number
     }
     if (b === 0x80) return off + 1;
   }
-  const next = scan(buf, off, limit);
-  if (sList) fail("expected integer");
-  const len = sEnd - sStart;
+  const next = scan(s, buf, off, limit);
+  if (s.list) fail("expected integer");
+  const len = s.end - s.start;
   if (len > maxBytes) fail("integer too large");
-  if (len > 0 && buf[sStart] === 0) fail("non-canonical integer");
+  if (len > 0 && buf[s.start] === 0) fail("non-canonical integer");
   return next;
 }
 
-function stringField(buf: Uint8Array, off: number, limit: number): number {
-  const next = scan(buf, off, limit);
-  if (sList) fail("expected string");
+function stringField(s: ScanState, buf: Uint8Array, off: number, limit: number): number {
+  const next = scan(s, buf, off, limit);
+  if (s.list) fail("expected string");
   return next;
 }
 
-function fixedField(buf: Uint8Array, off: number, limit: number, size: number): number {
-  const next = scan(buf, off, limit);
-  if (sList || sEnd - sStart !== size) fail(`expected ${size}-byte string`);
+function fixedField(s: ScanState, buf: Uint8Array, off: number, limit: number, size: number): number {
+  const next = scan(s, buf, off, limit);
+  if (s.list || s.end - s.start !== size) fail(`expected ${size}-byte string`);
   return next;
 }
 
-function accessListField(buf: Uint8Array, off: number, limit: number): number {
+function accessListField(s: ScanState, buf: Uint8Array, off: number, limit: number): number {
   if (off < limit && buf[off] === 0xc0) return off + 1; // empty list
-  const next = scan(buf, off, limit);
-  if (!sList) fail("access list must be a list");
-  const end = sEnd;
-  let p = sStart;
+  const next = scan(s, buf, off, limit);
+  if (!s.list) fail("access list must be a list");
+  const end = s.end;
+  let p = s.start;
   while (p < end) {
-    const tupleNext = scan(buf, p, end);
-    if (!sList) fail("access tuple must be a list");
-    const te = sEnd;
-    const a = fixedField(buf, sStart, te, 20);
-    const k = scan(buf, a, te);
-    if (!sList) fail("storage keys must be a list");
+    const tupleNext = scan(s, buf, p, end);
+    if (!s.list) fail("access tuple must be a list");
+    const te = s.end;
+    const a = fixedField(s, buf, s.start, te, 20);
+    const k = scan(s, buf, a, te);
+    if (!s.list) fail("storage keys must be a list");
     if (k !== te) fail("access tuple has too many elements");
-    const ke = sEnd;
-    let q = sStart;
-    while (q < ke) q = fixedField(buf, q, ke, 32);
+    const ke = s.end;
+    let q = s.start;
+    while (q < ke) q = fixedField(s, buf, q, ke, 32);
     p = tupleNext;
   }
   return next;
 }
 
-function authListField(buf: Uint8Array, off: number, limit: number): number {
-  const next = scan(buf, off, limit);
-  if (!sList) fail("authorization list must be a list");
-  const end = sEnd;
-  let p = sStart;
+function authListField(s: ScanState, buf: Uint8Array, off: number, limit: number): number {
+  const next = scan(s, buf, off, limit);
+  if (!s.list) fail("authorization list must be a list");
+  const end = s.end;
+  let p = s.start;
   while (p < end) {
-    const authNext = scan(buf, p, end);
-    if (!sList) fail("authorization must be a list");
-    const ae = sEnd;
-    let q = uintField(buf, sStart, ae, 32);
-    q = fixedField(buf, q, ae, 20);
-    q = uintField(buf, q, ae, 8);
-    q = uintField(buf, q, ae, 1);
-    q = uintField(buf, q, ae, 32);
-    q = uintField(buf, q, ae, 32);
+    const authNext = scan(s, buf, p, end);
+    if (!s.list) fail("authorization must be a list");
+    const ae = s.end;
+    let q = uintField(s, buf, s.start, ae, 32);
+    q = fixedField(s, buf, q, ae, 20);
+    q = uintField(s, buf, q, ae, 8);
+    q = uintField(s, buf, q, ae, 1);
+    q = uintField(s, buf, q, ae, 32);
+    q = uintField(s, buf, q, ae, 32);
     if (q !== ae) fail("authorization has too many elements");
     p = authNext;
   }
@@ -140,37 +137,38 @@ const BIG = Number.MAX_SAFE_INTEGER;
  * of field i, F[i + 1] = its end); returns the number of fields.
  */
 export function scanTxData(data: Uint8Array, from: number, n: number, type: number, F: Int32Array): number {
+  const s: ScanState = { start: 0, end: 0, list: false };
   const listStart = type === TX_TYPE_LEGACY ? from : from + 1;
   if (type !== TX_TYPE_LEGACY && n - from <= 1) fail("typed tx too short");
-  if (scan(data, listStart, n) !== n) fail("trailing bytes");
-  if (!sList) fail("tx data must be a list");
-  const end = sEnd;
-  let p = sStart;
+  if (scan(s, data, listStart, n) !== n) fail("trailing bytes");
+  if (!s.list) fail("tx data must be a list");
+  const end = s.end;
+  let p = s.start;
   F[0] = p;
   switch (type) {
     case TX_TYPE_LEGACY:
-      F[1] = p = uintField(data, p, end, BIG);
-      F[2] = p = uintField(data, p, end, BIG);
-      F[3] = p = stringField(data, p, end);
+      F[1] = p = uintField(s, data, p, end, BIG);
+      F[2] = p = uintField(s, data, p, end, BIG);
+      F[3] = p = stringField(s, data, p, end);
       if (p !== end) fail("too many fields");
       return 3;
     case TX_TYPE_ACCESS_LIST:
-      F[1] = p = uintField(data, p, end, BIG);
-      F[2] = p = uintField(data, p, end, BIG);
-      F[3] = p = stringField(data, p, end);
-      F[4] = p = accessListField(data, p, end);
+      F[1] = p = uintField(s, data, p, end, BIG);
+      F[2] = p = uintField(s, data, p, end, BIG);
+      F[3] = p = stringField(s, data, p, end);
+      F[4] = p = accessListField(s, data, p, end);
       if (p !== end) fail("too many fields");
       return 4;
     case TX_TYPE_DYNAMIC_FEE:
     case TX_TYPE_SET_CODE: {
       const max = type === TX_TYPE_SET_CODE ? 32 : BIG;
-      F[1] = p = uintField(data, p, end, max);
-      F[2] = p = uintField(data, p, end, max);
-      F[3] = p = uintField(data, p, end, max);
-      F[4] = p = stringField(data, p, end);
-      F[5] = p = accessListField(data, p, end);
+      F[1] = p = uintField(s, data, p, end, max);
+      F[2] = p = uintField(s, data, p, end, max);
+      F[3] = p = uintField(s, data, p, end, max);
+      F[4] = p = stringField(s, data, p, end);
+      F[5] = p = accessListField(s, data, p, end);
       if (type === TX_TYPE_SET_CODE) {
-        F[6] = p = authListField(data, p, end);
+        F[6] = p = authListField(s, data, p, end);
         if (p !== end) fail("too many fields");
         return 6;
       }

@@ -103,42 +103,25 @@ export function logPayload(log: Pick<Log, "topics" | "data">): Uint8Array {
   return concatBytes(...log.topics.map(hexToBytes), hexToBytes(log.data));
 }
 
-/**
- * The hot path (every log of every verified block) hashes out of one reused scratch buffer: the hex fields are
- * decoded straight into it (Node's hex decoder stops at the first character that is not hex, so a bad field comes
- * out short and is refused) and hashed as a view, without per-field allocations.
- */
-let scratch = Buffer.allocUnsafe(8192);
-
-function putHex(at: number, h: string): number {
-  const len = (h.length - 2) >> 1;
-  if (at + len > scratch.length) {
-    const bigger = Buffer.allocUnsafe(Math.max(2 * scratch.length, at + len));
-    scratch.copy(bigger, 0, 0, at);
-    scratch = bigger;
-  }
+/** The bytes of 0x-hex `h` (either case); DecodeError when it is not hex of whole bytes. */
+function hexField(h: string): Uint8Array {
   if (h.charCodeAt(0) !== 48 || (h.charCodeAt(1) | 32) !== 120 || (h.length & 1) !== 0)
     throw new DecodeError("invalid hex string", { value: h.slice(0, 80) });
-  if (len > 0 && scratch.write(h.slice(2), at, len, "hex") !== len)
-    throw new DecodeError("invalid hex string", { value: h.slice(0, 80) });
-  return at + len;
+  // Node's hex decoder stops at the first character that is not hex: a bad field comes out short.
+  const b = Buffer.from(h.slice(2), "hex");
+  if (b.length !== (h.length - 2) >> 1) throw new DecodeError("invalid hex string", { value: h.slice(0, 80) });
+  return b;
 }
 
 /** keccak256(emitter ‖ payloadHash): the hash every initiating log is stored and matched by. */
 export function payloadHashToLogHash(emitter: Address, payloadHash: Hash): Hash {
-  const end = putHex(putHex(0, emitter), payloadHash);
-  return keccakHex(scratch.subarray(0, end));
+  return keccakHex(concatBytes(hexField(emitter), hexField(payloadHash)));
 }
 
 /** The log hash of a log: keccak256(address ‖ keccak256(topics ‖ data)). */
 export function logHash(log: Pick<Log, "address" | "topics" | "data">): Hash {
-  let end = 0;
-  for (const t of log.topics) end = putHex(end, t);
-  end = putHex(end, log.data);
-  const payloadHash = keccak(scratch.subarray(0, end));
-  const at = putHex(0, log.address);
-  scratch.set(payloadHash, at);
-  return keccakHex(scratch.subarray(0, at + 32));
+  const payloadHash = keccak(concatBytes(...log.topics.map(hexField), hexField(log.data)));
+  return keccakHex(concatBytes(hexField(log.address), payloadHash));
 }
 
 /** The log hash an executing message expects the initiating log to have. */

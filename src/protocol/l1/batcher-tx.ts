@@ -18,7 +18,7 @@ export interface BatcherSelection {
 }
 
 /** Transaction types a batcher may use: legacy, access-list, dynamic-fee, blob, deposit (L3). */
-const ALLOWED_TYPES = new Set([0, 1, 2, 3, 0x7e]);
+const ALLOWED_TYPES: ReadonlySet<number> = new Set([0, 1, 2, 3, 0x7e]);
 
 /**
  * Why a transaction is not a valid batcher transaction, or null when it is one. `senderOf` is only called for a

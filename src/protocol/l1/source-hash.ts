@@ -60,28 +60,13 @@ export function l1InfoDepositSourceHash(l1BlockHash: Hash, seqNumber: bigint | n
 /** {@link l1InfoDepositSourceHash} as bytes, from the L1 block hash as bytes (32). */
 export function l1InfoDepositSourceHashBytes(l1BlockHash: Uint8Array, seqNumber: number): Uint8Array {
   if (l1BlockHash.length !== 32) throw new DecodeError("block hash must be 32 bytes");
-  // Scratch preimages (keccak copies its input; nothing here awaits): two allocations per call fewer.
-  const pre = SCRATCH_PRE;
+  const pre = new Uint8Array(64);
   pre.set(l1BlockHash, 0);
-  writeWord(pre, 32, seqNumber);
-  const outer = SCRATCH_OUTER;
+  pre.set(word(seqNumber), 32);
+  const outer = new Uint8Array(64);
+  outer[31] = SourceDomain.L1Info;
   outer.set(keccak(pre), 32);
   return keccak(outer);
-}
-
-const SCRATCH_PRE = new Uint8Array(64);
-/** `uint256(SourceDomain.L1Info)` then the inner hash. */
-const SCRATCH_OUTER = new Uint8Array(64);
-SCRATCH_OUTER[31] = SourceDomain.L1Info;
-
-/** Writes `n` as a big-endian 32-byte word at `off`. */
-function writeWord(out: Uint8Array, off: number, n: number): void {
-  if (!Number.isSafeInteger(n) || n < 0) {
-    out.set(word(n), off);
-    return;
-  }
-  out.fill(0, off, off + 32);
-  for (let i = off + 31, x = n; x > 0; i--, x = Math.floor(x / 256)) out[i] = x % 256;
 }
 
 /** Domain 2: a network-upgrade transaction identified by its intent string. */

@@ -2,7 +2,7 @@ import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
 import { toQuantity } from "../../core/codec/quantity.js";
 import { ResetError } from "../../core/errors/supernode-error.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
-import { type Address, type Hash, type Hex, ZERO_HASH } from "../../core/types/primitives.js";
+import { type Address, type Hex, ZERO_HASH } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../rollup-config.js";
 import { type DepositTx, encodeDepositTx } from "./deposit-tx.js";
 import { encodeL1InfoDepositTx, type L1OriginInfo } from "./l1-info.js";
@@ -32,8 +32,6 @@ export interface BuildAttributesInput {
   readonly nutBundles?: NutBundles | undefined;
   /** Defaults to true (derivation); the sequencer sets false. */
   readonly noTxPool?: boolean;
-  /** Encodes the L1-info deposit (default {@link encodeL1InfoDepositTx}; e.g. a {@link L1InfoDepositEncoder}). */
-  readonly l1InfoDeposits?: typeof encodeL1InfoDepositTx;
   /**
    * Derivation: the batch's transactions (EIP-2718 bytes, or hex), appended after the deposits and upgrade
    * transactions; the attributes are then the derived block's, made once (ADR 0098).
@@ -67,8 +65,7 @@ export function buildPayloadAttributes(input: BuildAttributesInput): PayloadAttr
       l2Time: ts,
       l1Time: l1Origin.time,
     });
-  const l1Info = input.l1InfoDeposits ?? encodeL1InfoDepositTx;
-  const txs: Uint8Array[] = [l1Info(cfg, sysConfig, l1Origin, seqNumber, ts)];
+  const txs: Uint8Array[] = [encodeL1InfoDepositTx(cfg, sysConfig, l1Origin, seqNumber, ts)];
   for (const d of input.depositTxs) txs.push(d instanceof Uint8Array ? d : encodeDepositTx(d));
   const upgrades = upgradeTransactionsAt(cfg, ts, input);
   for (let i = 0; i < upgrades.length; i++) txs.push(upgrades[i]!);

@@ -15,8 +15,6 @@ const CURVE_N = secp256k1.Point.CURVE().n;
 function bytesToBigInt(b: Uint8Array): bigint {
   return b.length === 0 ? 0n : BigInt(bytesToHex(b));
 }
-/** `SigningDomainBlocksV1`. */
-export const BLOCK_SIGNING_DOMAIN = new Uint8Array(32);
 
 /** The hash the sequencer signs for `payloadBytes` (the SSZ payload, with the beacon-root prefix on V3/V4). */
 export function blockSigningHash(chainId: bigint, payloadBytes: Uint8Array): Uint8Array {
@@ -25,8 +23,8 @@ export function blockSigningHash(chainId: bigint, payloadBytes: Uint8Array): Uin
 
 /** The signing hash from the payload hash `keccak256(payloadBytes)` (what a remote signer is sent). */
 export function signingHashOfPayloadHash(chainId: bigint, payloadHash: Uint8Array): Uint8Array {
+  // Bytes 0..32: the domain `SigningDomainBlocksV1`, 32 zero bytes (as allocated).
   const msg = new Uint8Array(96);
-  msg.set(BLOCK_SIGNING_DOMAIN, 0);
   let id = chainId;
   for (let i = 63; i >= 32; i--) {
     msg[i] = Number(id & 0xffn);

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postHttp1 } from "../../../src/io/json-rpc/http1-post.js";
+import { postHttp1 } from "../../../src/io/http1/post.js";
 
 describe("postHttp1 (lean HTTP/1.1 POST)", () => {
   let server: Server;

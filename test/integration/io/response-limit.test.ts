@@ -8,7 +8,7 @@ import { BeaconClient } from "../../../src/io/beacon/beacon-client.js";
 import { ResponseTooLargeError } from "../../../src/io/common/response-limit.js";
 import { EngineClient } from "../../../src/io/engine/engine-client.js";
 import { HttpRpcClient, type RpcRequestEvent } from "../../../src/io/json-rpc/http-client.js";
-import { postHttp1 } from "../../../src/io/json-rpc/http1-post.js";
+import { postHttp1 } from "../../../src/io/http1/post.js";
 import { postText } from "../../../src/io/json-rpc/http-post.js";
 import { L1Client } from "../../../src/io/l1/l1-client.js";
 import { createL1Metrics } from "../../../src/io/l1/metrics.js";

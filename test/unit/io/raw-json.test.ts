@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Hex } from "../../../src/core/types/primitives.js";
 import {
-  decodePayloadEnvelope,
   encodePayloadAttributes,
   encodePayloadAttributesParts,
   type PayloadAttributes,

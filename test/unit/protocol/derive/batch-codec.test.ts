@@ -17,7 +17,6 @@ import {
   splitFullTx,
   toSingularBatches,
 } from "../../../../src/protocol/derive/index.js";
-import { expectString, readItem, readStringInto } from "../../../../src/protocol/derive/rlp.js";
 import { ALL_KINDS, CHAIN_ID, hash, l1, l2, makeTx } from "./fixtures.js";
 import { runs } from "../../../support/property.js";
 
@@ -247,59 +246,3 @@ describe("span batch", () => {
     void origin;
   });
 });
-
-describe("reading a list of RLP strings without item objects", () => {
-  /** What readItem + expectString give for the item at 0 of `buf`: its bounds and next offset, or its error. */
-  const viaItem = (buf: Uint8Array, limit: number) => {
-    try {
-      const it = readItem(buf, 0, limit);
-      expectString(it, "transaction");
-      return { start: it.start, end: it.end, next: it.next };
-    } catch (e) {
-      return { error: (e as Error).message };
-    }
-  };
-  const viaBounds = (buf: Uint8Array, limit: number) => {
-    const out = { start: -1, end: -1 };
-    try {
-      const next = readStringInto(buf, 0, limit, "transaction", out);
-      return { start: out.start, end: out.end, next };
-    } catch (e) {
-      return { error: (e as Error).message };
-    }
-  };
-
-  it("gives readItem's bounds and errors for every header kind, size and truncation", () => {
-    const headers = [0x00, 0x7f, 0x80, 0x81, 0xb7, 0xb8, 0xb9, 0xba, 0xbf, 0xc0, 0xc5, 0xf7, 0xf8, 0xf9, 0xff];
-    fc.assert(
-      fc.property(
-        fc.constantFrom(...headers),
-        fc.uint8Array({ minLength: 0, maxLength: 300 }),
-        fc.nat(310),
-        (h, rest, cut) => {
-          const buf = Uint8Array.of(h, ...rest);
-          const limit = Math.min(buf.length, cut);
-          expect(viaBounds(buf, limit)).toEqual(viaItem(buf, limit));
-        },
-      ),
-      { numRuns: runs(2000) },
-    );
-    // Long forms with exact sizes (canonical and not), lists of either form.
-    for (const len of [0, 1, 55, 56, 255, 256, 300]) {
-      for (const enc of [encodeString(len), Uint8Array.of(0xb8, len & 0xff, ...new Uint8Array(len & 0xff))]) {
-        expect(viaBounds(enc, enc.length)).toEqual(viaItem(enc, enc.length));
-      }
-    }
-    const list = Uint8Array.of(0xc2, 0x01, 0x02);
-    expect(viaBounds(list, 3)).toEqual({ error: "rlp: transaction: expected string" });
-  });
-});
-
-/** RLP of a string of `len` zero bytes (canonical). */
-function encodeString(len: number): Uint8Array {
-  if (len === 1) return Uint8Array.of(0x00);
-  if (len < 56) return Uint8Array.of(0x80 + len, ...new Uint8Array(len));
-  const size: number[] = [];
-  for (let l = len; l > 0; l = Math.floor(l / 256)) size.unshift(l & 0xff);
-  return Uint8Array.of(0xb7 + size.length, ...size, ...new Uint8Array(len));
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseResponseHead } from "../../../src/io/json-rpc/http1-head.js";
+import { parseResponseHead } from "../../../../src/io/http1/head.js";
 
 describe("parseResponseHead", () => {
   it("reads the status line and the three framing fields, names in any case", () => {

@@ -1,8 +1,8 @@
 import { connect, type Socket } from "node:net";
 import { ResponseTooLargeError } from "../common/response-limit.js";
-import type { PostResult } from "./http-post.js";
-import { parseResponseHead } from "./http1-head.js";
-import { armSweep, type EndpointTarget, headerLines, targetOf } from "./http1-target.js";
+import type { PostResult } from "./result.js";
+import { parseResponseHead } from "./head.js";
+import { armSweep, type EndpointTarget, headerLines, targetOf } from "./target.js";
 
 /**
  * A lean HTTP/1.1 POST for plain `http:` JSON-RPC endpoints the node calls thousands of times a second (the

@@ -1,5 +1,5 @@
 /**
- * The head of an HTTP/1.x response as the lean client (http1-post.ts) needs it: the status line and the three
+ * The head of an HTTP/1.x response as the lean client (post.ts) needs it: the status line and the three
  * header fields that frame the body — `content-length`, `transfer-encoding` and `connection`. Pure: text in, fields
  * out; the connection's state machine decides what they mean for the body and the socket.
  */

@@ -1,9 +1,9 @@
 /**
- * The endpoints of the lean HTTP/1.1 client (http1-post.ts): per URL its idle and busy connections, the request
+ * The endpoints of the lean HTTP/1.1 client (post.ts): per URL its idle and busy connections, the request
  * prefix and the header lines of the last headers object, and the one timer that enforces the timeouts of every
  * request in flight to it.
  */
-import { PostTimeoutError } from "./http-post.js";
+import { PostTimeoutError } from "./result.js";
 
 const READ_BUFFER = 64 * 1024;
 
@@ -35,7 +35,7 @@ export interface EndpointTarget<C extends SweptConn> {
   lastLines: string;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: one cache for every connection type (there is one: http1-post's Conn).
+// biome-ignore lint/suspicious/noExplicitAny: one cache for every connection type (there is one: post.ts's Conn).
 const targets = new Map<string, EndpointTarget<any>>();
 
 export function targetOf<C extends SweptConn>(url: string): EndpointTarget<C> {
