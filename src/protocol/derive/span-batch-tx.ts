@@ -168,8 +168,6 @@ function listOf(items: readonly RlpItem[], buf: Uint8Array, prefix: number | und
   return out;
 }
 
-const ZERO_WORD = new Uint8Array(32);
-
 /** The span parts of a PostExec transaction: the whole tx as its data, no nonce, gas, recipient or signature. */
 function postExecParts(tx: Uint8Array): SpanTxParts {
   const top = readItem(tx, 1);
@@ -182,8 +180,8 @@ function postExecParts(tx: Uint8Array): SpanTxParts {
     to: undefined,
     yParity: 0,
     protected: false,
-    r: ZERO_WORD,
-    s: ZERO_WORD,
+    r: new Uint8Array(32),
+    s: new Uint8Array(32),
   };
 }
 
