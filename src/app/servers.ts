@@ -43,6 +43,7 @@ export async function listenServers(
       ...(config.rpc.maxConnectionsPerClient === undefined
         ? {}
         : { maxConnectionsPerClient: config.rpc.maxConnectionsPerClient }),
+      ...(config.rpc.chainReadyWaitMs === undefined ? {} : { chainReadyWaitMs: config.rpc.chainReadyWaitMs }),
     },
     {
       root: p.root,
@@ -52,6 +53,12 @@ export async function listenServers(
         notRunning: (id) => {
           const sup = supervisors.get(id);
           return sup === undefined || sup.current !== undefined ? undefined : sup.state;
+        },
+        restarting: (id) => {
+          const sup = supervisors.get(id);
+          return (
+            sup !== undefined && sup.current === undefined && (sup.state === "starting" || sup.state === "backoff")
+          );
         },
       },
       readiness: () => readiness(supervisors),

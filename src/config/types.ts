@@ -41,6 +41,8 @@ export interface RpcConfig {
   readonly maxConnections?: number;
   /** `--rpc.max-connections-per-client` (server default 128). */
   readonly maxConnectionsPerClient?: number;
+  /** How long a request to a restarting chain waits for it (ms; server default 60 s; 0 = answer at once). */
+  readonly chainReadyWaitMs?: number;
 }
 
 /** Top-level supernode configuration, fully resolved and validated. */

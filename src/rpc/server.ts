@@ -14,7 +14,7 @@ import {
   LimitExceededError,
   RPC_SERVER_ERROR,
   ResourceNotFoundError,
-  type RpcError,
+  RpcError,
   type RpcErrorObject,
 } from "./errors.js";
 import {
@@ -55,6 +55,11 @@ export interface RpcServerOptions {
   /** Open connections from one client address at most (default 128; 0 = no bound); further ones closed at once. */
   readonly maxConnectionsPerClient?: number;
   readonly maxBatchSize?: number;
+  /**
+   * How long a request to a restarting chain waits for it to come back (default 60 s, polled every 25 ms, as
+   * op-supernode's readiness gate); then HTTP 503 "chain RPC not ready". 0 = answer at once.
+   */
+  readonly chainReadyWaitMs?: number;
   /** Reported by `/healthz`. */
   readonly version?: string;
 }
@@ -70,6 +75,22 @@ export interface ChainTables {
    * table lacks then answer -32000 "chain N is not running (<state>)" rather than -32601.
    */
   notRunning?(chainId: string): string | undefined;
+  /** Whether a hosted chain is between two instances and coming back (a request then waits for it). */
+  restarting?(chainId: string): boolean;
+}
+
+/** op-supernode's readiness gate: poll interval and default wait. */
+const READY_POLL_MS = 25;
+const DEFAULT_CHAIN_READY_WAIT_MS = 60_000;
+
+/** Waits until `restarting()` is false (true) or `waitMs` passed (false). */
+async function waitUntilBack(restarting: () => boolean, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  while (restarting()) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, READY_POLL_MS));
+  }
+  return true;
 }
 
 export interface Readiness {
@@ -288,8 +309,17 @@ function routeJsonRpc(app: FastifyInstance, opts: RpcServerOptions, deps: RpcSer
   app.post("/", async (req, reply) => send(reply, deps.root, req.body, rootOpts));
 
   const chainOpts = new Map<string, DispatchOptions>();
+  const readyWaitMs = opts.chainReadyWaitMs ?? DEFAULT_CHAIN_READY_WAIT_MS;
   app.post("/:chain", async (req: FastifyRequest<{ Params: { chain: string } }>, reply) => {
     const chain = req.params.chain;
+    const hosted = CHAIN_ID_RE.test(chain) && deps.chains.tableOf(chain) !== undefined;
+    const restarting = deps.chains.restarting;
+    const gated = hosted && readyWaitMs > 0 && restarting?.(chain) === true;
+    if (gated && !(await waitUntilBack(() => restarting(chain), readyWaitMs))) {
+      const state = deps.chains.notRunning?.(chain);
+      const err = new RpcError(RPC_SERVER_ERROR, "chain RPC not ready", state === undefined ? undefined : { state });
+      return reply.code(503).type("application/json").send(errorBody(err));
+    }
     const table = CHAIN_ID_RE.test(chain) ? deps.chains.tableOf(chain) : undefined;
     if (table === undefined) {
       const hosted = deps.chains.chainIds().join(", ");

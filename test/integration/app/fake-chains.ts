@@ -121,7 +121,8 @@ export function fakeConfig(
     l1HttpPollIntervalMs: 12_000,
     disableP2p: true,
     interopLogBackfillDepthMs: 0,
-    rpc: { addr: "127.0.0.1", port: 0, enableAdmin: over.enableAdmin ?? false },
+    // requests to a restarting chain answer at once (the readiness gate has its own tests: rpc/ready-gate.test.ts)
+    rpc: { addr: "127.0.0.1", port: 0, enableAdmin: over.enableAdmin ?? false, chainReadyWaitMs: 0 },
     log: { level: "info", format: "text", color: false },
     metrics: listen(over.metrics ?? false),
     pprof: listen(over.pprof ?? false),
