@@ -139,10 +139,10 @@ export function jovianUpgradeDeposits(): DepositTx[] {
   const l1b = deployer(6);
   const gpo = deployer(7);
   return [
-    deploy("Jovian: L1Block Deployment", l1b, 447_315, code.L1_BLOCK_JOVIAN),
-    proxyUpdate("Jovian: L1Block Proxy Update", L1_BLOCK_PREDEPLOY, createAddress(l1b)),
-    deploy("Jovian: GasPriceOracle Deployment", gpo, 1_750_714, code.GAS_PRICE_ORACLE_JOVIAN),
-    proxyUpdate("Jovian: GasPriceOracle Proxy Update", GAS_PRICE_ORACLE_PREDEPLOY, createAddress(gpo)),
+    deploy("Jovian: L1 Block Deployment", l1b, 447_315, code.L1_BLOCK_JOVIAN),
+    proxyUpdate("Jovian: L1 Block Proxy Update", L1_BLOCK_PREDEPLOY, createAddress(l1b)),
+    deploy("Jovian: Gas Price Oracle Deployment", gpo, 1_750_714, code.GAS_PRICE_ORACLE_JOVIAN),
+    proxyUpdate("Jovian: Gas Price Oracle Proxy Update", GAS_PRICE_ORACLE_PREDEPLOY, createAddress(gpo)),
     {
       intent: "Jovian: Gas Price Oracle Set Jovian",
       from: L1_INFO_DEPOSITOR,
