@@ -12,6 +12,15 @@ import type { RollupConfig } from "supernode/protocol";
 const HISTORY_STORAGE_ADDRESS: Address = "0x0000f90827f1c53a10cb7a02335b175320002935";
 const HISTORY_STORAGE_CODE: Hex =
   "0x3373fffffffffffffffffffffffffffffffffffffffe14604657602036036042575f35600143038111604257611fff81430311604257611fff9006545f5260205ff35b5f5ffd5b5f35611fff60014303065500";
+/**
+ * The L2ToL1MessagePasser predeploy. Output roots commit to its storage root, which a rollup node proves with
+ * `eth_getProof` against the block's state root (op-node verifies that proof and refuses an absent account), and
+ * from Isthmus the header's withdrawalsRoot is that storage root: the account must exist, and its storage must not
+ * be empty (op-geth leaves an Isthmus payload's withdrawalsRoot out when it equals the empty root, then rejects that
+ * payload for lacking it; upstream's predeploy always holds its proxy slots). The devnet places a stand-in (nonce 1,
+ * no code, one storage slot), as it does for its L1 contracts.
+ */
+const MESSAGE_PASSER: Address = "0x4200000000000000000000000000000000000016";
 /** The sequencer fee vault predeploy, the genesis block's coinbase upstream. */
 const SEQUENCER_FEE_VAULT: Address = "0x4200000000000000000000000000000000000011";
 const ZERO_HASH = `0x${"00".repeat(32)}`;
@@ -69,6 +78,7 @@ export function l2GenesisJson(cfg: RollupConfig, alloc: Readonly<Record<string, 
   const op = cfg.chain_op_config ?? { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 };
   const accounts: Record<string, unknown> = {};
   for (const [addr, bal] of Object.entries(alloc)) accounts[addr.toLowerCase()] = { balance: hex(bal) };
+  accounts[MESSAGE_PASSER] = { nonce: "0x1", balance: "0x0", storage: { [ZERO_HASH]: `0x${"00".repeat(31)}01` } };
   if (activeAt(cfg.isthmus_time, t))
     accounts[HISTORY_STORAGE_ADDRESS] = { code: HISTORY_STORAGE_CODE, nonce: "0x1", balance: "0x0" };
   const holocene = activeAt(cfg.holocene_time, t);

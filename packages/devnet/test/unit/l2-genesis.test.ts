@@ -38,7 +38,13 @@ describe("the devnet's L2 genesis.json (go-ethereum format)", () => {
     const g = l2GenesisJson(cfg, {});
     expect(g.extraData).toBe("0x00000000fa00000006");
     expect((g.config as Record<string, unknown>).jovianTime).toBeUndefined();
-    expect(g.alloc).toEqual({});
+    expect(g.alloc).toEqual({
+      "0x4200000000000000000000000000000000000016": {
+        nonce: "0x1",
+        balance: "0x0",
+        storage: { [`0x${"00".repeat(32)}`]: `0x${"00".repeat(31)}01` },
+      },
+    });
     const late = l2GenesisJson(devnetRollupConfig({ ...base, forks: { regolith: 0, canyon: 0, ecotone: t + 4 } }), {});
     expect(late.extraData).toBe("0x");
     expect(late.blobGasUsed).toBeUndefined();
