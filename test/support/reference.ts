@@ -94,8 +94,13 @@ export async function runReference(bin: string, args: readonly string[], logPath
 }
 
 /** One figure line of `npm run reference`, in the benchmarks' format. */
-export function printReferenceFigure(figure: string, value: number, unit: string): void {
-  process.stdout.write(`${JSON.stringify({ bench: "reference", figure, value, unit })}\n`);
+export function printReferenceFigure(
+  figure: string,
+  value: number,
+  unit: string,
+  extra: Record<string, unknown> = {},
+): void {
+  process.stdout.write(`${JSON.stringify({ bench: "reference", figure, value, unit, ...extra })}\n`);
 }
 
 export const referenceLog = (dir: string, name: string): string => join(dir, `${name}.log`);

@@ -1,0 +1,255 @@
+/**
+ * The derivation oracle's rig: one devnet L1 (anvil), two op-geth started from the devnet's L2 genesis, the
+ * supernode sequencing on the first with the devnet's batcher posting its blocks to L1, and op-node (verifier,
+ * consensus-layer sync) deriving them onto the second. Traffic: a deposit every few L1 blocks and user
+ * transactions of the legacy, access-list and dynamic-fee types sent to the sequencer's op-geth.
+ */
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildChainRuntimes } from "../../src/app/chain-factory.js";
+import { protocolHashing } from "../../src/app/hashing.js";
+import { Supernode } from "../../src/app/supernode.js";
+import { formatIssues } from "../../src/config/issues.js";
+import { loadConfig } from "../../src/config/load.js";
+import type { Address, Hash, Hex } from "../../src/core/types/primitives.js";
+import { type Devnet, devnetProcessArgs, startDevnet } from "supernode-devnet";
+import { Batcher, type DataMode } from "supernode-devnet/batcher/batcher";
+import type { BatchType } from "supernode-devnet/batcher/channel-builder";
+import { rollupConfigJson } from "supernode-devnet/config";
+import { batcherAccountIndex, devAccount } from "supernode-devnet/l1/dev-accounts";
+import { createLogger } from "../../src/observability/logger.js";
+import type { Fork, RollupConfig } from "../../src/protocol/rollup-config.js";
+import {
+  freePort,
+  jsonRpc,
+  type OpGeth,
+  type RefProcess,
+  referenceBinary,
+  referenceLog,
+  startOpGeth,
+  startReference,
+  until,
+} from "./reference.js";
+
+export interface OracleCase {
+  readonly name: string;
+  readonly dataMode: DataMode;
+  readonly batchType: BatchType;
+  /** Fork offsets after L2 genesis (devnetForkOffsets); default every fork through Jovian at genesis. */
+  readonly forkOffsets?: Partial<Record<Fork, number | undefined>>;
+}
+
+export interface OracleResult {
+  readonly blocksCompared: number;
+  readonly blockMismatches: number;
+  readonly outputsCompared: number;
+  readonly userTxs: number;
+  readonly deposits: number;
+  /** The first disagreements, each naming both sides' values. */
+  readonly mismatches: string[];
+}
+
+type Ref = { hash: Hash; number: number; transactions?: unknown[] };
+type Output = { outputRoot: Hash };
+const CHAIN = 901n;
+const TRAFFIC_SENDER = 8;
+const RECIPIENT: Address = "0x00000000000000000000000000000000000d3b05";
+
+/** Runs one case until op-node's and the supernode's safe heads reach `blocks`, then compares blocks 1…blocks. */
+export async function runOracle(c: OracleCase, blocks: number): Promise<OracleResult> {
+  const dir = mkdtempSync(join(tmpdir(), `sn-ref-oracle-${c.name}-`));
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    return await oracle(c, blocks, dir, stops);
+  } catch (err) {
+    throw new Error(`${(err as Error).message} (case ${c.name}; logs in ${dir})`);
+  } finally {
+    for (const s of stops.reverse()) await s().catch(() => {});
+    if (process.env.REFERENCE_KEEP !== "1") rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function oracle(c: OracleCase, blocks: number, dir: string, stops: Array<() => Promise<void>>) {
+  const geth = referenceBinary("geth") as string;
+  const devnet = await startDevnet({
+    dir,
+    chains: [{ chainId: CHAIN, variant: "b", ...(c.forkOffsets === undefined ? {} : { forkOffsets: c.forkOffsets }) }],
+    l1BlockTimeSec: 1,
+    l2BlockTimeSec: 1,
+    dataMode: c.dataMode,
+  });
+  stops.push(() => devnet.stop());
+  const chain = devnet.chain(CHAIN);
+  const jwtPath = chain.jwtSecretPath;
+  const el = async (name: string): Promise<OpGeth> => {
+    const p = await startOpGeth({
+      geth,
+      datadir: join(dir, name),
+      genesisPath: chain.l2GenesisPath,
+      jwtPath,
+      logDir: dir,
+      name,
+    });
+    stops.push(() => p.stop());
+    return p;
+  };
+  const ours = await el("geth-ours");
+  const theirs = await el("geth-op-node");
+  // op-geth computes the genesis hash of the devnet's genesis.json; both rollup nodes get a rollup config with it.
+  const g0 = await jsonRpc<Ref>(ours.httpUrl, "eth_getBlockByNumber", ["0x0", false]);
+  const g1 = await jsonRpc<Ref>(theirs.httpUrl, "eth_getBlockByNumber", ["0x0", false]);
+  if (g0.hash !== g1.hash) throw new Error(`the two op-geth disagree on the genesis: ${g0.hash} / ${g1.hash}`);
+  const cfg: RollupConfig = {
+    ...chain.rollupConfig,
+    genesis: { ...chain.rollupConfig.genesis, l2: { hash: g0.hash, number: 0 } },
+  };
+  const rollupPath = join(dir, "rollup-op-geth.json");
+  writeFileSync(rollupPath, rollupConfigJson(cfg));
+
+  const supernode = await startSupernode(devnet, dir, ours, jwtPath, rollupPath);
+  stops.push(() => supernode.stop());
+  const batcher = new Batcher({
+    rollupConfig: cfg,
+    l2RpcUrl: ours.httpUrl,
+    l1: devnet.l1Node.client,
+    accountIndex: batcherAccountIndex(0),
+    mode: c.dataMode,
+    batchType: c.batchType,
+    pollIntervalMs: 1000,
+  });
+  batcher.start();
+  stops.push(() => batcher.stop());
+  const opNode = await startOpNode(devnet, dir, theirs, jwtPath, rollupPath);
+  stops.push(() => opNode.stop());
+  const ourRpc = `${supernode.rpc.url}/${CHAIN}/`;
+
+  const traffic = { userTxs: 0, deposits: 0, lastMs: 0 };
+  const safeOf = async (url: string) => (await jsonRpc<{ safe_l2: Ref }>(url, "optimism_syncStatus")).safe_l2.number;
+  await until(
+    `both safe heads at ${blocks}`,
+    async () => {
+      await sendTraffic(devnet, ours.httpUrl, traffic).catch(() => {});
+      return (await safeOf(opNode.url)) >= blocks && (await safeOf(ourRpc)) >= blocks ? true : undefined;
+    },
+    blocks * 4_000 + 120_000,
+  );
+  const compared = await compare(ours.httpUrl, theirs.httpUrl, ourRpc, opNode.url, blocks);
+  return { ...compared, userTxs: traffic.userTxs, deposits: traffic.deposits };
+}
+
+async function compare(ourEl: string, theirEl: string, ourRpc: string, opNode: string, blocks: number) {
+  let blockMismatches = 0;
+  let outputs = 0;
+  const mismatches: string[] = [];
+  for (let n = 1; n <= blocks; n++) {
+    const q = `0x${n.toString(16)}`;
+    const a = await jsonRpc<Ref>(ourEl, "eth_getBlockByNumber", [q, false]);
+    const b = await jsonRpc<Ref>(theirEl, "eth_getBlockByNumber", [q, false]);
+    if (a.hash !== b.hash) {
+      blockMismatches++;
+      if (mismatches.length < 3) mismatches.push(`block ${n}: supernode ${a.hash}, op-node ${b.hash}`);
+    }
+    const oa = await jsonRpc<Output>(ourRpc, "optimism_outputAtBlock", [q]);
+    const ob = await jsonRpc<Output>(opNode, "optimism_outputAtBlock", [q]);
+    outputs++;
+    if (oa.outputRoot !== ob.outputRoot && mismatches.length < 3)
+      mismatches.push(`output at ${n}: supernode ${oa.outputRoot}, op-node ${ob.outputRoot}`);
+  }
+  return { blocksCompared: blocks, blockMismatches, outputsCompared: outputs, mismatches };
+}
+
+async function startSupernode(devnet: Devnet, dir: string, el: OpGeth, jwtPath: string, rollupPath: string) {
+  const args = [
+    ...devnetProcessArgs(devnet, {
+      dir,
+      dataDir: join(dir, "supernode"),
+      rpcPort: 0,
+      metricsPort: 0,
+      logLevel: "info",
+    }),
+    "--disable-p2p",
+    "--rpc.enable-admin",
+    "--vn.all.sequencer.enabled",
+    ...[`--vn.${CHAIN}.l2`, el.authUrl, `--vn.${CHAIN}.l2.jwt-secret`, jwtPath],
+    ...[`--vn.${CHAIN}.rollup.config`, rollupPath, `--vn.${CHAIN}.l2.enginekind`, "variant_b"],
+  ];
+  const loaded = loadConfig(args, {});
+  if (!loaded.ok) throw new Error(formatIssues(loaded.issues));
+  const logPath = join(dir, "supernode.log");
+  const logger = createLogger({
+    level: "info",
+    format: "logfmt",
+    color: false,
+    destination: { write: (line: string) => appendFileSync(logPath, line) },
+  });
+  return Supernode.start(loaded.config, { logger, buildChains: buildChainRuntimes, hashing: protocolHashing });
+}
+
+async function startOpNode(
+  devnet: Devnet,
+  dir: string,
+  el: OpGeth,
+  jwtPath: string,
+  rollupPath: string,
+): Promise<RefProcess & { url: string }> {
+  const port = await freePort();
+  const args = [
+    ...["--l1", devnet.l1.rpcUrl, "--l1.beacon", devnet.l1.beaconUrl, "--l1.rpckind", "basic", "--l1.trustrpc"],
+    ...["--l1.http-poll-interval", "1s", "--l2", el.authUrl, "--l2.jwt-secret", jwtPath, "--l2.enginekind", "geth"],
+    ...["--rollup.config", rollupPath, "--rollup.l1-chain-config", devnet.l1.chainConfigPath],
+    ...["--rpc.addr", "127.0.0.1", "--rpc.port", String(port), "--p2p.disable", "--syncmode", "consensus-layer"],
+    ...["--safedb.path", join(dir, "op-node-safedb"), "--log.level", "info"],
+  ];
+  const p = startReference(referenceBinary("op-node") as string, args, referenceLog(dir, "op-node"));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await until("op-node's RPC", () => jsonRpc(url, "optimism_version"), 60_000);
+  } catch (err) {
+    await p.stop();
+    throw err;
+  }
+  return { ...p, url };
+}
+
+/**
+ * One round of traffic, at most one a second: a deposit (every fourth round) and one user transaction of each type
+ * (legacy, EIP-2930, EIP-1559) from the traffic account to the sequencer's op-geth.
+ */
+async function sendTraffic(
+  devnet: Devnet,
+  elUrl: string,
+  t: { userTxs: number; deposits: number; lastMs: number },
+): Promise<void> {
+  if (Date.now() - t.lastMs < 1_000) return;
+  t.lastMs = Date.now();
+  if (t.userTxs % 12 === 0) {
+    await devnet.deposit(CHAIN, { fromAccount: 7, to: RECIPIENT, mint: 10n ** 15n, value: 10n ** 14n });
+    t.deposits++;
+  }
+  const sender = devAccount(TRAFFIC_SENDER);
+  const nonce = Number(await jsonRpc<Hex>(elUrl, "eth_getTransactionCount", [sender.address, "pending"]));
+  const gasPrice = BigInt(await jsonRpc<Hex>(elUrl, "eth_gasPrice"));
+  const common = { chainId: Number(CHAIN), to: RECIPIENT, value: 1000n, gas: 50_000n } as const;
+  const raws = [
+    await sender.account.signTransaction({ ...common, type: "legacy", nonce, gasPrice: gasPrice * 2n }),
+    await sender.account.signTransaction({
+      ...common,
+      type: "eip2930",
+      nonce: nonce + 1,
+      gasPrice: gasPrice * 2n,
+      accessList: [{ address: RECIPIENT, storageKeys: [] }],
+    }),
+    await sender.account.signTransaction({
+      ...common,
+      type: "eip1559",
+      nonce: nonce + 2,
+      maxFeePerGas: gasPrice * 2n + 10n ** 6n,
+      maxPriorityFeePerGas: 10n ** 6n,
+    }),
+  ];
+  for (const raw of raws) {
+    await jsonRpc<Hash>(elUrl, "eth_sendRawTransaction", [raw]);
+    t.userTxs++;
+  }
+}
