@@ -13,6 +13,7 @@ import type { Logger } from "../core/logger.js";
 
 export { Supernode } from "../app/supernode.js";
 export { installSignalHandlers } from "../cli/signals.js";
+export { endWithParent, terminateSelf } from "../cli/parent-watch.js";
 export { LOG_LEVELS, type LogLevel, type SupernodeConfig } from "../config/types.js";
 export { type AppLogger, createLogger } from "../observability/logger.js";
 

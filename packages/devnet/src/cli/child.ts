@@ -98,7 +98,8 @@ export async function startChildDevnet(opts: ChildDevnetOptions, logger: Logger)
   // Its own process group: a Ctrl-C in the terminal reaches only this process, which stops the supernode once
   // (a second signal would force it out); if this process dies the supernode goes with it.
   const child = spawn(process.execPath, [supernodeBin(), ...args], {
-    stdio: ["ignore", "inherit", "inherit"],
+    // the IPC channel ties it to this process: it stops when this one ends, however it ends (endWithParent)
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
     detached: true,
     env: { ...process.env, ...seqP2P?.env },
   });

@@ -217,7 +217,8 @@ async function launch(
   }
   // Its own process group: a Ctrl-C in the terminal reaches only the devnet command, which stops it by PID.
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), supernodeBin(), ...args], {
-    stdio: ["ignore", "inherit", "inherit"],
+    // the IPC channel ties it to this process: it stops when this one ends, however it ends (endWithParent)
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
     detached: true,
   });
   log.info({ follower: k, pid: child.pid, rpcPort }, "follower started");

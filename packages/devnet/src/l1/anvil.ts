@@ -127,7 +127,10 @@ export class Anvil {
     if (opts.timestamp !== undefined) args.push("--timestamp", String(opts.timestamp));
     args.push(...(opts.extraArgs ?? []));
     const bin = opts.binary ?? resolveAnvilBinary();
-    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+    // Under a small guard that kills it when this process ends, however it ends (anvil-guard.mjs): an orphaned
+    // anvil would keep mining and hold its port.
+    const guard = join(import.meta.dirname, "anvil-guard.mjs");
+    const child = spawn(process.execPath, [guard, bin, ...args], { stdio: ["ignore", "pipe", "pipe", "ipc"] });
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";
       const timer = setTimeout(() => {
