@@ -118,7 +118,7 @@ describeWithTools(["kubectl"], "deploy/kubernetes (kubectl kustomize)", (tools) 
         SUPERNODE_L1: "http://127.0.0.1:1",
         SUPERNODE_L1_BEACON: "http://127.0.0.1:2",
         SUPERNODE_VN_10_L2_ENGINE_RPC: "http://127.0.0.1:3",
-        SUPERNODE_VN_8453_L2_ENGINE_RPC: "http://127.0.0.1:4",
+        SUPERNODE_VN_130_L2_ENGINE_RPC: "http://127.0.0.1:4",
         SUPERNODE_DATA_DIR: "/data",
       };
       const { stdout } = await run(process.execPath, [join(ROOT, "bin/supernode.js"), "config"], { env, cwd: dir });
