@@ -17,14 +17,14 @@ import type { ChainNode } from "../node/chain-node.js";
 import { createChainNode } from "../node/create.js";
 import type { NutBundles } from "../protocol/l2/nut-bundle.js";
 import { createChainMetrics } from "./chain-metrics.js";
-import type { BlobSource, L1Source, SafeDbPort } from "../node/ports.js";
+import type { BlobSource, SafeDbPort } from "../node/ports.js";
 import { fileSequencerStateStore } from "../io/sequencer-state-file.js";
 import { InvalidParamsError } from "../rpc/errors.js";
 import { type MethodTable, mergeMethodTables } from "../rpc/method-table.js";
 import { createChainRpcMethods } from "../rpc/namespaces/stack.js";
 import { createUpstreamShapeMethods, withUpstreamNames } from "../rpc/namespaces/upstream.js";
 import type { ChainInteropAccess, ChainService, ChainServiceFactory } from "./chain-service.js";
-import { type ChainP2PRuntime, startChainP2P } from "./p2p-wiring.js";
+import { type ChainP2PRuntime, type L1StateSource, startChainP2P } from "./p2p-wiring.js";
 import { builtinMethods } from "./root-methods.js";
 import type { ChainBuildContext, ChainRuntimes } from "./supernode.js";
 
@@ -34,7 +34,7 @@ import type { ChainBuildContext, ChainRuntimes } from "./supernode.js";
  * on every (re)start.
  */
 export interface SharedResources {
-  readonly l1: L1Source;
+  readonly l1: L1StateSource;
   readonly blobs: BlobSource | undefined;
 }
 

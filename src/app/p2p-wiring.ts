@@ -34,23 +34,22 @@ export interface ChainP2PRuntime {
   stop(): Promise<void>;
 }
 
-type StorageReader = { getStorageAt(address: Address, slot: Hash, blockHash: Hash): Promise<Hash> };
+/** The shared L1 client as P2P needs it: labels, and storage reads (the unsafe-block signer in SystemConfig). */
+export interface L1StateSource extends L1Source {
+  getStorageAt(address: Address, slot: Hash, blockHash: Hash): Promise<Hash>;
+}
 
 export async function startChainP2P(
   chain: ChainConfig,
-  l1: L1Source,
+  l1: L1StateSource,
   ctx: { clock: Clock; logger: Logger; registry: Registry },
 ): Promise<ChainP2PRuntime> {
   const logger = ctx.logger.child({ chain: chain.chainId.toString(10), module: "p2p" });
-  const storage = l1 as Partial<StorageReader>;
   const signer = new SignerTracker(
     chain.rollup.l1_system_config_address,
     {
       headHash: async () => (l1.getLabel?.("latest") ?? (await l1.l1BlockRefByLabel("latest"))).hash,
-      getStorageAt: (a, s, b) => {
-        if (storage.getStorageAt === undefined) throw new Error("the L1 source cannot read storage");
-        return storage.getStorageAt(a, s, b);
-      },
+      getStorageAt: (a, s, b) => l1.getStorageAt(a, s, b),
     },
     ctx.clock,
     logger,

@@ -5,8 +5,8 @@
  */
 import { DecodeError } from "../../core/errors/supernode-error.js";
 
-/** One decoded RLP item: `[start, end)` is its payload, `next` the offset just after it. */
-export interface RlpItem {
+/** Where one RLP item lies in its buffer: `[start, end)` is its payload, `next` the offset just after it. */
+export interface RlpRange {
   /** Offset of the item's first (header) byte. */
   readonly offset: number;
   readonly isList: boolean;
@@ -23,7 +23,7 @@ function fail(message: string, off: number): never {
  * Reads the RLP item starting at `off`; the item must end at or before `limit`.
  * Rejects non-canonical sizes (single byte < 0x80 wrapped as a string, long forms for short payloads, leading zeros).
  */
-export function readItem(buf: Uint8Array, off: number, limit: number = buf.length): RlpItem {
+export function readItem(buf: Uint8Array, off: number, limit: number = buf.length): RlpRange {
   if (off >= limit) fail("unexpected end of input", off);
   const b = buf[off]!;
   if (b < 0x80) return { offset: off, isList: false, start: off, end: off + 1, next: off + 1 };
@@ -45,7 +45,7 @@ export function readItem(buf: Uint8Array, off: number, limit: number = buf.lengt
   return readLong(buf, off, limit, b - 0xf7, true);
 }
 
-function readLong(buf: Uint8Array, off: number, limit: number, lenOfLen: number, isList: boolean): RlpItem {
+function readLong(buf: Uint8Array, off: number, limit: number, lenOfLen: number, isList: boolean): RlpRange {
   const end = longEnd(buf, off, limit, lenOfLen);
   return { offset: off, isList, start: off + 1 + lenOfLen, end, next: end };
 }
@@ -63,8 +63,8 @@ function longEnd(buf: Uint8Array, off: number, limit: number, lenOfLen: number):
 }
 
 /** Reads the items of the list payload `[start, end)`. */
-export function readListItems(buf: Uint8Array, start: number, end: number): RlpItem[] {
-  const out: RlpItem[] = [];
+export function readListItems(buf: Uint8Array, start: number, end: number): RlpRange[] {
+  const out: RlpRange[] = [];
   let off = start;
   while (off < end) {
     const it = readItem(buf, off, end);
@@ -75,7 +75,7 @@ export function readListItems(buf: Uint8Array, start: number, end: number): RlpI
 }
 
 /** Reads a list whose payload holds exactly `count` items (go-ethereum struct decoding). */
-export function readListExact(buf: Uint8Array, item: RlpItem, count: number, what: string): RlpItem[] {
+export function readListExact(buf: Uint8Array, item: RlpRange, count: number, what: string): RlpRange[] {
   if (!item.isList) fail(`${what}: expected list`, item.start);
   const items = readListItems(buf, item.start, item.end);
   if (items.length !== count) fail(`${what}: expected ${count} list elements, got ${items.length}`, item.start);
@@ -83,17 +83,17 @@ export function readListExact(buf: Uint8Array, item: RlpItem, count: number, wha
 }
 
 /** Checks that `item` is a string whose length is exactly `size` bytes. */
-export function expectFixed(item: RlpItem, size: number, what: string): void {
+export function expectFixed(item: RlpRange, size: number, what: string): void {
   if (item.isList || item.end - item.start !== size) fail(`${what}: expected ${size}-byte string`, item.start);
 }
 
 /** Checks that `item` is a byte string (any length). */
-export function expectString(item: RlpItem, what: string): void {
+export function expectString(item: RlpRange, what: string): void {
   if (item.isList) fail(`${what}: expected string`, item.start);
 }
 
 /** Checks that `item` is a canonical unsigned integer of at most `maxBytes` bytes (no leading zeros). */
-export function expectUint(buf: Uint8Array, item: RlpItem, maxBytes: number, what: string): void {
+export function expectUint(buf: Uint8Array, item: RlpRange, maxBytes: number, what: string): void {
   if (item.isList) fail(`${what}: expected integer`, item.start);
   const len = item.end - item.start;
   if (len > maxBytes) fail(`${what}: integer too large`, item.start);
@@ -101,7 +101,7 @@ export function expectUint(buf: Uint8Array, item: RlpItem, maxBytes: number, wha
 }
 
 /** Decodes a canonical uint of up to 8 bytes as a number (lossy above 2^53; callers only compare such values). */
-export function readUintNumber(buf: Uint8Array, item: RlpItem, what: string): number {
+export function readUintNumber(buf: Uint8Array, item: RlpRange, what: string): number {
   expectUint(buf, item, 8, what);
   let v = 0;
   for (let i = item.start; i < item.end; i++) v = v * 256 + buf[i]!;
@@ -109,7 +109,7 @@ export function readUintNumber(buf: Uint8Array, item: RlpItem, what: string): nu
 }
 
 /** Decodes a canonical uint of up to 8 bytes as a number when it is a safe integer, else a bigint. */
-export function readUint64(buf: Uint8Array, item: RlpItem, what: string): number | bigint {
+export function readUint64(buf: Uint8Array, item: RlpRange, what: string): number | bigint {
   expectUint(buf, item, 8, what);
   let v = 0;
   for (let i = item.start; i < item.end; i++) v = v * 256 + buf[i]!;

@@ -17,7 +17,7 @@ import {
   expectString,
   expectUint,
   headerSize,
-  type RlpItem,
+  type RlpRange,
   readItem,
   readListExact,
   readListItems,
@@ -36,7 +36,7 @@ export const TX_TYPE_DEPOSIT = 0x7e;
 /** No practical limit on big-integer fields of legacy / 2930 / 1559 txs (go-ethereum `*big.Int`). */
 const BIG = Number.MAX_SAFE_INTEGER;
 
-function validateAccessList(buf: Uint8Array, item: RlpItem): void {
+function validateAccessList(buf: Uint8Array, item: RlpRange): void {
   if (!item.isList) throw new DecodeError("access list: expected list");
   for (const tuple of readListItems(buf, item.start, item.end)) {
     const [addr, keys] = readListExact(buf, tuple, 2, "access tuple");
@@ -46,7 +46,7 @@ function validateAccessList(buf: Uint8Array, item: RlpItem): void {
   }
 }
 
-function validateAuthList(buf: Uint8Array, item: RlpItem): void {
+function validateAuthList(buf: Uint8Array, item: RlpRange): void {
   if (!item.isList) throw new DecodeError("authorization list: expected list");
   for (const auth of readListItems(buf, item.start, item.end)) {
     const f = readListExact(buf, auth, 6, "authorization");
@@ -63,7 +63,7 @@ function validateAuthList(buf: Uint8Array, item: RlpItem): void {
  * Validates span-batch tx data and returns its transaction type and the RLP items of its fields.
  * Throws `DecodeError` for an unsupported type or malformed fields.
  */
-export function parseSpanTxData(data: Uint8Array): { type: number; fields: RlpItem[] } {
+export function parseSpanTxData(data: Uint8Array): { type: number; fields: RlpRange[] } {
   if (data.length === 0) throw new DecodeError("empty span-batch tx data");
   const first = data[0]!;
   if (first > 0x7f) {
@@ -126,26 +126,26 @@ export interface SpanTxParts {
   readonly s: Uint8Array;
 }
 
-function readBig(buf: Uint8Array, item: RlpItem, maxBytes: number, what: string): bigint {
+function readBig(buf: Uint8Array, item: RlpRange, maxBytes: number, what: string): bigint {
   expectUint(buf, item, maxBytes, what);
   let v = 0n;
   for (let i = item.start; i < item.end; i++) v = (v << 8n) | BigInt(buf[i]!);
   return v;
 }
 
-function readU64(buf: Uint8Array, item: RlpItem, what: string): number | bigint {
+function readU64(buf: Uint8Array, item: RlpRange, what: string): number | bigint {
   const v = readBig(buf, item, 8, what);
   return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
 }
 
-function word32(buf: Uint8Array, item: RlpItem, what: string): Uint8Array {
+function word32(buf: Uint8Array, item: RlpRange, what: string): Uint8Array {
   expectUint(buf, item, 32, what);
   const out = new Uint8Array(32);
   out.set(buf.subarray(item.start, item.end), 32 - (item.end - item.start));
   return out;
 }
 
-function readTo(item: RlpItem, required: boolean): RlpItem | undefined {
+function readTo(item: RlpRange, required: boolean): RlpRange | undefined {
   if (item.isList) throw new DecodeError("tx to: expected string");
   const len = item.end - item.start;
   if (len === 0 && item.next === item.start && !required) return undefined;
@@ -153,7 +153,7 @@ function readTo(item: RlpItem, required: boolean): RlpItem | undefined {
   return item;
 }
 
-function listOf(items: readonly RlpItem[], buf: Uint8Array, prefix: number | undefined): Uint8Array {
+function listOf(items: readonly RlpRange[], buf: Uint8Array, prefix: number | undefined): Uint8Array {
   let len = 0;
   for (const it of items) len += it.next - it.offset;
   const pre = prefix === undefined ? 0 : 1;
@@ -237,7 +237,7 @@ export function splitFullTx(tx: Uint8Array, chainId: bigint): SpanTxParts {
   if (readBig(tx, f[0]!, intMax, "chain id") !== chainId) throw new DecodeError("tx has a different chain ID");
   const nonce = readU64(tx, f[1]!, "nonce");
   let gasIdx: number;
-  let spanFields: RlpItem[];
+  let spanFields: RlpRange[];
   if (first === TX_TYPE_ACCESS_LIST) {
     // [chainId, nonce, gasPrice, gas, to, value, data, accessList, v, r, s]
     expectUint(tx, f[2]!, BIG, "gas price");

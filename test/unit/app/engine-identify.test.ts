@@ -6,7 +6,7 @@ import { loadConfig } from "../../../src/config/load.js";
 import type { SupernodeConfig } from "../../../src/config/types.js";
 import type { Logger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
-import type { L1Source } from "../../../src/node/ports.js";
+import type { L1StateSource } from "../../../src/app/p2p-wiring.js";
 import { createSupernodeMetrics } from "../../../src/observability/metrics-registry.js";
 import { baseArgs, type Fixture, makeFixture } from "../config/helpers.js";
 
@@ -80,7 +80,7 @@ describe("chain start identifies the execution client", () => {
     const lines: Line[] = [];
     const after = Date.UTC(2026, 5, 1);
     const runtimes = await buildChainRuntimesWith({
-      shared: { l1: {} as L1Source, blobs: undefined },
+      shared: { l1: {} as L1StateSource, blobs: undefined },
     })(config, {
       logger: capture(lines),
       clock: { nowMs: () => after, sleep: systemClock.sleep },
