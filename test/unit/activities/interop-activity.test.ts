@@ -148,6 +148,35 @@ describe("interop activity", () => {
     expect(s.verified.last()?.l2Heads["902"]?.hash).toBe(b.blocks[3]!.hash);
   });
 
+  it("a fault reading a logs store fails the round; it never invalidates a valid message (upstream #22846)", async () => {
+    const { world, open } = await setup();
+    const { a, b } = world;
+    for (let n = 1; n <= 2; n++) {
+      a.push([WorldChain.initiating(`a${n}`)]);
+      b.push([WorldChain.initiating(`b${n}`)]);
+    }
+    a.push([b.executing(1, 0)]); // block 3 executes chain 902's sealed block-1 log
+    b.push([]);
+    a.localSafe = b.localSafe = 3;
+    const s = await open();
+    const store = s.logs.get("902")!;
+    const findLog = store.findLog.bind(store);
+    store.findLog = async () => {
+      throw new Error("IO error: LevelDB read failed");
+    };
+    let failures = 0;
+    for (let i = 0; i < 6; i++) await s.activity.round().catch(() => failures++);
+    expect(failures).toBeGreaterThan(0);
+    expect(s.verified.last()?.timestamp).toBe(GENESIS + 2);
+    expect(s.counts.invalidations).toBe(0);
+    expect(a.invalidated).toEqual([]);
+    // The store reads again: the same message verifies.
+    store.findLog = findLog;
+    await s.drain();
+    expect(s.verified.last()?.timestamp).toBe(GENESIS + 3);
+    expect(a.invalidated).toEqual([]);
+  });
+
   it("invalidates both chains of a same-timestamp cycle", async () => {
     const { world, open } = await setup();
     const { a, b } = world;
