@@ -12,7 +12,7 @@ import {
 import { ENV_PREFIX } from "./global-options.js";
 import type { ConfigIssue, ConfigWarning } from "./issues.js";
 import { readJwtSecret } from "./jwt.js";
-import { listNetworks, loadNetwork, resolveNetworkName } from "./networks.js";
+import { loadNetwork, resolveNetworkName, unknownNetworkMessage } from "./networks.js";
 import { buildP2pConfig } from "./chain-p2p-build.js";
 import type { ExplicitValue, ResolvedOptions, ScopeValues } from "./resolve-options.js";
 import type { ChainConfig, EngineKind, P2pConfig, SyncMode } from "./types.js";
@@ -123,7 +123,7 @@ function loadRollup(
       issues.push({
         option: flag("network"),
         chain: id,
-        message: `unknown network "${network}"; known networks: ${listNetworks(networksDir).join(", ")}`,
+        message: unknownNetworkMessage(network, networksDir),
       });
       return {};
     }

@@ -60,6 +60,29 @@ export function listNetworks(dir: string = defaultNetworksDir()): string[] {
     .sort();
 }
 
+/**
+ * Built-in networks of the earlier registry snapshot that the superchain registry of 2026-08 no longer lists: a
+ * chain that left it is refused with a pointer to `rollup.config` instead of an unexplained "unknown network".
+ */
+const LEFT_THE_REGISTRY: ReadonlySet<string> = new Set([
+  "arena-z-mainnet",
+  "arena-z-sepolia",
+  "base-mainnet",
+  "base-sepolia",
+  "creator-chain-testnet-sepolia",
+  "ethernity-sepolia",
+  "snax-mainnet",
+  "swell-mainnet",
+]);
+
+/** Why `name` is not a built-in network, for the configuration error. */
+export function unknownNetworkMessage(name: string, dir: string = defaultNetworksDir()): string {
+  const n = name.trim().toLowerCase();
+  if (LEFT_THE_REGISTRY.has(n))
+    return `network "${name}" is no longer in the superchain registry (2026-08) this build follows; give the chain's rollup.json with rollup.config instead`;
+  return `unknown network "${name}"; known networks: ${listNetworks(dir).join(", ")}`;
+}
+
 /** Canonical network name for `name` (case-insensitive, aliases resolved); undefined when unknown. */
 export function resolveNetworkName(name: string, dir: string = defaultNetworksDir()): string | undefined {
   const n = name.trim().toLowerCase();
@@ -74,7 +97,7 @@ export function resolveNetworkName(name: string, dir: string = defaultNetworksDi
 export function loadNetwork(name: string, dir: string = defaultNetworksDir()): Network {
   const canonical = resolveNetworkName(name, dir);
   if (canonical === undefined) {
-    throw new Error(`unknown network "${name}"; known networks: ${listNetworks(dir).join(", ")}`);
+    throw new Error(unknownNetworkMessage(name, dir));
   }
   const file = JSON.parse(readFileSync(join(dir, `${canonical}.json`), "utf8")) as NetworkFile;
   return { file, rollup: parseRollupConfig(file.rollup) };

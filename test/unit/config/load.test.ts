@@ -429,6 +429,17 @@ describe("loadConfig: validation reports every problem at once", () => {
       10,
     );
   });
+  it("a network that left the superchain registry points to rollup.config", () => {
+    const args = baseArgs(f, [8453]).filter(
+      (a, i, all) => a !== "--vn.8453.rollup.config" && all[i - 1] !== "--vn.8453.rollup.config",
+    );
+    hasIssue(
+      issues([...args, "--vn.8453.network", "base-mainnet"]),
+      "--vn.8453.network",
+      /"base-mainnet" is no longer in the superchain registry \(2026-08\).*rollup\.config/,
+      8453,
+    );
+  });
   it("network for another chain ID", () => {
     const args = baseArgs(f, [8453]).filter(
       (a, i, all) => a !== "--vn.8453.rollup.config" && all[i - 1] !== "--vn.8453.rollup.config",
