@@ -26,6 +26,8 @@ const CASES: OracleCase[] = [
   // Calldata only: op-node's beacon client also needs /eth/v1/beacon/genesis and /eth/v1/config/spec, which the
   // devnet's L1 beacon endpoint (anvil's) does not serve, so it cannot fetch the devnet's blobs.
   { name: "calldata-singular-jovian-at-genesis", dataMode: "calldata", batchType: "singular" },
+  // P2P on loopback: the blocks the supernode sequences reach op-node by gossip before their batches do.
+  { name: "gossip-to-op-node", dataMode: "calldata", batchType: "span", gossip: true },
 ];
 
 describe.skipIf(skip !== undefined)("derivation oracle: op-node and the supernode on one devnet L1", () => {
@@ -37,6 +39,12 @@ describe.skipIf(skip !== undefined)("derivation oracle: op-node and the supernod
       printReferenceFigure("blocks_compared", r.blocksCompared, "blocks", extra);
       printReferenceFigure("block_mismatches", r.blockMismatches, "blocks", extra);
       printReferenceFigure("outputs_compared", r.outputsCompared, "outputs", extra);
+      if (r.gossip !== undefined) {
+        printReferenceFigure("gossip_to_opnode", r.gossip.toOpNode, "blocks", extra);
+        expect(r.gossip.opNodeListsUs, "op-node's opp2p_peers lists the supernode").toBe(true);
+        expect(r.gossip.weListOpNode, "stackp2p_peers lists op-node").toBe(true);
+        expect(r.gossip.toOpNode).toBeGreaterThan(0);
+      }
       expect(r.mismatches).toEqual([]);
       expect(r.userTxs).toBeGreaterThan(0);
     },

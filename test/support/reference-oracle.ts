@@ -4,7 +4,7 @@
  * consensus-layer sync) deriving them onto the second. Traffic: a deposit every few L1 blocks and user
  * transactions of the legacy, access-list and dynamic-fee types sent to the sequencer's op-geth.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildChainRuntimes } from "../../src/app/chain-factory.js";
@@ -17,6 +17,7 @@ import { type Devnet, devnetProcessArgs, startDevnet } from "supernode-devnet";
 import { Batcher, type DataMode } from "supernode-devnet/batcher/batcher";
 import type { BatchType } from "supernode-devnet/batcher/channel-builder";
 import { rollupConfigJson } from "supernode-devnet/config";
+import { DEVNET_P2P_ARGS, loopbackAddr, prepareSequencerP2P, waitForP2PSelf } from "supernode-devnet/cli/p2p";
 import { batcherAccountIndex, devAccount } from "supernode-devnet/l1/dev-accounts";
 import { createLogger } from "../../src/observability/logger.js";
 import type { Fork, RollupConfig } from "../../src/protocol/rollup-config.js";
@@ -38,6 +39,11 @@ export interface OracleCase {
   readonly batchType: BatchType;
   /** Fork offsets after L2 genesis (devnetForkOffsets); default every fork through Jovian at genesis. */
   readonly forkOffsets?: Partial<Record<Fork, number | undefined>>;
+  /**
+   * P2P on loopback: the supernode signs and gossips the blocks it sequences, op-node has it as a static peer (no
+   * discovery) and takes them as unsafe blocks before deriving them.
+   */
+  readonly gossip?: boolean;
 }
 
 export interface OracleResult {
@@ -46,6 +52,8 @@ export interface OracleResult {
   readonly outputsCompared: number;
   readonly userTxs: number;
   readonly deposits: number;
+  /** With `gossip`: blocks op-node logged as received by gossip, and whether each side lists the other as a peer. */
+  readonly gossip?: { readonly toOpNode: number; readonly opNodeListsUs: boolean; readonly weListOpNode: boolean };
   /** The first disagreements, each naming both sides' values. */
   readonly mismatches: string[];
 }
@@ -107,7 +115,7 @@ async function oracle(c: OracleCase, blocks: number, dir: string, stops: Array<(
   const rollupPath = join(dir, "rollup-op-geth.json");
   writeFileSync(rollupPath, rollupConfigJson(cfg));
 
-  const supernode = await startSupernode(devnet, dir, ours, jwtPath, rollupPath);
+  const supernode = await startSupernode(devnet, dir, ours, jwtPath, rollupPath, c.gossip === true);
   stops.push(() => supernode.stop());
   const batcher = new Batcher({
     rollupConfig: cfg,
@@ -120,7 +128,12 @@ async function oracle(c: OracleCase, blocks: number, dir: string, stops: Array<(
   });
   batcher.start();
   stops.push(() => batcher.stop());
-  const opNode = await startOpNode(devnet, dir, theirs, jwtPath, rollupPath);
+  const ourRpcBase = supernode.rpc.url;
+  const p2p =
+    c.gossip === true
+      ? await opNodeP2PArgs(dir, loopbackAddr(await waitForP2PSelf(ourRpcBase, CHAIN, AbortSignal.timeout(60_000))))
+      : ["--p2p.disable"];
+  const opNode = await startOpNode(devnet, dir, theirs, jwtPath, rollupPath, p2p);
   stops.push(() => opNode.stop());
   const ourRpc = `${supernode.rpc.url}/${CHAIN}/`;
 
@@ -135,7 +148,38 @@ async function oracle(c: OracleCase, blocks: number, dir: string, stops: Array<(
     blocks * 4_000 + 120_000,
   );
   const compared = await compare(ours.httpUrl, theirs.httpUrl, ourRpc, opNode.url, blocks);
-  return { ...compared, userTxs: traffic.userTxs, deposits: traffic.deposits };
+  const gossip = c.gossip === true ? await gossipFigures(ourRpc, opNode) : undefined;
+  return {
+    ...compared,
+    userTxs: traffic.userTxs,
+    deposits: traffic.deposits,
+    ...(gossip === undefined ? {} : { gossip }),
+  };
+}
+
+/** op-node's P2P flags (its log at debug level, which is where it notes each gossiped block): loopback, no discovery, the supernode's host as a static peer, state in `dir`. */
+async function opNodeP2PArgs(dir: string, staticPeer: string): Promise<string[]> {
+  return [
+    ...["--p2p.listen.ip", "127.0.0.1", "--p2p.listen.tcp", String(await freePort()), "--p2p.listen.udp", "0"],
+    ...["--p2p.no-discovery", "--p2p.static", staticPeer, "--p2p.priv.path", join(dir, "op-node-p2p-key.txt")],
+    ...["--p2p.peerstore.path", "memory", "--p2p.discovery.path", "memory", "--p2p.sync.req-resp=false"],
+    // Never dialled (no discovery), but without it op-node resolves its built-in bootnodes' host names at start.
+    ...["--p2p.bootnodes", `enode://${devAccount(0).account.publicKey.slice(4)}@127.0.0.1:1`],
+  ];
+}
+
+async function gossipFigures(ourRpc: string, opNode: RefProcess & { url: string }) {
+  const received =
+    readFileSync(opNode.logPath, "utf8").match(/Received signed execution payload from p2p/g)?.length ?? 0;
+  const them = await jsonRpc<{ peerID: string }>(opNode.url, "opp2p_self");
+  const us = await jsonRpc<{ peerID: string }>(ourRpc, "opp2p_self");
+  const theirPeers = await jsonRpc<{ peers: Record<string, unknown> }>(opNode.url, "opp2p_peers", [true]);
+  const ourPeers = await jsonRpc<{ peers: Record<string, unknown> }>(ourRpc, "stackp2p_peers", [true]);
+  return {
+    toOpNode: received,
+    opNodeListsUs: us.peerID in theirPeers.peers,
+    weListOpNode: them.peerID in ourPeers.peers,
+  };
 }
 
 async function compare(ourEl: string, theirEl: string, ourRpc: string, opNode: string, blocks: number) {
@@ -159,7 +203,15 @@ async function compare(ourEl: string, theirEl: string, ourRpc: string, opNode: s
   return { blocksCompared: blocks, blockMismatches, outputsCompared: outputs, mismatches };
 }
 
-async function startSupernode(devnet: Devnet, dir: string, el: OpGeth, jwtPath: string, rollupPath: string) {
+async function startSupernode(
+  devnet: Devnet,
+  dir: string,
+  el: OpGeth,
+  jwtPath: string,
+  rollupPath: string,
+  gossip: boolean,
+) {
+  const seqP2P = gossip ? await prepareSequencerP2P(devnet) : undefined;
   const args = [
     ...devnetProcessArgs(devnet, {
       dir,
@@ -168,13 +220,13 @@ async function startSupernode(devnet: Devnet, dir: string, el: OpGeth, jwtPath: 
       metricsPort: 0,
       logLevel: "info",
     }),
-    "--disable-p2p",
+    ...(gossip ? DEVNET_P2P_ARGS : ["--disable-p2p"]),
     "--rpc.enable-admin",
     "--vn.all.sequencer.enabled",
     ...[`--vn.${CHAIN}.l2`, el.authUrl, `--vn.${CHAIN}.l2.jwt-secret`, jwtPath],
     ...[`--vn.${CHAIN}.rollup.config`, rollupPath, `--vn.${CHAIN}.l2.enginekind`, "variant_b"],
   ];
-  const loaded = loadConfig(args, {});
+  const loaded = loadConfig(args, seqP2P?.env ?? {});
   if (!loaded.ok) throw new Error(formatIssues(loaded.issues));
   const logPath = join(dir, "supernode.log");
   const logger = createLogger({
@@ -192,14 +244,15 @@ async function startOpNode(
   el: OpGeth,
   jwtPath: string,
   rollupPath: string,
+  p2p: readonly string[],
 ): Promise<RefProcess & { url: string }> {
   const port = await freePort();
   const args = [
     ...["--l1", devnet.l1.rpcUrl, "--l1.beacon", devnet.l1.beaconUrl, "--l1.rpckind", "basic", "--l1.trustrpc"],
     ...["--l1.http-poll-interval", "1s", "--l2", el.authUrl, "--l2.jwt-secret", jwtPath, "--l2.enginekind", "geth"],
     ...["--rollup.config", rollupPath, "--rollup.l1-chain-config", devnet.l1.chainConfigPath],
-    ...["--rpc.addr", "127.0.0.1", "--rpc.port", String(port), "--p2p.disable", "--syncmode", "consensus-layer"],
-    ...["--safedb.path", join(dir, "op-node-safedb"), "--log.level", "info"],
+    ...["--rpc.addr", "127.0.0.1", "--rpc.port", String(port), ...p2p, "--syncmode", "consensus-layer"],
+    ...["--safedb.path", join(dir, "op-node-safedb"), "--log.level", p2p.includes("--p2p.disable") ? "info" : "debug"],
   ];
   const p = startReference(referenceBinary("op-node") as string, args, referenceLog(dir, "op-node"));
   const url = `http://127.0.0.1:${port}`;
