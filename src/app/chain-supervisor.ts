@@ -213,8 +213,9 @@ export class ChainSupervisor {
         startedAt = this.#deps.clock.nowMs();
         this.#table = svc.methods;
         this.#setState("running", undefined);
+        // a stop that came while the instance was starting has fired its event already: it must not be waited for
         const stopped = new Promise<void>((resolve) =>
-          signal.addEventListener("abort", () => resolve(), { once: true }),
+          signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true }),
         );
         const watch = new AbortController();
         const watching = this.#watch(svc, watch.signal);

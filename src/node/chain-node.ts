@@ -117,6 +117,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     if (this.state !== "created") throw new Error(`chain node cannot be started in state ${this.state}`);
     this.state = "running";
     signal?.addEventListener("abort", () => void this.stop(), { once: true });
+    if (signal?.aborted === true) void this.stop(); // aborted before it started: the event will not fire again
     this.loop = this.run().catch((err) => {
       this.fatal = err as Error;
       this.state = "failed";

@@ -67,6 +67,42 @@ afterEach(async () => {
 });
 
 describe("ChainSupervisor", () => {
+  it("a stop while the instance is starting ends once the start returns, not never (issue 26, defect 8)", async () => {
+    const ctl = new FakeChainControl(9n);
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const held: typeof ctl.factory = async (attempt) => {
+      const inst = await ctl.factory(attempt);
+      const start = inst.start.bind(inst);
+      inst.start = async (signal) => {
+        await gate;
+        await start(signal);
+      };
+      return inst;
+    };
+    const sup = new ChainSupervisor(
+      9n,
+      held,
+      { logger: testLogger, clock: new InstantClock() },
+      {
+        healthCheckMs: HEALTH_MS,
+      },
+    );
+    sup.start();
+    await waitFor(() => ctl.starts === 1);
+    const stopping = sup.stop();
+    release();
+    const outcome = await Promise.race([
+      stopping.then(() => "stopped"),
+      new Promise((r) => setTimeout(() => r("still stopping after 5 s"), 5_000)),
+    ]);
+    expect(outcome).toBe("stopped");
+    expect(sup.state).toBe("stopped");
+    expect(ctl.stops).toBe(1);
+  });
+
   it("backs off exponentially up to the cap while a chain cannot start, then runs it", async () => {
     const ctl = new FakeChainControl(7n);
     ctl.failStarts = 7;
