@@ -3,6 +3,7 @@
  * sync, interop control, safety steps, status view); `ChainNode` runs them in its driver loop.
  */
 import type { L1BlockRef, L2BlockRef } from "../core/types/block-ref.js";
+import type { Hash } from "../core/types/primitives.js";
 import type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
 import { DerivationStep } from "./derivation-step.js";
 import type { DerivationPipeline } from "./derivation/types.js";
@@ -42,10 +43,16 @@ export interface NodeHooks {
   initialised(): boolean;
   /** Why the node cannot take interop requests now (not running, resetting); undefined when it can. */
   busy(): string | undefined;
+  /** Derivation starts again from `safe` (an interop rewind): finality, the derivation step and the pipeline. */
+  restartFrom(safe: L2BlockRef): Promise<void>;
 }
 
 export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks: NodeHooks): NodeParts {
+  // Each part is built after the parts it uses; what a part needs of the node itself goes through `hooks`.
+  const pipeline = deps.createPipeline();
   const finalizer = new Finalizer(cfg.finalityLookback || DEFAULT_FINALITY_LOOKBACK);
+  const denyList = deps.denyList;
+  const isDenied = denyList === undefined ? undefined : (n: number, hash: Hash) => denyList.isDenied(n, hash);
   const engine: EngineController = new EngineController({
     engine: deps.engine,
     cfg: cfg.rollup,
@@ -55,36 +62,7 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     onSafeHead: (safe, derivedFrom) => hooks.onSafeHead(safe, derivedFrom),
     safeFollowsLocal:
       deps.superAuthority === undefined ? undefined : (ref) => !deps.superAuthority?.isActiveAt(ref.timestamp),
-    isDenied: deps.denyList === undefined ? undefined : (n, hash) => interop.isDenied(n, hash),
-  });
-  const interop: InteropControl = new InteropControl({
-    rollup: cfg.rollup,
-    engine: deps.engine,
-    controller: engine,
-    l1: deps.l1,
-    safeDb: deps.safeDb,
-    denyList: deps.denyList,
-    logger: deps.logger,
-    restartFrom: async (safe) => {
-      finalizer.reset();
-      derivation.reset();
-      await pipeline.reset(safe);
-    },
-    notReady: () => hooks.busy() ?? (elSync.syncing ? "EL sync" : undefined),
-  });
-  const pipeline = deps.createPipeline();
-  const seq = new SequencerDriver(cfg.sequencer, {
-    rollup: cfg.rollup,
-    l1: deps.l1,
-    engine: engine,
-    attributesBuilder: deps.attributesBuilder,
-    clock: deps.clock,
-    logger: deps.logger,
-    metrics: deps.metrics,
-    sink: deps.sink,
-    store: deps.sequencerStore,
-    excludedTxs: deps.denyList === undefined ? undefined : () => interop.excludedTxs(),
-    holdAt: deps.denyList === undefined ? undefined : (localSafe) => interop.sequencerHoldAt(localSafe),
+    isDenied,
   });
   const elSafeOffsetBlocks =
     cfg.elSafeOffsetBlocks ?? durationToBlocks(cfg.syncOffsetElSafeMs ?? 0, cfg.rollup.block_time);
@@ -99,6 +77,30 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     logger: deps.logger,
     offsetBlocks: elSafeOffsetBlocks,
   });
+  const interop: InteropControl = new InteropControl({
+    rollup: cfg.rollup,
+    engine: deps.engine,
+    controller: engine,
+    l1: deps.l1,
+    safeDb: deps.safeDb,
+    denyList,
+    logger: deps.logger,
+    restartFrom: (safe) => hooks.restartFrom(safe),
+    notReady: () => hooks.busy() ?? (elSync.syncing ? "EL sync" : undefined),
+  });
+  const seq = new SequencerDriver(cfg.sequencer, {
+    rollup: cfg.rollup,
+    l1: deps.l1,
+    engine: engine,
+    attributesBuilder: deps.attributesBuilder,
+    clock: deps.clock,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    sink: deps.sink,
+    store: deps.sequencerStore,
+    excludedTxs: denyList === undefined ? undefined : () => interop.excludedTxs(),
+    holdAt: denyList === undefined ? undefined : (localSafe) => interop.sequencerHoldAt(localSafe),
+  });
   const unsafe = new UnsafeInput({
     cfg: cfg.rollup,
     reqResp: cfg.syncModeReqResp ?? false,
@@ -109,7 +111,7 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     refFromPayload: deps.refFromPayload,
     queueBounds: cfg.unsafeQueue,
     gapFiller: deps.gapFiller,
-    isDenied: deps.denyList === undefined ? undefined : (n, hash) => interop.isDenied(n, hash),
+    isDenied,
   });
   const derivation = new DerivationStep({
     pipeline: pipeline,

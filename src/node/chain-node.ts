@@ -76,6 +76,11 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
           : !this.resets.initialised || this.resets.requested !== undefined
             ? "resetting"
             : undefined,
+      restartFrom: async (safe) => {
+        this.finalizer.reset();
+        this.derivation.reset();
+        await this.pipeline.reset(safe);
+      },
     });
     this.finalizer = p.finalizer;
     this.engine = p.engine;
