@@ -217,6 +217,12 @@ export function buildConfig(
   const values = globalValues(r);
   const { g } = values;
   const top = checkGlobals(r, values, issues);
+  const allPriv = r.scopes.get("all")?.flags.get("p2p.priv.path") ?? r.scopes.get("all")?.env.get("p2p.priv.path");
+  if (allPriv !== undefined)
+    warnings.push({
+      msg: "Virtual node flag is ignored for all chains at once (one key would give every chain one peer ID); use --vn.<chainID>.p2p.priv.path",
+      fields: { flag: "p2p.priv.path", origin: allPriv.origin },
+    });
   const networksDir = opts.networksDir ?? defaultNetworksDir();
   const chainConfigs: ChainConfig[] = [];
   const facts: ChainFacts[] = [];

@@ -43,8 +43,15 @@ const OVERRIDDEN_CHAIN_OPTIONS: Readonly<Record<string, string>> = {
 };
 
 /** Value precedence of one option for one chain: per-chain flag > per-chain env > all flag > all env. */
+/**
+ * Options a chain takes only from its own scope: one peer key for every chain would give them all one peer ID
+ * (op-supernode #21436 honours `--vn.<chainID>.p2p.priv.path` only).
+ */
+const PER_CHAIN_ONLY: readonly string[] = ["p2p.priv.path"];
+
 function pick(name: string, chain: ScopeValues | undefined, all: ScopeValues | undefined): ExplicitValue | undefined {
-  return chain?.flags.get(name) ?? chain?.env.get(name) ?? all?.flags.get(name) ?? all?.env.get(name);
+  const own = chain?.flags.get(name) ?? chain?.env.get(name);
+  return own ?? (PER_CHAIN_ONLY.includes(name) ? undefined : (all?.flags.get(name) ?? all?.env.get(name)));
 }
 
 export function isUrl(s: string, schemes: readonly string[]): boolean {

@@ -311,6 +311,17 @@ describe("loadConfig: settings the supernode owns", () => {
       ),
     ).toBe(true);
   });
+  it("p2p.priv.path: honoured per chain, ignored with a warning for all chains at once (op-supernode #21436)", () => {
+    const res = loadConfig(
+      [...baseArgs(f, [10, 20]), "--vn.all.p2p.priv.path", "/tmp/shared.key", "--vn.20.p2p.priv.path", "/tmp/20.key"],
+      {},
+    );
+    if (!res.ok) throw new Error(JSON.stringify(res.issues));
+    const [c10, c20] = res.config.chainConfigs;
+    expect(c10?.p2p.privPath).toMatch(/chain-10[/\\]p2p[/\\]p2p_priv\.txt$/);
+    expect(c20?.p2p.privPath).toBe("/tmp/20.key");
+    expect(res.warnings.some((w) => w.fields.flag === "p2p.priv.path" && w.msg.includes("ignored"))).toBe(true);
+  });
   it("silently ignores per-chain log.*", () => {
     const res = loadConfig([...baseArgs(f, [10]), "--vn.10.log.level", "debug", "--vn.all.log.format=json"], {});
     expect(res.ok).toBe(true);
