@@ -4,10 +4,14 @@
  * with `{ l1: { rpcUrl, chainId }, chains: [{ rollupConfigPath, l2RpcUrl, accountIndex }] }`.
  */
 import { readFileSync } from "node:fs";
+import { endWithParent } from "../src/cli/parent-watch.js";
 import { createLogger } from "../src/observability/logger.js";
 import { parseRollupConfig } from "../src/protocol/rollup-config-json.js";
 import { Batcher } from "supernode-devnet/batcher/batcher";
 import { L1Client } from "supernode-devnet/l1/l1-client";
+
+// ends with the chaos harness, however it ends (its IPC channel closes)
+endWithParent(() => process.exit(0));
 
 interface BatcherProcConfig {
   readonly l1: { readonly rpcUrl: string; readonly chainId: number };

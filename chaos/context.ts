@@ -26,6 +26,8 @@ export interface Plan {
   readonly safeDbFaults: readonly ("corrupted" | "truncated")[];
   /** Compare the chain with a verifier restarted from nothing. */
   readonly freshNode: boolean;
+  /** How long the disk stays full before space is freed (the disk-full scenario). */
+  readonly diskFullMs: number;
 }
 
 export type ElFault = "frozen" | "killed-restarted" | "restarted-wiped";
@@ -64,12 +66,19 @@ export function note(message: string): void {
 
 export class Ctx {
   readonly rand: () => number;
+  /** Why a scenario could not measure what it is there for: any entry fails the run (figures are never guessed). */
+  readonly unmeasured: string[] = [];
   constructor(
     readonly world: World,
     readonly plan: Plan,
     readonly figures: Figures,
   ) {
     this.rand = seededRandom(plan.seed);
+  }
+
+  cannotMeasure(why: string): void {
+    this.unmeasured.push(why);
+    note(`cannot measure: ${why}`);
   }
 
   randInt(lo: number, hi: number): number {

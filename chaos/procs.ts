@@ -62,7 +62,8 @@ export class ProcSet {
   start(name: string, args: readonly string[], env: Record<string, string> = {}): Proc {
     const child = spawn(process.execPath, args, {
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      // the IPC channel ties it to the harness: it stops when the harness ends, however it ends (endWithParent)
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
       env: { ...process.env, ...env },
     });
     if (child.pid === undefined) throw new Error(`could not start ${name}`);

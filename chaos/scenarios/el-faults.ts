@@ -44,8 +44,13 @@ export async function elFaultScenario(ctx: Ctx): Promise<void> {
       (await ctx.progressed("ver", { [VICTIM]: before[VICTIM] ?? 0 }, plan.recoverMs)) &&
       (await waitFor(async () => !(await ctx.surfaced("ver", VICTIM)), plan.recoverMs)) === true;
     figures.add("el_faults");
-    if (surfacedS === undefined) figures.add("faults_unsurfaced");
-    figures.max("fault_surfaced_s_max", surfacedS ?? (fault === "frozen" ? plan.freezeMs : plan.elDownMs) / 1000);
+    // a figure is a measurement or absent: a fault not surfaced within its time fails the run
+    if (surfacedS === undefined) {
+      figures.add("faults_unsurfaced");
+      ctx.cannotMeasure(
+        `EL ${fault}: not surfaced within ${(fault === "frozen" ? plan.freezeMs : plan.elDownMs) / 1000} s`,
+      );
+    } else figures.max("fault_surfaced_s_max", surfacedS);
     if (!recovered) figures.add("faults_unrecovered");
     if (!bystanderMoved || !bystanderRunning) figures.add("faults_spread");
     note(

@@ -52,6 +52,8 @@ export async function safeDbScenario(ctx: Ctx): Promise<void> {
     );
     figures.add("safedb_faults");
     if (outcome !== undefined) figures.add("safedb_faults_handled");
+    // damage must be surfaced (the chain `failed`, not ready), not just survived: the store is read whole at open
+    if (outcome === "surfaced") figures.add("safedb_damage_surfaced");
     // recovery: the damaged store moved aside; the chain resumes from its execution client's heads
     await world.kill9Node("ver");
     if (existsSync(dir)) renameSync(dir, `${dir}.damaged-${how}`);
