@@ -38,7 +38,7 @@ async function measure(devnet: Devnet, dir: string, count: number): Promise<numb
     (a, i, all) => !(a === "--metrics.enabled" || all[i - 1] === "--log.level" || a === "--log.level"),
   );
   const child: ChildProcess = spawn(process.execPath, [BIN, ...args, "--log.level", "info", "--log.format", "json"], {
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "inherit", "ipc"], // the supernode ends with this bench, however it ends
   });
   try {
     const rpcUrl = await new Promise<string>((resolve, reject) => {
