@@ -4,6 +4,7 @@
  * values form a valid configuration.
  */
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,11 +54,18 @@ describeWithTools(["kubectl"], "deploy/kubernetes (kubectl kustomize)", (tools) 
     // Probes.
     expect(c.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "rpc" });
     expect(c.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "rpc" });
-    // Non-root.
+    // Non-root, as the image's own user (the Dockerfile's `USER uid:gid`).
+    const user = /^USER (\d+):(\d+)$/m.exec(readFileSync(join(ROOT, "Dockerfile"), "utf8"));
+    expect(user, "the Dockerfile's USER uid:gid").not.toBeNull();
     expect(pod.securityContext.runAsNonRoot).toBe(true);
-    expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+    expect(pod.securityContext.runAsUser).toBe(Number(user?.[1]));
+    expect(pod.securityContext.runAsGroup).toBe(Number(user?.[2]));
+    expect(pod.securityContext.fsGroup).toBe(Number(user?.[2]));
     expect(c.securityContext.allowPrivilegeEscalation).toBe(false);
     expect(c.securityContext.capabilities.drop).toContain("ALL");
+    // A read-only root filesystem, as `npm run image` runs the image: /data is the only writable mount.
+    expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
+    expect(c.volumeMounts.filter((m: K8s) => m.readOnly !== true).map((m: K8s) => m.mountPath)).toEqual(["/data"]);
     // Resources.
     expect(c.resources.requests.cpu).toBeDefined();
     expect(c.resources.requests.memory).toBeDefined();

@@ -1,0 +1,52 @@
+/**
+ * `npm run image`: builds the container image with podman on a base made here (base.ts), then runs it for real:
+ * `--help`; the supernode in a container against a devnet running outside it until every chain is safe; SIGTERM,
+ * timed; a restart on the same volume that must resume. Figures are JSON lines on standard output
+ * (`{"bench":"image",…}`), progress on standard error. Exits non-zero when a figure misses what the image promises
+ * (every chain safe, a non-root uid, a read-only root, a stop under 10 s, a resumed restart). Needs root, podman
+ * (with runc) and debootstrap: `.ci/run` installs them.
+ */
+import { printFigure as print, note } from "../harness.js";
+import { ensureBaseImage } from "./base.js";
+import { buildImage, IMAGE_TAG, imageMegabytes } from "./build.js";
+import { podman, podmanGlobalArgs, ulimitArgs, which } from "./podman.js";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+const figure = (name: string, value: number, unit: string) => print("image", { figure: name, value, unit });
+
+function preflight(): void {
+  const missing = ["podman", "debootstrap"].filter((t) => which(t) === undefined);
+  if (missing.length > 0) throw new Error(`missing ${missing.join(", ")}: apt-get install -y podman runc debootstrap`);
+  if (process.getuid?.() !== 0) throw new Error("needs root (debootstrap and rootful podman)");
+}
+
+/** `--help` from a read-only container: the product's commands, and no devnet. */
+async function checkHelp(): Promise<void> {
+  const out = await podman([
+    "run",
+    "--rm",
+    "--read-only",
+    "--read-only-tmpfs=false",
+    "--network",
+    "none",
+    ...ulimitArgs(),
+    IMAGE_TAG,
+    "--help",
+  ]);
+  if (!out.includes("--chains")) throw new Error(`--help does not list --chains:\n${out}`);
+  if (/devnet/.test(out)) throw new Error("--help still names the devnet: the image must hold the product only");
+  note(`--help: ${out.split("\n")[0]}`);
+}
+
+async function main(): Promise<void> {
+  preflight();
+  note(`podman ${await podman(["--version"])} ${podmanGlobalArgs().join(" ")}`);
+  const { tag: base, made } = await ensureBaseImage(note);
+  note(`base ${base}${made ? " (made now)" : " (cached)"}`);
+  const buildS = await buildImage(ROOT, base, process.stderr);
+  figure("build_s", Math.round(buildS * 10) / 10, "s");
+  figure("image_mb", await imageMegabytes(), "MB");
+  await checkHelp();
+}
+
+await main();
