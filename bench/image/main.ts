@@ -10,6 +10,7 @@ import { printFigure as print, note } from "../harness.js";
 import { ensureBaseImage } from "./base.js";
 import { buildImage, IMAGE_TAG, imageMegabytes } from "./build.js";
 import { podman, podmanGlobalArgs, ulimitArgs, which } from "./podman.js";
+import { runScenario } from "./scenario.js";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const figure = (name: string, value: number, unit: string) => print("image", { figure: name, value, unit });
@@ -47,6 +48,25 @@ async function main(): Promise<void> {
   figure("build_s", Math.round(buildS * 10) / 10, "s");
   figure("image_mb", await imageMegabytes(), "MB");
   await checkHelp();
+  const r = await runScenario(ROOT, IMAGE_TAG, process.stderr);
+  for (const x of r.restart) note(`restart chain ${x.chain}: ${JSON.stringify(x)}`);
+  figure("chains", r.chains, "chains");
+  figure("chains_safe", r.chainsSafe, "chains");
+  figure("uid", r.uid, "uid");
+  figure("read_only_rootfs", r.readOnlyRootfs ? 1 : 0, "bool");
+  figure("sigterm_stop_s", Math.round(r.sigtermStopS * 100) / 100, "s");
+  figure("restart_resumed", r.restartResumed ? 1 : 0, "bool");
+  const misses = [
+    r.chainsSafe < r.chains ? `${r.chains - r.chainsSafe} chain(s) never safe` : "",
+    r.uid === 0 ? "runs as root" : "",
+    r.readOnlyRootfs ? "" : "root filesystem writable",
+    r.sigtermStopS < 10 && r.sigtermExitCode === 0 ? "" : `SIGTERM stop ${r.sigtermStopS} s, exit ${r.sigtermExitCode}`,
+    r.restartResumed ? "" : "the restart did not resume",
+  ].filter((m) => m !== "");
+  if (misses.length > 0) {
+    note(`image: ${misses.join("; ")}`);
+    process.exitCode = 1;
+  }
 }
 
 await main();
