@@ -14,8 +14,8 @@ export interface ContainerSpec {
   readonly image: string;
   /** Named volume mounted at /data. */
   readonly volume: string;
-  /** Host files mounted read-only at the same path inside. */
-  readonly readOnlyFiles: readonly string[];
+  /** Host files (`source`) mounted read-only at `target` inside. */
+  readonly readOnlyFiles: ReadonlyArray<{ readonly source: string; readonly target: string }>;
   readonly args: readonly string[];
   /** Receives the container's standard output and error. */
   readonly log: NodeJS.WritableStream;
@@ -49,7 +49,7 @@ export function runArgs(spec: ContainerSpec): string[] {
     ...ulimitArgs(),
     "--volume",
     `${spec.volume}:/data`,
-    ...spec.readOnlyFiles.flatMap((f) => ["--volume", `${f}:${f}:ro`]),
+    ...spec.readOnlyFiles.flatMap((f) => ["--volume", `${f.source}:${f.target}:ro`]),
     spec.image,
     ...spec.args,
   ];

@@ -1,10 +1,10 @@
 /**
  * The image run against a devnet outside it: the supernode in a container until every chain's safe head reaches
  * `SAFE_TARGET`; its uid and read-only root checked while it runs; SIGTERM, timed; a second container on the same
- * /data volume, which must resume: its first status already at the stopped safe heads, and fewer blocks derived
- * until it passes them than those heads (a node deriving again from genesis derives at least that many).
+ * /data volume, which must resume: its first safe heads already those it stopped at, and fewer blocks derived until
+ * it passes them than those heads (a node deriving again from genesis derives at least that many).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningContainer, startContainer } from "./container.js";
@@ -43,13 +43,14 @@ export async function runScenario(root: string, image: string, log: NodeJS.Writa
   const started: RunningContainer[] = [];
   try {
     const ext = await devnet.ready;
+    const files = await readableByImageUser(ext.files, join(dir, "secrets"), image);
     await podman(["volume", "create", volume]);
     const run = () => {
       const c = startContainer({
         name: uniqueName("supernode-image"),
         image,
         volume,
-        readOnlyFiles: ext.files,
+        readOnlyFiles: files,
         args: [...ext.args, "--data-dir", "/data"],
         log,
       });
@@ -99,13 +100,16 @@ async function restartOnSameVolume(
 ): Promise<Array<{ chain: number; stopSafe: number; firstSafe: number; derived: number }>> {
   const second = run();
   const stopSafe = (id: number) => atStop.get(id)?.safe ?? 0;
+  // The first safe head each chain reports once it has one (before it has found its heads it reports 0): a node
+  // deriving again from genesis would report 1, 2, …; a resumed one the safe head it stopped at, or later.
   const firstSeen = await waitFor(
-    "the restarted supernode's status",
+    "the restarted supernode's safe heads",
     async () => {
       const h = await allHeads(ext.rpc, ext.chains);
-      return h.size === ext.chains.length ? h : undefined;
+      return everySafe(h, ext.chains, () => 1) ? h : undefined;
     },
     60_000,
+    200,
   );
   await waitFor(
     "safe heads past those at the stop",
@@ -124,4 +128,21 @@ async function restartOnSameVolume(
   }));
   await second.terminate();
   return result;
+}
+
+/**
+ * The files to mount, each at its own path inside; one only its owner may read (the devnet's JWT secrets, 0600
+ * root) is given as an operator would give it to the container's user: a copy owned by the image's uid, mode 0400.
+ */
+async function readableByImageUser(files: readonly string[], secrets: string, image: string) {
+  const [uid, gid] = (await podman(["image", "inspect", "--format", "{{.Config.User}}", image])).split(":").map(Number);
+  mkdirSync(secrets, { recursive: true });
+  return files.map((target, i) => {
+    if ((statSync(target).mode & 0o004) !== 0) return { source: target, target };
+    const source = join(secrets, `${i}-${target.split("/").pop()}`);
+    copyFileSync(target, source);
+    chownSync(source, uid ?? 0, gid ?? uid ?? 0);
+    chmodSync(source, 0o400);
+    return { source, target };
+  });
 }

@@ -54,4 +54,4 @@ const followed: FollowedDevnet = {
     client: { genesisHash: c.client.genesisHash },
   })),
 };
-process.stdout.write(`READY ${toJson({ rpcUrl: cd.rpcUrl, pid: cd.supernode.pid, devnet: followed })}\n`);
+process.stdout.write(`READY ${toJson({ rpcUrl: cd.rpcUrl, pid: cd.supernode?.pid, devnet: followed })}\n`);

@@ -44,15 +44,16 @@ describeWithTools(["podman", "debootstrap"], "the container image (podman build,
 
   it("holds the compiled product, its configs and production dependencies only", async () => {
     const out = await shell(
-      "cd /app; for p in dist/cli/main.js config/networks node_modules/fastify node_modules/c-kzg src node_modules/vitest node_modules/@biomejs/biome node_modules/@foundry-rs/anvil dist/devnet; do if [ -e $p ]; then echo yes $p; else echo no $p; fi; done",
+      "cd /app; for p in dist/cli/main.js config/networks node_modules/fastify node_modules/c-kzg src node_modules/vitest node_modules/@biomejs/biome node_modules/@foundry-rs/anvil node_modules/supernode-devnet packages; do if [ -e $p ]; then echo yes $p; else echo no $p; fi; done",
     );
     for (const p of ["dist/cli/main.js", "config/networks", "node_modules/fastify", "node_modules/c-kzg"]) {
       expect(out).toContain(`yes ${p}`);
     }
-    for (const p of ["src", "node_modules/vitest", "node_modules/@biomejs/biome", "node_modules/@foundry-rs/anvil"]) {
+    for (const p of ["src", "node_modules/vitest", "node_modules/@biomejs/biome"]) expect(out).toContain(`no ${p}`);
+    // The devnet (anvil, simulated execution clients, batchers) is a package of its own, not in the image.
+    for (const p of ["node_modules/@foundry-rs/anvil", "node_modules/supernode-devnet", "packages"]) {
       expect(out).toContain(`no ${p}`);
     }
-    expect(out).toContain("no dist/devnet");
   }, 60_000);
 
   it("runs as uid 10001; with a read-only root, /data is the only place it can write", async () => {
@@ -72,10 +73,12 @@ describeWithTools(["podman", "debootstrap"], "the container image (podman build,
     }
   }, 60_000);
 
-  it("starts `supernode --help` from the read-only image, the product's commands without the devnet", async () => {
+  it("starts `supernode --help` from the read-only image; `supernode devnet` is not in it", async () => {
     const out = await runImage([], ["--help"]);
     expect(out).toContain("--chains");
     expect(out).toContain("supernode config");
-    expect(out).not.toMatch(/devnet/);
+    const devnet = await shell("supernode devnet 2>&1; echo exit $?");
+    expect(devnet).toContain("not part of the supernode package");
+    expect(devnet).toMatch(/exit [1-9]/);
   }, 60_000);
 });

@@ -38,7 +38,8 @@ function dockerfileSteps(text: string): Step[] {
     if (m === null || line.trim().startsWith("#")) continue;
     const op = m[1] as string;
     if (op === "FROM") stage++;
-    steps.push({ stage, op, args: (m[2] as string).trim() });
+    // ARGs before the first FROM are build arguments (the base image), not steps of a stage.
+    if (stage >= 0) steps.push({ stage, op, args: (m[2] as string).trim() });
   }
   return steps;
 }

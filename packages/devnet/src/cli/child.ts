@@ -10,13 +10,15 @@ import { rpcCall } from "../rpc-call.js";
 import { prepareSequencerP2P } from "./p2p.js";
 import { type DevnetInteropOptions, startInteropTraffic } from "../interop-devnet.js";
 import type { InteropTraffic } from "../interop-traffic.js";
+import { writeExternalSupernodeFile } from "./external.js";
 import { devnetForkSchedule, supernodeArgsFor, writeDevnetDependencySet } from "./supernode.js";
 
 /**
  * `supernode-devnet --supernode-process child`: the devnet (anvil, the simulated execution clients, the batchers)
  * runs in this process and the supernode in a child process of its own (`bin/supernode.js` with the generated
  * arguments), so that none of the devnet's work shows in the supernode's CPU, memory or latency. Used for many
- * chains (`--chains 128`) and for measuring.
+ * chains (`--chains 128`) and for measuring. `--supernode-process external`: the same devnet, and no supernode
+ * process at all (`external`).
  */
 export interface ChildDevnetOptions {
   readonly dir: string;
@@ -33,11 +35,19 @@ export interface ChildDevnetOptions {
   /** P2P on loopback with a block-signing key (see `DevnetSupernodeOptions.p2p`). */
   readonly p2p?: boolean;
   readonly interop?: DevnetInteropOptions;
+  /**
+   * No supernode process: the arguments go to `<dir>/supernode.json` for one started elsewhere (external.ts).
+   * Without `p2p` (the sequencer's P2P key would travel as an environment variable).
+   */
+  readonly external?: boolean;
 }
 
 export interface ChildDevnet {
   readonly devnet: Devnet;
-  readonly supernode: ChildProcess;
+  /** The supernode's process; none with `external`. */
+  readonly supernode?: ChildProcess;
+  /** With `external`: the file telling a supernode started elsewhere how to run (external.ts). */
+  readonly externalFile?: string;
   readonly traffic?: InteropTraffic;
   readonly rpcUrl: string;
   readonly metricsUrl: string;
@@ -94,17 +104,12 @@ export async function startChildDevnet(opts: ChildDevnetOptions, logger: Logger)
     logLevel: opts.logLevel as never,
     ...(opts.p2p === undefined ? {} : { p2p: opts.p2p }),
   });
-  const seqP2P = opts.p2p === true ? await prepareSequencerP2P(devnet) : undefined;
-  // Its own process group: a Ctrl-C in the terminal reaches only this process, which stops the supernode once
-  // (a second signal would force it out); if this process dies the supernode goes with it.
-  const child = spawn(process.execPath, [supernodeBin(), ...args], {
-    // the IPC channel ties it to this process: it stops when this one ends, however it ends (endWithParent)
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    detached: true,
-    env: { ...process.env, ...seqP2P?.env },
-  });
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
+  const ports = { rpc: rpcPort, metrics: metricsPort };
+  const externalFile = opts.external === true ? writeExternalSupernodeFile(opts.dir, devnet, args, ports) : undefined;
+  const child =
+    externalFile === undefined
+      ? spawnSupernode(args, opts.p2p === true ? (await prepareSequencerP2P(devnet)).env : {})
+      : undefined;
   devnet.startBatchers();
   const traffic =
     opts.interop !== undefined && opts.interop.traffic !== false
@@ -113,24 +118,46 @@ export async function startChildDevnet(opts: ChildDevnetOptions, logger: Logger)
   let stopping: Promise<void> | undefined;
   return {
     devnet,
-    supernode: child,
+    ...(child === undefined ? {} : { supernode: child.process }),
+    ...(externalFile === undefined ? {} : { externalFile }),
     ...(traffic === undefined ? {} : { traffic }),
     rpcUrl: `http://127.0.0.1:${rpcPort}`,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     stop() {
       stopping ??= (async () => {
         await traffic?.stop();
-        if (child.exitCode === null && child.signalCode === null) {
-          const exited = new Promise<void>((r) => child.once("exit", () => r()));
-          child.kill("SIGTERM");
-          const force = setTimeout(() => child.kill("SIGKILL"), 15_000);
-          await exited;
-          clearTimeout(force);
-        }
-        process.off("exit", killOnExit);
+        await child?.stop();
         await devnet.stop();
       })();
       return stopping;
+    },
+  };
+}
+
+/**
+ * The supernode in a process group of its own: a Ctrl-C in the terminal reaches only this process, which stops the
+ * supernode once (a second signal would force it out); if this process dies the supernode goes with it.
+ */
+function spawnSupernode(args: readonly string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [supernodeBin(), ...args], {
+    // the IPC channel ties it to this process: it stops when this one ends, however it ends (endWithParent)
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    detached: true,
+    env: { ...process.env, ...env },
+  });
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  return {
+    process: child,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((r) => child.once("exit", () => r()));
+        child.kill("SIGTERM");
+        const force = setTimeout(() => child.kill("SIGKILL"), 15_000);
+        await exited;
+        clearTimeout(force);
+      }
+      process.off("exit", killOnExit);
     },
   };
 }
@@ -144,7 +171,7 @@ export async function reportChildDevnet(
   extraLines?: () => Promise<string[]>,
 ): Promise<void> {
   const ids = cd.devnet.chains.map((c) => c.chainId);
-  while (!signal.aborted && cd.supernode.exitCode === null) {
+  while (!signal.aborted && (cd.supernode?.exitCode ?? null) === null) {
     const heads = await Promise.all(
       ids.map(async (id) => {
         try {

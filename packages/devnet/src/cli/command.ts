@@ -27,7 +27,7 @@ interface DevnetArgs {
   logLevel: LogLevel;
   keep?: boolean;
   chains: number;
-  supernodeProcess: "same" | "child";
+  supernodeProcess: "same" | "child" | "external";
   followers: number;
   /** `--interop` / `--invalid-messages`: one dependency set, Interop active, cross-chain traffic. */
   interop?: { invalidMessages: boolean };
@@ -96,10 +96,11 @@ export function devnetProgram(): Command {
     .addOption(
       new Option(
         "--supernode-process <where>",
-        "run the supernode in this process (same) or in a child process of its own, apart from the devnet's " +
-          "execution clients and batchers (child)",
+        "run the supernode in this process (same), in a child process of its own, apart from the devnet's " +
+          "execution clients and batchers (child), or not at all: its arguments go to <dir>/supernode.json for one " +
+          "started elsewhere, e.g. in a container (external)",
       )
-        .choices(["same", "child"])
+        .choices(["same", "child", "external"])
         .default("same"),
     )
     .option(
@@ -130,7 +131,7 @@ export function devnetProgram(): Command {
         logLevel: raw["log.level"] as LogLevel,
         ...(raw.keep === true ? { keep: true } : {}),
         chains: raw.chains as number,
-        supernodeProcess: raw.supernodeProcess as "same" | "child",
+        supernodeProcess: raw.supernodeProcess as DevnetArgs["supernodeProcess"],
         followers: raw.followers as number,
         ...(raw.interop === true || raw.invalidMessages === true
           ? { interop: { invalidMessages: raw.invalidMessages === true } }
@@ -138,6 +139,10 @@ export function devnetProgram(): Command {
       };
       if (args.interop !== undefined && args.chains < 2)
         devnet.error("error: --interop needs --chains ≥ 2", { exitCode: 2 });
+      if (args.supernodeProcess === "external" && args.followers > 0)
+        devnet.error("error: --followers needs the devnet's own supernode (not --supernode-process external)", {
+          exitCode: 2,
+        });
       const problem = dataModeProblem(args.dataMode, args.forkOffsets);
       if (problem !== undefined) devnet.error(`error: ${problem}`, { exitCode: 2 });
       await runDevnetCommand(args);
@@ -159,7 +164,7 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
     chainId: BigInt(901 + i),
     variant: i % 2 === 0 ? ("a" as const) : ("b" as const),
   }));
-  if (args.supernodeProcess === "child") {
+  if (args.supernodeProcess !== "same") {
     await runChildDevnet(args, dir, chains, logger, controller.signal, out).finally(() => {
       uninstall();
       if (args.dir === undefined && args.keep !== true) rmSync(dir, { recursive: true, force: true });
@@ -241,13 +246,16 @@ async function runChildDevnet(
   let cd: ChildDevnet | undefined;
   let followers: Followers | undefined;
   try {
-    cd = await startChildDevnet(devnetOptions(args, dir, chains), logger);
+    const external = args.supernodeProcess === "external";
+    // An external supernode gets no P2P: the sequencer's key would travel as an environment variable.
+    const opts = { ...devnetOptions(args, dir, chains), ...(external ? { external, p2p: false } : {}) };
+    cd = await startChildDevnet(opts, logger);
     followers = await maybeFollowers(args, dir, cd.devnet, cd.rpcUrl, logger, signal);
     out(`L1 (anvil)        ${cd.devnet.l1.rpcUrl}   beacon ${cd.devnet.l1.beaconUrl}`);
-    out(
-      `supernode         pid ${cd.supernode.pid}, RPC ${cd.rpcUrl}/<chain id>/ for chains 901…${900 + chains.length}`,
-    );
+    const where = cd.supernode === undefined ? "not started here" : `pid ${cd.supernode.pid}`;
+    out(`supernode         ${where}, RPC ${cd.rpcUrl}/<chain id>/ for chains 901…${900 + chains.length}`);
     out(`metrics           ${cd.metricsUrl}`);
+    if (cd.externalFile !== undefined) out(`external supernode: ${cd.externalFile}`);
     if (followers !== undefined) describeFollowers(followers, out);
     if (!signal.aborted) await reportChildDevnet(cd, signal, out, 4_000, followers?.statusLines);
   } finally {
