@@ -67,6 +67,7 @@ export async function buildImage(root: string, base: string, log: NodeJS.Writabl
     join(root, "Dockerfile"),
     root,
   ];
+  log.write(`$ podman ${args.join(" ")}\n`);
   const started = performance.now();
   const child = spawn("podman", args, { stdio: ["ignore", "pipe", "pipe"] });
   child.stdout.pipe(log, { end: false });

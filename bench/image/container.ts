@@ -56,6 +56,7 @@ export function runArgs(spec: ContainerSpec): string[] {
 }
 
 export function startContainer(spec: ContainerSpec): RunningContainer {
+  spec.log.write(`$ podman ${runArgs(spec).join(" ")}\n`);
   const child: ChildProcess = spawn("podman", runArgs(spec), { stdio: ["ignore", "pipe", "pipe"], detached: true });
   child.stdout?.pipe(spec.log, { end: false });
   child.stderr?.pipe(spec.log, { end: false });
