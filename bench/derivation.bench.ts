@@ -34,14 +34,14 @@
  *   trips as the run's window had blocks, each of a built block's bytes (the EL's reads and writes per block, from
  *   /proc/<pid>/io) to a peer process that burns the EL's CPU per block before answering; no node logic. It is what
  *   this machine charges at that moment for the sleep, the wake-up and the kernel's copies of one built block, which
- *   no client goes under; `cpu_us_per_built_block_above_floor` = built − floor, the node's own work (ADR 0102).
+ *   no client goes under; `cpu_us_per_built_block_above_floor` = built − floor, the node's own work (docs/performance.md).
  * - `build_major_gc_per_1000_blocks`, `consolidate_major_gc_per_1000_blocks`: mark-compact GCs of this process (PerformanceObserver 'gc' entries) over the
- *   measured runs' whole phases per 1,000 blocks, a figure that does not depend on the machine's load (ADR 0088
+ *   measured runs' whole phases per 1,000 blocks, a figure that does not depend on the machine's load (docs/performance.md
  *   addendum); stderr adds scavenges and GC pause time per 1,000 blocks, and marks with `*` the runs during which a
  *   mark-compact happened.
  * - `build_promoted_bytes_per_block`, `consolidate_promoted_bytes_per_block`: bytes the scavenges moved into the old
  *   generation (v8.GCProfiler) over the measured runs' whole phases per block: what fills the old generation and
- *   so paces the mark-compacts; load-independent too (ADR 0095). DERIVATION_BENCH_HEAP_PROFILE=<file> writes a
+ *   so paces the mark-compacts; load-independent too (docs/performance.md). DERIVATION_BENCH_HEAP_PROFILE=<file> writes a
  *   sampling heap profile of the objects that survived the scavenges over the measured runs (where they are made).
  *   DERIVATION_BENCH_ALLOC_PROFILE=<file>: the same over every allocation (what fills the young generation).
  * Parts: bench/derivation/el.ts (the simulated EL), mem-chain.ts (in-memory L1 and SafeDB), metering.ts (CPU,
@@ -105,7 +105,7 @@ async function startNode(cfg: RollupConfig, l1: L1Source, el: ElHandle, sequence
       jwtSecret: SECRET,
       kind: "variant_a",
       rollupConfig: cfg,
-      // DERIVATION_BENCH_PREDICT=0: getPayload on its own after each build start (no local payload id, ADR 0094).
+      // DERIVATION_BENCH_PREDICT=0: getPayload on its own after each build start (no local payload id, docs/performance.md).
       predictPayloadIds: process.env.DERIVATION_BENCH_PREDICT !== "0",
     },
     {

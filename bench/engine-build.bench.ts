@@ -11,10 +11,10 @@
  *
  * REPLAY_EL_BUILD_MS=<ms> delays only requests holding a build start (op-geth builds a derived payload inside
  * forkchoiceUpdated; getPayload and newPayload then answer at once); REPLAY_EL_IDS=counter gives payload ids the node
- * cannot predict (getPayload then goes on its own, docs/adr/0094). REPLAY_EL_DELAY_MS=<ms> makes the EL answer every
+ * cannot predict (getPayload then goes on its own, docs/performance.md). REPLAY_EL_DELAY_MS=<ms> makes the EL answer every
  * request that late, as a real EL that executes the block does:
  * the node's thread then sleeps during each round trip, which on a virtualised 2-core machine costs far more CPU
- * than the work itself (ADR 0084: 5 ms → ~700 µs per built block against ~300 µs at once). The replaying EL prints
+ * than the work itself (docs/performance.md: 5 ms → ~700 µs per built block against ~300 µs at once). The replaying EL prints
  * how many requests it got, and how many of them were batches, when it stops.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -114,7 +114,7 @@ const bench: Bench = {
       await abRun(other, report);
       return;
     }
-    // The chain under test gets op-geth's payload ids (getPayload rides with the build start, ADR 0094); a control
+    // The chain under test gets op-geth's payload ids (getPayload rides with the build start, docs/performance.md); a control
     // chain, built in alternating slices in this process, gets ids from a counter (getPayload on its own).
     const el = await startReplayEl();
     const elCounter = await startReplayEl({ REPLAY_EL_IDS: "counter" });
@@ -222,7 +222,7 @@ const bench: Bench = {
       report({ figure: "engine_cpu_us_per_built_block_unpredicted", value: Math.round(perControl), unit: "µs" });
       report({ figure: "engine_cpu_us_per_round_trip", value: Math.round(perTrip), unit: "µs" });
       // Bytes the scavenges moved to the old generation during the predicted chain's slices, per built block
-      // (load-independent; docs/adr/0096).
+      // (load-independent; docs/performance.md).
       report({ figure: "engine_promoted_bytes_per_built_block", value: Math.round(promoted / built), unit: "B" });
       report({
         figure: "engine_round_trips_per_built_block",

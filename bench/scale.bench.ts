@@ -27,7 +27,7 @@
  * `SCALE_CPU_PROF=<prefix>` writes a CPU profile of each steady state to `<prefix>-<N>.cpuprofile`.
  * `SCALE_HEAP_PROF=<prefix>` (without SCALE_CPU_PROF) writes V8's sampling heap profile of everything the supernode
  * allocates in each steady state to `<prefix>-<N>.heapprofile`.
- * `SCALE_WORKER_PROBE=1` (an experiment, docs/adr/0100): the load client asks a bare server in a worker thread of the
+ * `SCALE_WORKER_PROBE=1` (an experiment, docs/performance.md): the load client asks a bare server in a worker thread of the
  * supernode's process instead of the chains (`p*_ms_<N>` are then that server's).
  * `SCALE_TRACE=<prefix>` writes the supernode's loop stalls and GC pauses (`<prefix>-<N>.json`) and every request's
  * send time and latency (`<prefix>-<N>-requests.json`), on the machine's monotonic clock, for

@@ -2,7 +2,7 @@
  * The build phase's floor control: what one built block's exchange with the EL costs a Node process on this
  * machine at this moment with no node logic at all, measured in the same run as the built blocks.
  *
- * A built block is one round trip to the EL (the build-start batch, ADR 0094), during which the node's thread
+ * A built block is one round trip to the EL (the build-start batch, docs/performance.md), during which the node's thread
  * sleeps while the EL executes the block. The control does exactly that and nothing else: over one keep-alive
  * loopback connection a client process (floor-client.mjs) writes a prebuilt request of the size of a built block's
  * (bytes the EL read per block in the measured run, from its /proc/<pid>/io) and waits for an answer of the same
@@ -12,7 +12,7 @@
  * this one. The client is a process of its own, so that its sockets cannot change the feedback V8 keeps for the
  * Node stream code the node uses too (run in the bench process, Node's `onStreamRead`, `emitReadable_`, `flow` and
  * `addListener` were among the "wrong map" deoptimizations of the measured runs; A/B at load 2–2.7 could not tell
- * the two apart: ADR 0102).
+ * the two apart: docs/performance.md).
  */
 import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";

@@ -129,9 +129,9 @@ export async function startProfile(): Promise<(() => Promise<void>) | undefined>
 /**
  * DERIVATION_BENCH_HEAP_PROFILE=<file>: V8's sampling heap profiler over the measured runs, keeping only samples of
  * objects that survived the scavenges (`includeObjectsCollectedByMinorGC: false`; those a mark-compact later
- * collected are kept): where what is promoted is allocated (ADR 0095). Read it from a window without a
+ * collected are kept): where what is promoted is allocated (docs/performance.md). Read it from a window without a
  * mark-compact (no `*` run): a mark-compact also frees the young generation's garbage of that moment, and those
- * samples stay in the profile as if promoted (ADR 0098). A scavenge is forced just before the profile stops (the
+ * samples stay in the profile as if promoted (docs/performance.md). A scavenge is forced just before the profile stops (the
  * inspector's stop runs a full GC, which would keep the garbage allocated since the last scavenge in it too).
  * DERIVATION_BENCH_ALLOC_PROFILE=<file> instead: the same profiler keeping every allocation (where the bytes that
  * fill the young generation, and so set how often it is scavenged, are allocated).

@@ -4,7 +4,7 @@
  * reachable from it). Both trees' engine client and controller are imported into this one process (as sources,
  * through tsx), each builds on its own replaying EL, and they take turns in slices of 100 blocks (the order swapped
  * every slice) measured by process CPU: load, scavenges and the machine's state then hit both sides alike, which
- * separate bench runs cannot give (on this 2-core VM they differ by ±30 µs per built block; docs/adr/0101 resolved
+ * separate bench runs cannot give (on this 2-core VM they differ by ±30 µs per built block; docs/performance.md resolved
  * 3–5 µs this way). Figures: the median µs per built block of each side's slices, how many slice pairs "this" was
  * the cheaper in, and the median over the pairs of what "this" saved (load-robust: both halves of a pair run
  * back to back). The attributes are made as in the main figures (hashes precomputed).

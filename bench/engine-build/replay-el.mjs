@@ -26,7 +26,7 @@ const startsBuild = (parts) => {
   return text.includes("engine_forkchoiceUpdated") && text.includes('"timestamp"');
 };
 // REPLAY_EL_IDS=counter: payload ids from a counter (an EL whose ids the node cannot predict: every derived block
-// then takes a separate getPayload); default: op-geth's ids (BuildPayloadArgs.Id, docs/adr/0094).
+// then takes a separate getPayload); default: op-geth's ids (BuildPayloadArgs.Id, docs/performance.md).
 const COUNTER_IDS = process.env.REPLAY_EL_IDS === "counter";
 const quantity = (n) => `0x${n.toString(16)}`;
 

@@ -45,7 +45,7 @@ const tick = () => {
   setTimeout(tick, RESOLUTION_MS).unref();
 };
 setTimeout(tick, RESOLUTION_MS).unref();
-// SCALE_WORKER_PROBE=1 (an experiment, docs/adr/0100): a bare node:http server in a worker thread of this process,
+// SCALE_WORKER_PROBE=1 (an experiment, docs/performance.md): a bare node:http server in a worker thread of this process,
 // answering a reply of stack_syncStatus's size; the bench's load client then asks it instead of the chains. Its
 // latency is what read-only methods served off the main thread would see while the chains run.
 let workerPort;

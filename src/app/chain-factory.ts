@@ -49,7 +49,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
   return async (config: SupernodeConfig, ctx: ChainBuildContext): Promise<ChainRuntimes> => {
     let l1Client: L1Client | undefined;
     let shared = opts.shared;
-    // One event loop for every chain: steps and I/O completions take fair turns of it (docs/adr/0081).
+    // One event loop for every chain: steps and I/O completions take fair turns of it (docs/performance.md).
     const turns = new FairTurns();
     if (shared === undefined) {
       l1Client = L1Client.create(
@@ -105,7 +105,7 @@ export function buildChainRuntimesWith(opts: BuildChainsOptions = {}) {
         chain.chainId,
         chainServiceFactory(chain, shared, {
           ...ctx,
-          // Chains seal (and so derive and write) at staggered moments of their slot, not all at once (ADR 0083).
+          // Chains seal (and so derive and write) at staggered moments of their slot, not all at once (docs/performance.md).
           sealingStaggerMs: staggerOffsetMs(index, count, chain.rollup.block_time * 1000),
           enableAdmin: config.rpc.enableAdmin,
           idlePollMs: opts.idlePollMs,
@@ -174,7 +174,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
         },
       },
     );
-    // Nothing on the way to serving the chain's RPC waits for its EL or disk (docs/adr/0082): the identification
+    // Nothing on the way to serving the chain's RPC waits for its EL or disk (docs/performance.md): the identification
     // (once per chain; it only logs the engine-kind mismatch and variant B end-of-support warnings and never throws)
     // runs beside the node, and the SafeDB and the deny list open in the background (the node waits for them).
     if (!identified) {

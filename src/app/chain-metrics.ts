@@ -60,7 +60,7 @@ export function createChainMetrics(register: Registry, chainId: bigint): ChainMe
     register,
     "supernode_node_payload_id_predictions_total",
     "Derived-block build starts sent with getPayload of a locally computed payload id in the same request " +
-      "(docs/adr/0094), by outcome (hit: the EL returned that id, the payload came with the build start; miss: " +
+      "(docs/performance.md), by outcome (hit: the EL returned that id, the payload came with the build start; miss: " +
       "another id or the batched getPayload failed: the payload was fetched on its own and prediction stopped for " +
       "that EL, logged once at info)",
     ["chain_id", "outcome"],

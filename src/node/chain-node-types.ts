@@ -42,7 +42,7 @@ export interface ChainNodeConfig {
   readonly idlePollMs?: number;
   /**
    * Wait before the loop's first step (the composition root staggers many chains' first resets so they do not all
-   * run at once while the chains' RPC starts serving, docs/adr/0083). Default 0.
+   * run at once while the chains' RPC starts serving, docs/performance.md). Default 0.
    */
   readonly startDelayMs?: number;
   /** Max derivation steps per loop iteration before yielding. */

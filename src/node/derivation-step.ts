@@ -51,7 +51,7 @@ export class DerivationStep {
   /**
    * Set at a new L1 origin while the heads are owed to the EL. They go out with the next build start when it builds
    * on the unsafe head (that forkchoice update carries the same heads, and the last derived block's held newPayload
-   * rides along: ADR 0093), else in a flush before anything else is applied, or when the step ends.
+   * rides along: docs/performance.md), else in a flush before anything else is applied, or when the step ends.
    */
   private flushOwed = false;
 

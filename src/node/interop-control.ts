@@ -53,7 +53,7 @@ interface Request {
 export class InteropControl {
   private readonly requests: Request[] = [];
   private excluded: ReadonlySet<Hash> | undefined;
-  /** The deny list is open and loaded (it opens in the background, docs/adr/0082). */
+  /** The deny list is open and loaded (it opens in the background, docs/performance.md). */
   loaded: boolean;
 
   constructor(private readonly d: InteropControlDeps) {

@@ -1,6 +1,6 @@
 /**
  * The payload id an OP execution client returns from `engine_forkchoiceUpdated` with attributes, computed from the
- * same inputs (docs/adr/0094-local-payload-id.md): op-geth (`BuildPayloadArgs.Id`) and op-reth
+ * same inputs (docs/performance.md): op-geth (`BuildPayloadArgs.Id`) and op-reth
  * (`payload_id_optimism`) both take the first 8 bytes of
  *
  *   sha256( parent hash ‖ timestamp u64 BE ‖ prevRandao ‖ fee recipient ‖ RLP(withdrawals)

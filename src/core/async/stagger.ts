@@ -1,5 +1,5 @@
 /**
- * Spreading many chains' periodic work over their slot (docs/adr/0083). Chains hosted in one process that share a
+ * Spreading many chains' periodic work over their slot (docs/performance.md). Chains hosted in one process that share a
  * block time would otherwise all seal their blocks at the same instant (`block timestamp − sealing duration`), and
  * then derive, write their SafeDB and answer their EL in the same burst. Each chain instead seals `offset` earlier,
  * chain `index` of `count` at `index × spread / count`, where the spread is `STAGGER_STEP_MS` per chain but at most

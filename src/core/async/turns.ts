@@ -1,5 +1,5 @@
 /**
- * Fair sharing of the event loop between many chains (docs/adr/0081-event-loop-slicing.md). Work that resumes after
+ * Fair sharing of the event loop between many chains (docs/performance.md). Work that resumes after
  * I/O (a chain's driver step, the handling of an Engine API response) first asks for a turn: while the current
  * loop iteration has used less than `budgetMs` of CPU, `take()` returns undefined and the caller goes on at once;
  * past the budget, callers queue (first come, first served) and are resumed one by one in later iterations, so

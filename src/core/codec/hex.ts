@@ -14,7 +14,7 @@ export function hexToBytes(hex: string): Uint8Array {
     const n = (hex.length - 2) >> 1;
     const out = new Uint8Array(n);
     // Up to 64 bytes (hashes, addresses: V8 keeps such arrays on its heap) digit by digit, which costs less than a
-    // Buffer view of the array and a sliced string for Node's decoder (ADR 0106); longer ones through the decoder.
+    // Buffer view of the array and a sliced string for Node's decoder (docs/performance.md); longer ones through the decoder.
     if (n <= 64) {
       if (writeHexBytes(hex, n, out, 0)) return out;
     } else if (Buffer.from(out.buffer, 0, n).write(hex.slice(2), "hex") === n) return out;
@@ -25,7 +25,7 @@ export function hexToBytes(hex: string): Uint8Array {
 /**
  * Node's hex encoder (`buf.toString("hex")` is `buf.hexSlice(0, buf.length)`), called on the view itself: it takes
  * any Uint8Array, so no Buffer object is made per call (~0.2 µs each: ~13 per derived block's transactions,
- * docs/adr/0101). Undefined on a runtime without it: Buffer.from's view then, as before.
+ * docs/performance.md). Undefined on a runtime without it: Buffer.from's view then, as before.
  */
 const hexSlice = (
   Buffer.prototype as unknown as { hexSlice?: (this: Uint8Array, start: number, end: number) => string }
@@ -76,7 +76,7 @@ export function hexEqualsBytes(hex: string, bytes: Uint8Array): boolean {
 /**
  * Writes the bytes of `hex` (0x-prefixed, exactly `len` bytes, either case) into `out` at `off`; false when it is
  * not exactly that (nothing is promised about `out` then). A loop over the digits: for the fixed-size fields of a
- * hash preimage it costs less than `Buffer.write` of a sliced string (ADR 0106).
+ * hash preimage it costs less than `Buffer.write` of a sliced string (docs/performance.md).
  */
 export function writeHexBytes(hex: string, len: number, out: Uint8Array, off: number): boolean {
   if (hex.length !== 2 + 2 * len || hex.charCodeAt(0) !== 48 || hex.charCodeAt(1) !== 120) return false;

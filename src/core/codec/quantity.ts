@@ -6,7 +6,7 @@ const QTY_RE = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/;
 
 /** bigint → JSON-RPC QUANTITY (`0x0`, `0x1a`, no leading zeros). */
 export function toQuantity(value: bigint | number): Hex {
-  // A safe non-negative integer prints the same digits without a BigInt made for it (ADR 0106).
+  // A safe non-negative integer prints the same digits without a BigInt made for it (docs/performance.md).
   if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return `0x${value.toString(16)}`;
   const v = typeof value === "number" ? BigInt(value) : value;
   if (v < 0n) throw new DecodeError("negative quantity", { value: v.toString() });
@@ -16,7 +16,7 @@ export function toQuantity(value: bigint | number): Hex {
 /**
  * The value of a QUANTITY of at most 13 hex digits (52 bits: every such value is a safe integer), read digit by
  * digit; -1 for anything else (longer, empty, not `0x`-prefixed, a non-hex digit), which the callers then handle
- * the long way, with its errors. Block numbers, timestamps, gas and fees of a payload all fit (ADR 0106).
+ * the long way, with its errors. Block numbers, timestamps, gas and fees of a payload all fit (docs/performance.md).
  */
 function shortQuantity(value: unknown): number {
   if (typeof value !== "string") return -1;

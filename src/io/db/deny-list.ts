@@ -5,7 +5,7 @@
  * write (a put, a delete, or one batch for a prune), so a killed process leaves the old or the new list. The whole
  * list is mirrored in memory when it opens: it only grows by one record per invalidation.
  *
- * It opens in the background (docs/adr/0082): the chain serves its RPC meanwhile, and its node waits for `opened()`
+ * It opens in the background (docs/performance.md): the chain serves its RPC meanwhile, and its node waits for `opened()`
  * before it inserts or builds anything; writes wait for the open themselves.
  */
 import { Level } from "level";

@@ -139,7 +139,7 @@ export class SafeDB {
   /**
    * Starts opening the store and returns at once; every operation waits for the open. A chain can then serve
    * while its store opens (opening a LevelDB costs ~2 ms of CPU and a few files: 100 chains' stores on the start
-   * path held their RPC back, docs/adr/0082). A failed open fails the operation that waited for it with the
+   * path held their RPC back, docs/performance.md). A failed open fails the operation that waited for it with the
    * classified error (SAFEDB_CORRUPT is critical) and is tried again by the next operation.
    */
   static openInBackground(dir: string, deps: { logger: Logger }): SafeDB {

@@ -54,7 +54,7 @@ export interface EngineClientOptions {
   readonly standardAttributesOnly?: boolean;
   /**
    * Predict payload ids so that a derived block's getPayload rides in its build-start request (default true;
-   * docs/adr/0094). False: every getPayload goes on its own, as before.
+   * docs/performance.md). False: every getPayload goes on its own, as before.
    */
   readonly predictPayloadIds?: boolean;
 }

@@ -52,7 +52,7 @@ const LARGE_PART = 1024;
  * one after the other: `requestParts(...).join("")` is the request (each object as {@link requestJson} writes it).
  * The large RawJson parts (a payload's ~12 kB of JSON, a block's ~10 kB of transactions) stay parts of their own,
  * the short text between them is joined, so a transport that writes the parts into its buffer copies every byte
- * once instead of flattening a ~25 kB string first (docs/adr/0101).
+ * once instead of flattening a ~25 kB string first (docs/performance.md).
  */
 export function requestParts(calls: readonly CallJson[], firstId: number, batch: boolean): string[] {
   const out: string[] = [];

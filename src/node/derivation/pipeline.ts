@@ -49,7 +49,7 @@ export class L1DerivationPipeline implements DerivationPipeline {
   private frames: Frame[] = [];
   private bank: ChannelBank | undefined;
   private assembler: ChannelAssembler | undefined;
-  /** The channel being read: its batches are decoded as the batch stage takes them (ADR 0098). */
+  /** The channel being read: its batches are decoded as the batch stage takes them (docs/performance.md). */
   private channel: ChannelBatches | undefined;
   private stage: BatchQueue | BatchStage;
   private readonly l2Cache = new Map<number, { ref: L2BlockRef; transactions: Uint8Array[] }>();

@@ -6,7 +6,7 @@
  * Only the newest entry is read on the steady path (the next block's parent is the block just derived); older
  * entries serve the sequencer and a reset close to the head. A miss costs the caller one read of the block from
  * the execution client, with the same result. The ring is a few fixed arrays written in place: no key string and
- * no Map entry per block, and nothing kept longer than `capacity` blocks (ADR 0095).
+ * no Map entry per block, and nothing kept longer than `capacity` blocks (docs/performance.md).
  */
 import type { Hash } from "../../core/types/primitives.js";
 import type { SystemConfig } from "../../protocol/rollup-config.js";

@@ -32,7 +32,7 @@ export interface DerivationPipeline {
 export interface AttributesBuilder {
   /**
    * `batchTransactions` (derivation): the batch's transactions, appended after the deposits, so that the derived
-   * block's attributes are made once (ADR 0098); the sequencer gives none.
+   * block's attributes are made once (docs/performance.md); the sequencer gives none.
    */
   prepare(
     parent: L2BlockRef,

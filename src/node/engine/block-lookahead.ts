@@ -30,7 +30,7 @@ export class BlockLookahead<B> {
    * The blocks read ahead, in a fixed ring by block number (slot `n & (SLOTS − 1)`): the number, the read's promise
    * (a batch's, shared by its blocks, or a single read's) and the block's index in the batch (−1: a single read).
    * Written in place, never rehashed nor holding a promise per block: nothing here keeps a block alive once it is
-   * handed out or overwritten (ADR 0095).
+   * handed out or overwritten (docs/performance.md).
    */
   private readonly numbers = new Array<number>(BlockLookahead.SLOTS).fill(-1);
   private readonly reads = new Array<Promise<unknown> | undefined>(BlockLookahead.SLOTS).fill(undefined);

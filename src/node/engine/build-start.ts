@@ -4,7 +4,7 @@
  * then the sealed payload, checked against what was asked for.
  *
  * For a derived block (`noTxPool`, derived from L1) the node predicts the payload id (protocol/payload-id.ts) and
- * `getPayload` rides in the build start's request (docs/adr/0094): one round trip, one sleep of the node's thread
+ * `getPayload` rides in the build start's request (docs/performance.md): one round trip, one sleep of the node's thread
  * per derived block. The batched payload is used only when the EL accepted the build start and returned exactly
  * the predicted id; otherwise getPayload is sent on its own with the returned id as before, and prediction stops for
  * that EL (metric `supernode_node_payload_id_predictions_total{outcome="miss"}`). The sequencer's own blocks never

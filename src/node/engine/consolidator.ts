@@ -3,7 +3,7 @@
  * block at that height (pending-safe behind unsafe), are checked against that block instead of building one. The
  * EL's blocks are read ahead in batches while a long run of them consolidates (catch-up), as headers with their
  * transaction hashes when the engine port offers them (existing-block.ts); a read-ahead block that does not match is
- * decided again on a fresh read of the whole block, compared byte for byte (ADR 0086).
+ * decided again on a fresh read of the whole block, compared byte for byte (docs/performance.md).
  */
 import type { Logger } from "../../core/logger.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";

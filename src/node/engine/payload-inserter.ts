@@ -3,7 +3,7 @@
  * verdict (ADR 0040): after `getPayload` the node knows the block's ref, so derivation goes on with the next block
  * while the EL checks this one; every later engine operation settles it first.
  *
- * When the engine port can send `newPayload` and `forkchoiceUpdated` in one request (ADR 0084), the adopted
+ * When the engine port can send `newPayload` and `forkchoiceUpdated` in one request (docs/performance.md), the adopted
  * block's `newPayload` is not sent at once but held until the next forkchoice update that builds on it (the next
  * derived block's build start, or the flush of the heads), and both go in one JSON-RPC batch: one round trip, one
  * sleep and wake-up of the node's thread, instead of two. Any other engine operation sends it alone first.
@@ -42,7 +42,7 @@ export type ForkchoiceOutcome =
     }
   | { readonly ok: false; readonly error: unknown };
 
-/** getPayload of a predicted id, to send with a build start (ADR 0094). */
+/** getPayload of a predicted id, to send with a build start (docs/performance.md). */
 export interface PayloadFetch {
   readonly payloadId: Hex;
 }
@@ -149,7 +149,7 @@ export class PayloadInserter {
    * answered SYNCING although it had just accepted the head shows that it did not run the batch in order: batching
    * stops and the update is sent again on its own.
    *
-   * `fetch` (a build start with a predicted payload id, ADR 0094): `getPayload` of that id rides in the same request
+   * `fetch` (a build start with a predicted payload id, docs/performance.md): `getPayload` of that id rides in the same request
    * when the port batches; its outcome comes back as `payload` next to the update's result, for the caller to use
    * only when the update returned that very id. Its error is never the update's.
    */

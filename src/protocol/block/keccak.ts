@@ -3,7 +3,7 @@ import type { Hash } from "../../core/types/primitives.js";
 
 // The one keccak256 entry point of the project. hash-wasm's WebAssembly keccak is 3–6× faster than js-sha3 (itself
 // faster than @noble/hashes) for the sizes the client hashes, and runs wherever Node does (no native build):
-// docs/adr/0080-crypto-hot-path.md (which supersedes the choice of docs/adr/0030-js-sha3-keccak.md).
+// docs/performance.md (which supersedes the choice of docs/adr/0030-js-sha3-keccak.md).
 // One instance, used synchronously (init → update → digest never interleave).
 const k256 = await createKeccak(256);
 

@@ -134,7 +134,7 @@ export function decompressPrefix(
  * A channel's batches, decoded one at a time as they are taken (op-node's `ChannelInReader.NextBatch`): only the
  * decompression happens up front. A batch decoded ahead of its block would wait in a buffer for as long as the
  * blocks before it take; on the build path (an engine round trip per block) that outlives scavenges, and V8 then
- * pretenures the decoding's allocation sites for every path (ADR 0098).
+ * pretenures the decoding's allocation sites for every path (docs/performance.md).
  */
 export interface ChannelBatches {
   readonly compression: Compression | undefined;

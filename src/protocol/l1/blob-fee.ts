@@ -83,7 +83,7 @@ export function builtinL1Config(chainId: bigint): L1ChainConfig | undefined {
 
 /**
  * The activation time of blob fork `f` in `l1`. A switch over named fields rather than ``l1[`${f}Time`]``: that
- * built a key string per fork and looked it up by name on every call (once per epoch, i.e. cold: ADR 0106).
+ * built a key string per fork and looked it up by name on every call (once per epoch, i.e. cold: docs/performance.md).
  */
 function blobForkTime(l1: L1ChainConfig, f: L1BlobFork): number | undefined {
   switch (f) {

@@ -5,7 +5,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
  * Public-key recovery for L1 batcher authentication, the one hot secp256k1 operation of the node. libsecp256k1
  * through the `secp256k1` package's N-API binding (prebuilt for linux x64 glibc/musl, macOS and Windows) is ~20×
  * faster than @noble/curves; where the binding does not load, noble does the same work
- * (docs/adr/0080-crypto-hot-path.md).
+ * (docs/performance.md).
  */
 export type RecoverBackend = "native" | "noble";
 

@@ -133,7 +133,7 @@ export function decodeSignedTx(raw: Uint8Array): SignedTxInfo {
  * keccak256(type ‖ rlp(fields without the signature)). The decoder accepts canonical RLP only, so the unsigned
  * fields' encoding is the very bytes of `raw` between its list header and the signature fields: they are hashed in
  * place behind a new list header, not encoded again into a copy and copied once more behind the type byte (two
- * buffers of the transaction's size per batcher transaction, ~120 kB each with calldata; ADR 0106).
+ * buffers of the transaction's size per batcher transaction, ~120 kB each with calldata; docs/performance.md).
  */
 function typedSigningHash(raw: Uint8Array, f: readonly RlpItem[]): Uint8Array {
   const n = f.length;

@@ -34,7 +34,7 @@ export interface BuildAttributesInput {
   readonly noTxPool?: boolean;
   /**
    * Derivation: the batch's transactions (EIP-2718 bytes, or hex), appended after the deposits and upgrade
-   * transactions; the attributes are then the derived block's, made once (ADR 0098).
+   * transactions; the attributes are then the derived block's, made once (docs/performance.md).
    */
   readonly batchTransactions?: readonly (Uint8Array | Hex)[] | undefined;
 }

@@ -229,7 +229,7 @@ export function upgradeTransactionsAt(
   timestamp: number,
   opts: UpgradeInputs = {},
 ): readonly Uint8Array[] {
-  // Every block asks; only a fork's first block has any (ADR 0106): no arrays for the others.
+  // Every block asks; only a fork's first block has any (docs/performance.md): no arrays for the others.
   if (!activatesUpgradeFork(cfg, timestamp)) return NO_UPGRADE_TXS;
   const out: DepositTx[] = [];
   if (isForkActivationBlock(cfg, "ecotone", timestamp)) out.push(...ecotoneUpgradeDeposits());

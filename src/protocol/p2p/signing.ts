@@ -69,7 +69,7 @@ export function recoverSigner(hash: Uint8Array, sig: Uint8Array): Address | null
     const r = bytesToBigInt(sig.subarray(0, 32));
     const s = bytesToBigInt(sig.subarray(32, 64));
     if (r === 0n || s === 0n || r >= CURVE_N || s >= CURVE_N) return null;
-    // The process's one recovery (libsecp256k1 where its binding loads, noble otherwise; ADR 0080).
+    // The process's one recovery (libsecp256k1 where its binding loads, noble otherwise; docs/performance.md).
     const pub = recoverPublicKey(hash, v, r, s);
     return bytesToHex(keccak(pub.subarray(1)).subarray(12));
   } catch {

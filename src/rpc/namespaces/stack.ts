@@ -34,7 +34,7 @@ export function parseBlockNumberParam(params: unknown[], method: string): number
 }
 
 const l1 = (r: L1BlockRef) => ({ hash: r.hash, number: r.number, parentHash: r.parentHash, timestamp: r.timestamp });
-// Written out, not `{ ...l1(r), … }`: the spread made each answer allocate ~6.8 kB instead of ~1.7 kB (ADR 0100).
+// Written out, not `{ ...l1(r), … }`: the spread made each answer allocate ~6.8 kB instead of ~1.7 kB (docs/performance.md).
 export const l2BlockRefJson = (r: L2BlockRef) => ({
   hash: r.hash,
   number: r.number,

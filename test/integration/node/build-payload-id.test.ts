@@ -3,7 +3,7 @@
  * EngineController, with a counting node:http proxy in front of the EL: getPayload rides in the build start's
  * request when the id is predicted (one HTTP request per derived block); a miss (the EL returns other ids, or its
  * batched getPayload fails) falls back to a separate getPayload, builds the same blocks, stops prediction and counts
- * the miss; the sequencer's blocks never batch their getPayload (docs/adr/0094).
+ * the miss; the sequencer's blocks never batch their getPayload (docs/performance.md).
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";

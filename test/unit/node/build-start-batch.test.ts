@@ -1,5 +1,5 @@
 /**
- * The build start with getPayload in the same request (docs/adr/0094), against a fake EL whose batch fails in the
+ * The build start with getPayload in the same request (docs/performance.md), against a fake EL whose batch fails in the
  * ways an EL's can: refused as a whole, failed in transport, or the build start itself rejected. The batched
  * getPayload's error is never taken for the build's, and a refused batch falls back to calls on their own.
  */

@@ -35,7 +35,7 @@ const u64 = (v: bigint | number): Buffer => {
   return b;
 };
 
-/** The id written out field by field from the rules (ADR 0094), with node's sha256 and viem's keccak. */
+/** The id written out field by field from the rules (docs/performance.md), with node's sha256 and viem's keccak. */
 function byTheRules(parent: Hash, a: Flat, version: number): Hex {
   const parts: Buffer[] = [
     Buffer.from(hexToBytes(parent)),

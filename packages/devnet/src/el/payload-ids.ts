@@ -1,6 +1,6 @@
 /**
  * Payload ids of the simulated execution client, computed as op-geth does (`BuildPayloadArgs.Id`; the formula:
- * protocol/payload-id.ts, docs/adr/0094-local-payload-id.md), so that a node predicting ids meets the same behaviour
+ * protocol/payload-id.ts, docs/performance.md), so that a node predicting ids meets the same behaviour
  * here as against op-geth.
  */
 import { type Hash, type Hex, hexToBytes } from "supernode/core";
@@ -27,7 +27,7 @@ export function payloadIdOf(parent: Hash, a: BuildAttributes, version: number): 
     txHashes: a.transactions.map((t) => hexToBytes(t.hash)),
     gasLimit: a.gasLimit,
     eip1559Params: a.eip1559Params,
-    // Hashed whenever given, as op-reth does (one op-geth version hashed it only when non-zero: ADR 0094).
+    // Hashed whenever given, as op-reth does (one op-geth version hashed it only when non-zero: docs/performance.md).
     minBaseFee: a.minBaseFee,
     version,
   });
