@@ -42,6 +42,9 @@ describe("supernode-devnet (npm start)", () => {
         void exited.then(() => reject(new Error(`exited early:\n${lines.join("\n")}\n${stderr}`)));
       });
       const dirLine = lines.find((l) => l.startsWith("starting devnet in "));
+      // The variant B note comes before any supernode starts (each logs its end-of-support warning at start).
+      expect(lines.indexOf(dirLine ?? "")).toBe(0);
+      expect(lines[1]).toMatch(/^variant B chains run the legacy execution client on purpose/);
       expect(lines.some((l) => /^supernode RPC\s+http:\/\/127\.0\.0\.1:\d+\//.test(l))).toBe(true);
       expect(lines.some((l) => /^metrics\s+http:\/\/127\.0\.0\.1:\d+\/metrics/.test(l))).toBe(true);
       child.kill("SIGINT");

@@ -151,6 +151,10 @@ export function devnetProgram(): Command {
   return devnet;
 }
 
+const VARIANT_B_NOTE =
+  "variant B chains run the legacy execution client on purpose, to show both variants: the end-of-support " +
+  "warning each supernode logs for them at start is expected";
+
 async function runDevnetCommand(args: DevnetArgs): Promise<void> {
   const out = (s: string) => process.stdout.write(`${s}\n`);
   const dir = args.dir ?? mkdtempSync(join(tmpdir(), "supernode-devnet-"));
@@ -164,6 +168,8 @@ async function runDevnetCommand(args: DevnetArgs): Promise<void> {
     chainId: BigInt(901 + i),
     variant: i % 2 === 0 ? ("a" as const) : ("b" as const),
   }));
+  // Said before anything starts: every supernode of the devnet (the main one, each follower) warns about it.
+  if (chains.some((c) => c.variant === "b")) out(VARIANT_B_NOTE);
   if (args.supernodeProcess !== "same") {
     await runChildDevnet(args, dir, chains, logger, controller.signal, out).finally(() => {
       uninstall();
@@ -280,12 +286,6 @@ function printEndpoints(sn: DevnetSupernode, out: (s: string) => void): void {
   out(`L1 (anvil)        ${sn.devnet.l1.rpcUrl}   beacon ${sn.devnet.l1.beaconUrl}`);
   for (const c of sn.devnet.chains) {
     out(`chain ${c.chainId} (variant ${c.variant}) rollup RPC ${rpc}/${c.chainId}/   execution client ${c.el.httpUrl}`);
-  }
-  if (sn.devnet.chains.some((c) => c.variant === "b")) {
-    out(
-      "                  (variant B chains run the legacy execution client on purpose, to show both variants: its " +
-        "end-of-support warning at start is expected)",
-    );
   }
   const first = sn.devnet.chains[0];
   if (first !== undefined) out(`forks             ${describeForkOffsets(forkOffsetsOf(first.rollupConfig))}`);
