@@ -206,7 +206,7 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
         "0",
         "0",
       ],
-      { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+      { cwd: root, stdio: ["ignore", "pipe", "inherit", "ipc"] }, // ends with this bench, however it ends
     );
     const info = JSON.parse(await ready(devnet, "devnet", 600_000)) as {
       args: string[];
@@ -279,7 +279,7 @@ async function runOne(n: number, control: ChildProcess, controlUrl: string, repo
           trace: trace !== undefined,
         }),
       ],
-      { stdio: ["ignore", "pipe", "inherit"] },
+      { stdio: ["ignore", "pipe", "inherit", "ipc"] }, // ends with this bench, however it ends
     );
     let out = "";
     load.stdout?.on("data", (c) => {

@@ -94,11 +94,11 @@ const bench: Bench = {
         "0",
         "0",
       ],
-      { cwd: join(here, ".."), stdio: ["ignore", "pipe", "inherit"] },
+      { cwd: join(here, ".."), stdio: ["ignore", "pipe", "inherit", "ipc"] }, // ends with this bench, however it ends
     );
     try {
       const info = await new Promise<{ args: string[]; chains: number[] }>((resolve, reject) => {
-        createInterface({ input: devnet.stdout }).on("line", (line) => {
+        createInterface({ input: devnet.stdout! }).on("line", (line) => {
           if (line.startsWith("READY ")) resolve(JSON.parse(line.slice(6)));
         });
         devnet.once("exit", (code) => reject(new Error(`devnet exited (${code})`)));

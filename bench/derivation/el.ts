@@ -88,10 +88,10 @@ async function startElProcess(secret: Uint8Array): Promise<ElHandle> {
       "regolith=0,canyon=0,delta=0,ecotone=0,fjord=0,granite=0,holocene=0,isthmus=0",
       ...userTxAlloc().flatMap((a) => ["--alloc", a]),
     ],
-    { stdio: ["ignore", "pipe", "ignore"] },
+    { stdio: ["ignore", "pipe", "ignore", "ipc"] }, // ends with the bench, however it ends (endWithParent)
   );
   const line = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
+    const rl = createInterface({ input: child.stdout! });
     rl.once("line", resolve);
     child.once("exit", (code) => reject(new Error(`devnet el exited (${code})`)));
   });

@@ -5,6 +5,10 @@
 import net from "node:net";
 import { messageOf, numberArg } from "./floor-http.mjs";
 
+// Ends with the bench however it ends (the bench holds the IPC channel's other end); never kept alive by it.
+process.channel?.unref();
+process.on("disconnect", () => process.exit(0));
+
 const busyMs = numberArg("floor-peer", "--busy-us") / 1000;
 const response = messageOf(
   "floor-peer",

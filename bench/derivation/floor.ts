@@ -47,7 +47,7 @@ export async function startFloorControl(x: BlockExchange): Promise<FloorControl>
   const peer = spawn(
     process.execPath,
     [join(here, "floor-peer.mjs"), "--busy-us", String(Math.round(x.elBusyUs)), "--response-bytes", String(response)],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: ["ignore", "pipe", "inherit", "ipc"] }, // ends with the bench, however it ends
   );
   const exited = new Promise((r) => peer.once("exit", r));
   const stop = async () => {
@@ -56,7 +56,7 @@ export async function startFloorControl(x: BlockExchange): Promise<FloorControl>
   };
   try {
     const port = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: peer.stdout }).once("line", resolve);
+      createInterface({ input: peer.stdout! }).once("line", resolve);
       peer.once("exit", (code) => reject(new Error(`floor peer exited (${code})`)));
     });
     return {

@@ -41,4 +41,6 @@ const stop = async (): Promise<void> => {
 };
 process.on("SIGTERM", () => void stop());
 process.on("SIGINT", () => void stop());
+// The bench spawns this with an IPC channel: its end closes however the bench ends (kill -9 too).
+process.channel?.unref();
 process.on("disconnect", () => void stop());

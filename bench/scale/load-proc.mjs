@@ -5,6 +5,9 @@
 import { Agent, request } from "node:http";
 
 const cfg = JSON.parse(process.argv[2]);
+// Ends with the bench however it ends (the bench holds the IPC channel's other end); never kept alive by it.
+process.channel?.unref();
+process.on("disconnect", () => process.exit(0));
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "stack_syncStatus", params: [] });
 
