@@ -56,10 +56,13 @@ export async function diskFullScenario(ctx: Ctx): Promise<void> {
     const l1From = (await ctx.status("ver", CHAINS[0]!.chainId))?.current_l1.number ?? 0;
     const t0 = Date.now();
     fillUp(join(dir, "filler"));
+    // The first write that fails may come late: LevelDB appends its log in place, and on tmpfs an append that still
+    // fits the log's last page (4 KiB, ~40 SafeDB records at one per L1 block) needs no new space. Hence a longer
+    // bound than a recovery's (a bound, not a sleep: it ends as soon as the node reports the fault).
     const surfaced = await waitFor(async () => {
       for (const c of CHAINS) if (await ctx.surfaced("ver", c.chainId)) return (Date.now() - t0) / 1000;
       return false;
-    }, plan.recoverMs);
+    }, plan.recoverMs * 3);
     if (surfaced === undefined) ctx.cannotMeasure("disk full: never surfaced");
     else figures.set("disk_full_surfaced_s", Math.round(surfaced * 10) / 10);
     await sleep(plan.diskFullMs);
