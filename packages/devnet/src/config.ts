@@ -17,20 +17,10 @@ export function batchInboxAddress(chainId: bigint | number): Address {
 }
 
 /**
- * Forks active from genesis unless told otherwise. Karst and Interop are off unless scheduled: Interop needs a
+ * Forks active from genesis unless told otherwise. Karst and Lagoon are off unless scheduled: Lagoon (interop) needs a
  * dependency set and cross-chain traffic, which `supernode-devnet --interop` provides (`interop-devnet.ts`).
  */
-export const DEFAULT_DEVNET_FORKS: readonly Fork[] = [
-  "regolith",
-  "canyon",
-  "delta",
-  "ecotone",
-  "fjord",
-  "granite",
-  "holocene",
-  "isthmus",
-  "jovian",
-];
+export const DEFAULT_DEVNET_FORKS: readonly Fork[] = FORKS.filter((f) => f !== "karst" && f !== "lagoon");
 
 /**
  * A devnet fork schedule as seconds after L2 genesis (for `DevnetChainSpec.forkOffsets`): every fork of
