@@ -87,6 +87,7 @@ interface RawOpts {
   "http.addr": string;
   "http.port": number;
   "http.api": string;
+  "http.corsdomain"?: string;
   ws?: boolean;
   "ws.addr": string;
   "ws.port": number;
@@ -122,7 +123,12 @@ export function elOptionsFrom(o: RawOpts, nowSec: number): SimulatedElOptions {
       forks: parseForks(o.forks),
       alloc: parseAlloc(o.alloc),
     },
-    http: { addr: o["http.addr"], port: o["http.port"], api },
+    http: {
+      addr: o["http.addr"],
+      port: o["http.port"],
+      api,
+      ...(o["http.corsdomain"] === undefined ? {} : { corsDomain: o["http.corsdomain"].split(",") }),
+    },
     ...(o.ws ? { ws: { addr: o["ws.addr"], port: o["ws.port"] } } : {}),
     authrpc: { addr: o["authrpc.addr"], port: o["authrpc.port"], jwtSecret: loadOrCreateJwtSecret(jwtPath) },
     ...(sequencer === undefined ? {} : { sequencerHttp: sequencer }),
@@ -149,6 +155,7 @@ export function registerDevnetElCommand(devnet: Command, deps: DevnetElDeps = {}
     .option("--http.addr <addr>", "HTTP listen address", "127.0.0.1")
     .option("--http.port <port>", "HTTP port (0 = dynamic)", port, 8545)
     .option("--http.api <list>", "namespaces served over HTTP: eth,net,web3,txpool,debug,trace", "eth,net,web3")
+    .option("--http.corsdomain <list>", "origins browsers may call the HTTP port from, comma-separated (* = any)")
     .option("--ws", "serve JSON-RPC and subscriptions over WebSocket")
     .option("--ws.addr <addr>", "WebSocket listen address", "127.0.0.1")
     .option("--ws.port <port>", "WebSocket port (0 = dynamic)", port, 8546)

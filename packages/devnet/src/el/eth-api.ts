@@ -9,6 +9,7 @@ import { interopCall } from "./interop-predeploys.js";
 import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
 import type { RpcHandler } from "./json-rpc.js";
 import { EMPTY_CODE_HASH } from "./ledger.js";
+import { poolRejection } from "./pool-rules.js";
 import { decodeSigned, intrinsicGas } from "./tx-decode.js";
 import type { SimBlock } from "./types.js";
 
@@ -190,6 +191,10 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
       throw new RpcError(RPC_INVALID_PARAMS, "failed to decode signed transaction");
     }
     if (tx.chainId !== undefined && tx.chainId !== p.chainId) throw new RpcError(-32000, "invalid chain id");
+    // A sequencer's pool judges forwarded transactions; this client's own pool refuses as a real one does.
+    const refused =
+      core.sequencerHttp === undefined ? poolRejection(core.variant, tx, chain.head, chain.head.state) : undefined;
+    if (refused !== undefined) throw refused;
     if (core.sequencerHttp !== undefined) await forward(core.sequencerHttp, raw as Hex);
     try {
       core.pool.add(tx, chain.head.state);

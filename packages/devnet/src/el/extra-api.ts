@@ -12,7 +12,6 @@ import {
 import { keccak } from "supernode/protocol";
 import type { ElCore } from "./el-core.js";
 import { MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "./executor.js";
-import { txJson } from "./format.js";
 import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
 import type { RpcHandler } from "./json-rpc.js";
 import { intrinsicGas } from "./tx-decode.js";
@@ -39,25 +38,6 @@ export function baseMethods(core: ElCore, namespaces: readonly string[]): Map<st
   if (core.variant === "b") {
     m.set("rpc_modules", () => Object.fromEntries([...namespaces, "rpc"].map((ns) => [ns, "1.0"])));
   }
-  return m;
-}
-
-/** `txpool_*` (only when `txpool` is in `--http.api`). */
-export function txpoolMethods(core: ElCore): Map<string, RpcHandler> {
-  const m = new Map<string, RpcHandler>();
-  m.set("txpool_status", () => {
-    const s = core.pool.status(core.chain.head.state);
-    return { pending: q(s.pending), queued: q(s.queued) };
-  });
-  m.set("txpool_content", () => {
-    const pending: Record<string, Record<string, unknown>> = {};
-    for (const tx of core.pool.pending(core.chain.head.state)) {
-      const byNonce = pending[tx.from] ?? {};
-      byNonce[(tx.nonce ?? 0n).toString()] = txJson(core.variant, tx);
-      pending[tx.from] = byNonce;
-    }
-    return { pending, queued: {} };
-  });
   return m;
 }
 

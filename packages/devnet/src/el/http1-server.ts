@@ -18,6 +18,8 @@ export interface Http1Request {
 export interface Http1Response {
   readonly status: number;
   readonly contentType?: string;
+  /** Further response headers (e.g. CORS). */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly body: string;
 }
 
@@ -28,6 +30,7 @@ const IDLE_MS = 72_000;
 const CRLFCRLF = Buffer.from("\r\n\r\n");
 const REASONS: Record<number, string> = {
   200: "OK",
+  204: "No Content",
   400: "Bad Request",
   401: "Unauthorized",
   404: "Not Found",
@@ -71,8 +74,10 @@ class Conn {
     const len = Buffer.byteLength(res.body, "utf8");
     const type = res.contentType === undefined ? "" : `Content-Type: ${res.contentType}\r\n`;
     const conn = keepAlive ? "" : "Connection: close\r\n";
+    let extra = "";
+    if (res.headers !== undefined) for (const [k, v] of Object.entries(res.headers)) extra += `${k}: ${v}\r\n`;
     this.sock.write(
-      `HTTP/1.1 ${res.status} ${REASONS[res.status] ?? "Status"}\r\n${type}Content-Length: ${len}\r\n${conn}\r\n${res.body}`,
+      `HTTP/1.1 ${res.status} ${REASONS[res.status] ?? "Status"}\r\n${type}${extra}Content-Length: ${len}\r\n${conn}\r\n${res.body}`,
       "utf8",
     );
     if (!keepAlive) this.sock.end();

@@ -8,11 +8,15 @@ import { ElCore } from "./el-core.js";
 import { engineMethods } from "./engine-api.js";
 import { ethMethods } from "./eth-api.js";
 import { listenHttp1 } from "./http1-server.js";
-import { baseMethods, debugMethods, traceMethods, txpoolMethods } from "./extra-api.js";
+import { CorsPolicy } from "./cors.js";
+import { baseMethods, debugMethods, traceMethods } from "./extra-api.js";
+import { FilterRegistry } from "./filters.js";
 import { type RpcHandler, type RpcMethods, dispatchBody } from "./json-rpc.js";
 import { verifyEngineJwt } from "./jwt-auth.js";
+import { rollupMethods } from "./rollup-api.js";
 import { SubscriptionHub } from "./subscriptions.js";
 import { ElSyncSource, httpBlockFetcher } from "./sync-source.js";
+import { txpoolMethods } from "./txpool-api.js";
 import type { Eip1559Constants, ElForks, SimBlock, Variant } from "./types.js";
 
 export const DEFAULT_HTTP_API: readonly string[] = ["eth", "net", "web3"];
@@ -28,7 +32,13 @@ export interface SimulatedElOptions {
     readonly alloc?: Readonly<Record<string, bigint>>;
     readonly eip1559?: Eip1559Constants;
   };
-  readonly http: { readonly addr?: string; readonly port: number; readonly api?: readonly string[] };
+  readonly http: {
+    readonly addr?: string;
+    readonly port: number;
+    readonly api?: readonly string[];
+    /** Origins a browser page may call the HTTP port from (`*` = any; default none), as `--http.corsdomain`. */
+    readonly corsDomain?: readonly string[];
+  };
   readonly ws?: { readonly addr?: string; readonly port: number };
   readonly authrpc: { readonly addr?: string; readonly port: number; readonly jwtSecret: Uint8Array };
   readonly sequencerHttp?: string;
@@ -61,27 +71,34 @@ const BODY_LIMIT = 128 * 1024 * 1024;
 /**
  * A JSON-RPC 2.0 endpoint on the lean HTTP/1.1 server (http1-server.ts; thousands of Engine API calls a second in
  * catch-up): `POST /` with any content type, single and batch requests (json-rpc.ts), an optional authorization
- * check answering 401 with the reason, 404 for other paths and methods, 413 beyond the body limit.
+ * check answering 401 with the reason, 404 for other paths and methods, 413 beyond the body limit; with a CORS
+ * policy, preflights answered and allowed origins named in every answer (cors.ts).
  */
 async function listenRpc(
   addr: string,
   port: number,
   methods: RpcMethods,
   authorize?: (header: string | undefined) => string | undefined,
+  cors?: CorsPolicy,
 ): Promise<{ close: () => Promise<void>; url: string }> {
   const text = (status: number, body: string) => ({ status, contentType: "text/plain; charset=utf-8", body });
   const srv = await listenHttp1(
     addr,
     port,
     async (req) => {
+      const preflight = cors?.preflight(req);
+      if (preflight !== undefined) return preflight;
       if (authorize !== undefined) {
         const why = authorize(req.headers.authorization);
         if (why !== undefined) return text(401, `${why}\n`);
       }
-      if (req.method !== "POST" || (req.path !== "/" && req.path !== "")) return text(404, "not found\n");
+      const allow = cors?.headers(req);
+      const headers = allow === undefined ? {} : { headers: allow };
+      if (req.method !== "POST" || (req.path !== "/" && req.path !== ""))
+        return { ...text(404, "not found\n"), ...headers };
       const out = await dispatchBody(methods, req.body);
-      if (out === undefined) return { status: 200, body: "" };
-      return { status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify(out) };
+      if (out === undefined) return { status: 200, body: "", ...headers };
+      return { status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify(out), ...headers };
     },
     BODY_LIMIT,
   );
@@ -99,6 +116,8 @@ export class SimulatedExecutionClient {
     readonly httpUrl: string,
     readonly authUrl: string,
     readonly wsUrl: string | undefined,
+    /** The `eth_newFilter` family's filters (filters.ts). */
+    readonly filters: FilterRegistry,
     private readonly closers: (() => Promise<void>)[],
   ) {}
 
@@ -125,18 +144,28 @@ export class SimulatedExecutionClient {
     }
     const api = (opts.http.api ?? DEFAULT_HTTP_API).map((s) => s.trim()).filter((s) => s !== "");
     for (const ns of api) if (!KNOWN_API.has(ns)) throw new Error(`unknown --http.api namespace "${ns}"`);
+    // Parity-style trace_* exist on variant A only: variant B neither serves nor lists them (rpc_modules).
+    const served = api.filter((ns) => ns !== "trace" || opts.variant === "a");
     const eth = ethMethods(core);
-    const base = baseMethods(core, api);
+    const base = baseMethods(core, served);
+    const filters = new FilterRegistry(core, eth.get("eth_getLogs")!);
     const publicMethods = merge(
-      api.includes("eth") ? eth : new Map(),
+      served.includes("eth") ? merge(eth, filters.methods(), rollupMethods(core, eth)) : new Map(),
       base,
-      api.includes("txpool") ? txpoolMethods(core) : new Map(),
-      api.includes("debug") ? debugMethods(core) : new Map(),
-      api.includes("trace") && opts.variant === "a" ? traceMethods(core) : new Map(),
+      served.includes("txpool") ? txpoolMethods(core) : new Map(),
+      served.includes("debug") ? debugMethods(core) : new Map(),
+      served.includes("trace") ? traceMethods(core) : new Map(),
     );
-    const closers: (() => Promise<void>)[] = [];
+    const closers: (() => Promise<void>)[] = [async () => filters.close()];
+    const cors = new CorsPolicy(opts.http.corsDomain ?? []);
     try {
-      const http = await listenRpc(opts.http.addr ?? "127.0.0.1", opts.http.port, publicMethods);
+      const http = await listenRpc(
+        opts.http.addr ?? "127.0.0.1",
+        opts.http.port,
+        publicMethods,
+        undefined,
+        cors.enabled ? cors : undefined,
+      );
       closers.push(http.close);
       const authMethods = merge(eth, base, engineMethods(core));
       if (opts.datadir !== undefined) {
@@ -162,7 +191,7 @@ export class SimulatedExecutionClient {
         { http: http.url, auth: auth.url, ws: wsUrl, genesis: genesis.hash },
         "simulated execution client started",
       );
-      return new SimulatedExecutionClient(core, http.url, auth.url, wsUrl, closers);
+      return new SimulatedExecutionClient(core, http.url, auth.url, wsUrl, filters, closers);
     } catch (e) {
       for (const c of closers.reverse()) await c().catch(() => {});
       throw e;

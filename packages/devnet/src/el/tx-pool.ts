@@ -90,6 +90,17 @@ export class TxPool {
     return out;
   }
 
+  /** Transactions waiting for an earlier nonce (a gap after the sender's current nonce), sender-then-nonce order. */
+  queued(state: LedgerState): SimTx[] {
+    const ready = new Set(this.pending(state));
+    const out: SimTx[] = [];
+    for (const m of this.#bySender.values()) {
+      const nonces = [...m.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+      for (const n of nonces) if (!ready.has(m.get(n)!)) out.push(m.get(n)!);
+    }
+    return out;
+  }
+
   status(state: LedgerState): { pending: number; queued: number } {
     const pending = this.pending(state).length;
     return { pending, queued: this.#byHash.size - pending };

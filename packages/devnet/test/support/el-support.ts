@@ -1,6 +1,15 @@
 /** Shared helpers for the simulated execution-client tests (Engine API calls, attributes, transactions). */
 import { privateKeyToAccount } from "viem/accounts";
-import { type Address, bytesToHex, type Hash, type Hex, silentLogger, systemClock, toQuantity } from "supernode/core";
+import {
+  type Address,
+  bytesToHex,
+  type Clock,
+  type Hash,
+  type Hex,
+  silentLogger,
+  systemClock,
+  toQuantity,
+} from "supernode/core";
 import { encodeDepositTxHex, keccakHex } from "supernode/protocol";
 import { type ElForks, SimulatedExecutionClient, type Variant, mintEngineJwt } from "../../src/el/index.js";
 
@@ -38,6 +47,10 @@ export interface StartOpts {
   /** Keep the chain on disk (chain-store.ts). */
   datadir?: string;
   ancestorForkchoice?: "reorg" | "keep-head";
+  /** `--http.corsdomain` */
+  cors?: string[];
+  /** Defaults to the system clock. */
+  clock?: Clock;
 }
 
 export function startEl(o: StartOpts = {}): Promise<SimulatedExecutionClient> {
@@ -51,14 +64,18 @@ export function startEl(o: StartOpts = {}): Promise<SimulatedExecutionClient> {
         forks: o.forks ?? ALL_FORKS,
         alloc: { [ALICE]: 10n ** 20n },
       },
-      http: { port: 0, ...(o.api === undefined ? {} : { api: o.api }) },
+      http: {
+        port: 0,
+        ...(o.api === undefined ? {} : { api: o.api }),
+        ...(o.cors === undefined ? {} : { corsDomain: o.cors }),
+      },
       ...(o.ws ? { ws: { port: 0 } } : {}),
       authrpc: { port: 0, jwtSecret: SECRET },
       ...(o.sequencerHttp === undefined ? {} : { sequencerHttp: o.sequencerHttp }),
       ...(o.datadir === undefined ? {} : { datadir: o.datadir }),
       ...(o.ancestorForkchoice === undefined ? {} : { ancestorForkchoice: o.ancestorForkchoice }),
     },
-    { logger: silentLogger, clock: systemClock },
+    { logger: silentLogger, clock: o.clock ?? systemClock },
   );
 }
 
@@ -231,3 +248,29 @@ export function newPayloadParams(
 }
 
 export { bytesToHex };
+
+/** L1 base fee the blocks of `startMiner` carry in their L1-info deposit. */
+export const MINER_L1_BASE_FEE = 10n ** 9n;
+
+/**
+ * Builds a block with the pool's transactions on `el` every `intervalMs` (as a sequencer would), each 2 s after its
+ * parent, until `stop()`, which waits for the block in progress.
+ */
+export function startMiner(el: SimulatedExecutionClient, intervalMs = 100): { stop(): Promise<void> } {
+  let stopped = false;
+  let seq = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      const ts = el.head.header.timestamp + 2;
+      const info = l1InfoJovian({ number: 100 + seq, time: ts - 1, seq: 0, baseFee: MINER_L1_BASE_FEE });
+      await buildAndSeal(el, jovianAttrs(ts, [l1InfoDeposit(info, seq++)], { noTxPool: false }));
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
