@@ -5,7 +5,8 @@
  *
  * Layout of `dir`:
  *   l1-chain-config.json
- *   devnet.json                      summary: URLs, chain ids, file paths
+ *   devnet.json                      summary: URLs (execution clients' HTTP and WebSocket), chain ids, file paths,
+ *                                    the dev accounts with their keys
  *   chain-<id>/rollup.json
  *   chain-<id>/genesis.json          the L2 genesis in the go-ethereum format, for an OP execution client (op-geth)
  *   chain-<id>/jwt.hex
@@ -22,14 +23,19 @@ import type { BatchType } from "./batcher/channel-builder.js";
 import { DEFAULT_DEVNET_FORKS, writeJwtSecret, writeL1ChainConfig, writeRollupConfig } from "./config.js";
 import { l2GenesisJson } from "./l2-genesis.js";
 import { forksFromRollupConfig, type SimulatedElOptions, SimulatedExecutionClient } from "./el/index.js";
+import { elPorts, startOnPorts } from "./el-ports.js";
 import {
   ANVIL_ACCOUNT_COUNT,
+  devAccountsSummary,
   batcherAccountIndex,
   DERIVED_ACCOUNT_BALANCE_WEI,
   devAccount,
   fundedByAnvil,
 } from "./l1/dev-accounts.js";
 import { type DepositRequest, DevnetL1, type L1ChainContracts } from "./l1/l1.js";
+
+/** What each devnet execution client serves over HTTP and WebSocket (trace_* on variant A only). */
+const DEVNET_EL_API = ["eth", "net", "web3", "txpool", "debug", "trace"];
 
 export interface DevnetChainSpec {
   readonly chainId: bigint | number;
@@ -41,7 +47,7 @@ export interface DevnetChainSpec {
   /** Overrides the devnet-wide data mode / batch type for this chain's batcher. */
   readonly dataMode?: DataMode;
   readonly batchType?: BatchType;
-  /** Fixed loopback ports (default 0 = dynamic). */
+  /** Fixed loopback ports of this chain's execution client (default: from `DevnetOptions.elPortBase`). */
   readonly httpPort?: number;
   readonly authPort?: number;
   readonly wsPort?: number;
@@ -71,8 +77,13 @@ export interface DevnetOptions {
   readonly batcherPendingTimeoutMs?: number;
   /** Close a batcher channel after this many L1 blocks (default 0: every poll posts what it has). */
   readonly maxChannelDurationL1Blocks?: number;
-  /** Namespaces served on each EL's HTTP port (default eth, net, web3, txpool, debug). */
+  /** Namespaces served on each EL's HTTP port (default eth, net, web3, txpool, debug, trace; trace on variant A). */
   readonly elHttpApi?: readonly string[];
+  /**
+   * Fixed execution-client ports from this base (el-ports.ts: chain #k on base + 10·k, WebSocket + 1, Engine API
+   * + 2; taken ports fall back to free ones); default 0 = free ports (tests).
+   */
+  readonly elPortBase?: number;
   /** Balance of each anvil dev account on every L2 at genesis (default 10_000 ETH). */
   readonly l2DevBalanceWei?: bigint;
 }
@@ -167,6 +178,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
     const chainConfigPath = join(opts.dir, "l1-chain-config.json");
     await writeL1ChainConfig(chainConfigPath, l1ChainId, "prague");
     const alloc: Record<string, bigint> = {};
+    // the dev accounts of devAccountsSummary(): funded on every L2 at genesis
     for (let i = 0; i < ANVIL_ACCOUNT_COUNT; i++) alloc[devAccount(i).address] = opts.l2DevBalanceWei ?? 10n ** 22n;
 
     for (const [i, spec] of opts.chains.entries()) {
@@ -198,17 +210,28 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         ...(spec.seqWindowSize === undefined ? {} : { seqWindowSize: spec.seqWindowSize }),
       });
       const elGenesis = { timestamp: l2Time, gasLimit, forks: forksFromRollupConfig(provisional), alloc };
-      const client = await SimulatedExecutionClient.start(
-        {
-          variant: spec.variant,
-          chainId,
-          genesis: elGenesis,
-          http: { port: spec.httpPort ?? 0, api: opts.elHttpApi ?? ["eth", "net", "web3", "txpool", "debug"] },
-          ...(spec.wsPort === undefined ? {} : { ws: { port: spec.wsPort } }),
-          authrpc: { port: spec.authPort ?? 0, jwtSecret },
-          ...(spec.ancestorForkchoice === undefined ? {} : { ancestorForkchoice: spec.ancestorForkchoice }),
-        },
-        { logger: log, clock },
+      const base = elPorts(opts.elPortBase ?? 0, i);
+      const ports = { http: spec.httpPort ?? base.http, ws: spec.wsPort ?? base.ws, auth: spec.authPort ?? base.auth };
+      const client = await startOnPorts(
+        ports,
+        (p) =>
+          SimulatedExecutionClient.start(
+            {
+              variant: spec.variant,
+              chainId,
+              genesis: elGenesis,
+              http: { port: p.http, api: opts.elHttpApi ?? DEVNET_EL_API, corsDomain: ["*"] },
+              ws: { port: p.ws },
+              authrpc: { port: p.auth, jwtSecret },
+              ...(spec.ancestorForkchoice === undefined ? {} : { ancestorForkchoice: spec.ancestorForkchoice }),
+            },
+            { logger: log, clock },
+          ),
+        (err) =>
+          log.warn(
+            { chain: Number(chainId), ports, err: err.message },
+            "execution client ports taken: free ports used",
+          ),
       );
       const rollupConfigPath = join(chainDir, "rollup.json");
       const rollupConfig = await writeRollupConfig(rollupConfigPath, {
@@ -271,7 +294,8 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
         systemConfig: c.contracts.systemConfig,
       })),
     };
-    await writeFile(join(opts.dir, "devnet.json"), `${JSON.stringify(summary, null, 2)}\n`);
+    const devAccounts = devAccountsSummary(opts.l2DevBalanceWei ?? 10n ** 22n);
+    await writeFile(join(opts.dir, "devnet.json"), `${JSON.stringify({ ...summary, devAccounts }, null, 2)}\n`);
     log.info({ l1: l1.rpcUrl, chains: chains.map((c) => Number(c.chainId)) }, "devnet started");
     let batchersStarted = false;
     let l1Held = holdL1;

@@ -25,6 +25,8 @@ export interface ChildDevnetOptions {
   readonly chains: ReadonlyArray<{ readonly chainId: bigint; readonly variant: "a" | "b" }>;
   readonly rpcPort: number;
   readonly metricsPort: number;
+  /** Fixed execution-client ports from this base (`--el.port`, el-ports.ts); default 0 = free ports. */
+  readonly elPortBase?: number;
   /** L1 finality distance (anvil `--slots-in-an-epoch`; finalized = head − 2·n); default 2. */
   readonly l1SlotsInAnEpoch?: number;
   readonly l1BlockTimeSec: number;
@@ -87,6 +89,7 @@ export async function startChildDevnet(opts: ChildDevnetOptions, logger: Logger)
       ...(opts.l1SlotsInAnEpoch === undefined ? {} : { l1SlotsInAnEpoch: opts.l1SlotsInAnEpoch }),
       l2BlockTimeSec: opts.l2BlockTimeSec,
       dataMode: opts.dataMode,
+      ...(opts.elPortBase === undefined ? {} : { elPortBase: opts.elPortBase }),
       // one batcher poll per L2 block keeps the devnet's own CPU modest with many chains
       batcherPollIntervalMs: Math.max(1000, opts.l2BlockTimeSec * 1000),
     },

@@ -14,11 +14,14 @@ import { dataModeProblem, describeForkOffsets, parseForkOffsets } from "./fork-o
 import { describeFollowers, type Followers, startFollowers } from "./followers.js";
 import { DEMO_DEPOSIT_RECIPIENT, type DevnetSupernode, startDevnetSupernode } from "./supernode.js";
 import { rpcCall } from "../rpc-call.js";
+import { DEFAULT_EL_PORT_BASE } from "../el-ports.js";
+import { describeDevAccounts, describeExecutionClients } from "./developer.js";
 
 interface DevnetArgs {
   dir?: string;
   rpcPort: number;
   metricsPort: number;
+  elPort: number;
   l1BlockTime: number;
   l1SlotsInAnEpoch: number;
   l2BlockTime: number;
@@ -73,6 +76,13 @@ export function devnetProgram(): Command {
     .option("--dir <dir>", "directory for configs and state (default: a fresh temporary directory, removed on exit)")
     .option("--rpc.port <port>", "supernode JSON-RPC port on 127.0.0.1", intArg, 8545)
     .option("--metrics.port <port>", "metrics port on 127.0.0.1", intArg, 7300)
+    .option(
+      "--el.port <port>",
+      "execution clients' ports from this base: chain 901 HTTP base+10, WebSocket base+11, Engine API base+12, " +
+        "chain 902 base+20…; 0 = any free ports",
+      intArg,
+      DEFAULT_EL_PORT_BASE,
+    )
     .option("--l1-block-time <s>", "L1 block time in seconds", intArg, 2)
     .option(
       "--l1-slots-in-an-epoch <n>",
@@ -121,6 +131,7 @@ export function devnetProgram(): Command {
         ...(typeof raw.dir === "string" ? { dir: raw.dir } : {}),
         rpcPort: raw["rpc.port"] as number,
         metricsPort: raw["metrics.port"] as number,
+        elPort: raw["el.port"] as number,
         l1BlockTime: raw.l1BlockTime as number,
         l1SlotsInAnEpoch: raw.l1SlotsInAnEpoch as number,
         l2BlockTime: raw.l2BlockTime as number,
@@ -202,6 +213,7 @@ function devnetOptions(args: DevnetArgs, dir: string, chains: ReadonlyArray<{ ch
     chains,
     rpcPort: args.rpcPort,
     metricsPort: args.metricsPort,
+    elPortBase: args.elPort,
     l1BlockTimeSec: args.l1BlockTime,
     l1SlotsInAnEpoch: args.l1SlotsInAnEpoch,
     l2BlockTimeSec: args.l2BlockTime,
@@ -261,6 +273,8 @@ async function runChildDevnet(
     const where = cd.supernode === undefined ? "not started here" : `pid ${cd.supernode.pid}`;
     out(`supernode         ${where}, RPC ${cd.rpcUrl}/<chain id>/ for chains 901…${900 + chains.length}`);
     out(`metrics           ${cd.metricsUrl}`);
+    describeExecutionClients(cd.devnet, out);
+    describeDevAccounts(out);
     if (cd.externalFile !== undefined) out(`external supernode: ${cd.externalFile}`);
     if (followers !== undefined) describeFollowers(followers, out);
     if (!signal.aborted) await reportChildDevnet(cd, signal, out, 4_000, followers?.statusLines);
@@ -284,14 +298,14 @@ function printEndpoints(sn: DevnetSupernode, out: (s: string) => void): void {
   const rpc = sn.supernode.rpc.url;
   out("");
   out(`L1 (anvil)        ${sn.devnet.l1.rpcUrl}   beacon ${sn.devnet.l1.beaconUrl}`);
-  for (const c of sn.devnet.chains) {
-    out(`chain ${c.chainId} (variant ${c.variant}) rollup RPC ${rpc}/${c.chainId}/   execution client ${c.el.httpUrl}`);
-  }
+  for (const c of sn.devnet.chains) out(`chain ${c.chainId} (variant ${c.variant}) rollup RPC ${rpc}/${c.chainId}/`);
+  describeExecutionClients(sn.devnet, out);
   const first = sn.devnet.chains[0];
   if (first !== undefined) out(`forks             ${describeForkOffsets(forkOffsetsOf(first.rollupConfig))}`);
   out(`supernode RPC     ${rpc}/   (superroot_atTimestamp, supernode_syncStatus, heartbeat_check; admin enabled)`);
   out(`metrics           ${sn.supernode.metricsServer?.url ?? "disabled"}`);
   out(`health            ${rpc}/healthz   ${rpc}/readyz   status page ${rpc}/status`);
+  describeDevAccounts(out);
   out("");
   out(
     `try: curl -s -X POST -H 'content-type: application/json' --data '{"jsonrpc":"2.0","id":1,"method":"stack_syncStatus"}' ${rpc}/901/`,

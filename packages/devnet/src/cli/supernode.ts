@@ -29,6 +29,8 @@ export interface DevnetSupernodeOptions {
   }>;
   readonly rpcPort: number;
   readonly metricsPort: number;
+  /** Fixed execution-client ports from this base (`--el.port`, el-ports.ts); default 0 = free ports. */
+  readonly elPortBase?: number;
   /** L1 finality distance (anvil `--slots-in-an-epoch`; finalized = head − 2·n); default 2. */
   readonly l1SlotsInAnEpoch?: number;
   readonly l1BlockTimeSec?: number;
@@ -186,6 +188,7 @@ export async function startDevnetSupernode(
       ...(opts.l1SlotsInAnEpoch === undefined ? {} : { l1SlotsInAnEpoch: opts.l1SlotsInAnEpoch }),
       l2BlockTimeSec: opts.l2BlockTimeSec ?? 2,
       ...(opts.dataMode === undefined ? {} : { dataMode: opts.dataMode }),
+      ...(opts.elPortBase === undefined ? {} : { elPortBase: opts.elPortBase }),
     },
     { logger: deps.devnetLogger ?? deps.logger },
   );

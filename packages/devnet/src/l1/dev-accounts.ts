@@ -58,3 +58,27 @@ export function batcherAccountIndex(chainIndex: number): number {
   }
   return 1 + chainIndex;
 }
+
+/** The dev accounts as the devnet presents them to developers (banner, `devnet.json`). */
+export interface DevAccountsSummary {
+  readonly mnemonic: string;
+  /** Each account's balance on every L2 at genesis (anvil gives them 10 000 ETH on L1). */
+  readonly l2BalanceWei: string;
+  readonly accounts: ReadonlyArray<{ readonly index: number; readonly address: Address; readonly privateKey: Hex }>;
+  /** Which accounts the devnet itself sends from (a developer's transactions from them race its nonces). */
+  readonly usedByTheDevnet: string;
+}
+
+export function devAccountsSummary(l2BalanceWei: bigint): DevAccountsSummary {
+  return {
+    mnemonic: ANVIL_MNEMONIC,
+    l2BalanceWei: l2BalanceWei.toString(),
+    accounts: Array.from({ length: ANVIL_ACCOUNT_COUNT }, (_, i) => {
+      const a = devAccount(i);
+      return { index: i, address: a.address, privateKey: a.privateKey };
+    }),
+    usedByTheDevnet:
+      "L1: #0 deploys the rollup contracts and sends the demo deposits, #1… post each chain's batches; " +
+      "L2: #9 sends the --interop messages",
+  };
+}

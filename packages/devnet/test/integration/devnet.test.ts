@@ -89,14 +89,26 @@ describe("startDevnet: anvil + two simulated ELs (variants A and B) + batchers",
     const l1cfg = JSON.parse(await readFile(devnet.l1.chainConfigPath, "utf8")) as Record<string, unknown>;
     expect(l1cfg.chainId).toBe(devnet.l1.chainId);
     expect(l1cfg.pragueTime).toBe(0);
-    const summary = JSON.parse(await readFile(join(dir, "devnet.json"), "utf8")) as { chains: unknown[] };
+    const summary = JSON.parse(await readFile(join(dir, "devnet.json"), "utf8")) as {
+      chains: { el: { httpUrl: string; wsUrl?: string } }[];
+      devAccounts: { mnemonic: string; accounts: { address: string; privateKey: string }[] };
+    };
     expect(summary.chains).toHaveLength(2);
-    // variant identity is visible on the EL
+    // every execution client serves WebSocket, named in the summary with the dev accounts and their keys
+    for (const c of summary.chains) expect(c.el.wsUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
+    expect(summary.devAccounts.accounts).toHaveLength(10);
+    expect(summary.devAccounts.accounts[0]).toEqual({
+      index: 0,
+      address: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+      privateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+    });
+    // variant identity is visible on the EL, which a browser page may call (CORS)
     const res = await fetch(devnet.chain(9001).el.httpUrl, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", origin: "http://localhost:3000" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
     });
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(((await res.json()) as { result: Hex }).result).toBe("0x2329");
   });
 
