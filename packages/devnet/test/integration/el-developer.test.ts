@@ -9,11 +9,9 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
-  encodeFunctionData,
   getAddress,
   http,
   InsufficientFundsError,
-  parseAbi,
   webSocket,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -21,13 +19,20 @@ import { chainConfig } from "viem/op-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hash, Hex } from "supernode/core";
 import type { SimulatedExecutionClient } from "../../src/el/index.js";
-import { ALICE_KEY, BOB, MINER_L1_BASE_FEE, alice, call, rpc, startEl, startMiner } from "../support/el-support.js";
+import {
+  ALICE_KEY,
+  BOB,
+  MESSAGE_PASSER,
+  MINER_L1_BASE_FEE,
+  alice,
+  call,
+  rpc,
+  startEl,
+  startMiner,
+  withdrawalCalldata,
+} from "../support/el-support.js";
 
-const MESSAGE_PASSER = "0x4200000000000000000000000000000000000016";
-const withdrawal = encodeFunctionData({
-  abi: parseAbi(["function initiateWithdrawal(address _target, uint256 _gasLimit, bytes _data)"]),
-  args: [BOB, 100_000n, "0x1234"],
-});
+const withdrawal = withdrawalCalldata(BOB, "0x1234");
 
 /** Resolves with the first value `subscribe` hands its callback; rejects after `ms`. */
 function first<T>(subscribe: (cb: (v: T) => void) => void, ms = 20_000): Promise<T> {

@@ -2,7 +2,6 @@
  * The polling filters (`eth_newFilter` family, expiry as geth's) and the pool's refusals at submission, worded per
  * variant (B as geth, A as reth), on the simulated execution client's JSON-RPC.
  */
-import { encodeFunctionData, parseAbi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Clock, type Hash, type Hex, systemClock } from "supernode/core";
@@ -20,14 +19,12 @@ import {
   l1InfoJovian,
   rpc,
   startEl,
+  MESSAGE_PASSER,
+  withdrawalCalldata,
 } from "../support/el-support.js";
 
-const MESSAGE_PASSER = "0x4200000000000000000000000000000000000016";
 const UNFUNDED = privateKeyToAccount(`0x${"11".repeat(32)}`);
-const withdrawal = encodeFunctionData({
-  abi: parseAbi(["function initiateWithdrawal(address _target, uint256 _gasLimit, bytes _data)"]),
-  args: [BOB, 100_000n, "0x"],
-});
+const withdrawal = withdrawalCalldata(BOB, "0x");
 
 function sign(o: { nonce: number; gas?: bigint; maxFeePerGas?: bigint; to?: Hex; data?: Hex; from?: typeof alice }) {
   return (o.from ?? alice).signTransaction({

@@ -1,4 +1,5 @@
 /** Shared helpers for the simulated execution-client tests (Engine API calls, attributes, transactions). */
+import { encodeFunctionData, parseAbi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
   type Address,
@@ -24,6 +25,15 @@ export const DEPOSIT_FROM: Address = "0x00000000000000000000000000000000000000d0
 export const FEE_RECIPIENT: Address = "0x4200000000000000000000000000000000000011";
 export const DEPOSITOR: Address = "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001";
 export const L1_BLOCK: Address = "0x4200000000000000000000000000000000000015";
+export const MESSAGE_PASSER: Address = "0x4200000000000000000000000000000000000016";
+
+/** Calldata of `initiateWithdrawal(target, 100000, data)`: a call to the message passer emits `MessagePassed`. */
+export function withdrawalCalldata(target: Address, data: Hex = "0x"): Hex {
+  return encodeFunctionData({
+    abi: parseAbi(["function initiateWithdrawal(address _target, uint256 _gasLimit, bytes _data)"]),
+    args: [target, 100_000n, data],
+  });
+}
 
 export const ALL_FORKS: ElForks = {
   regolith: 0,
