@@ -352,7 +352,7 @@ export async function blockAt(
  */
 export function interopAccess(
   node: ChainNode,
-  engine: Pick<EngineClient, "l2BlockRefByHash" | "l2BlockRefByNumber" | "blockReceipts">,
+  engine: Pick<EngineClient, "l2BlockRefByHash" | "l2BlockRefByNumber" | "blockReceipts" | "payloadByHash">,
 ): ChainInteropAccess {
   const withReceipts = async (ref: L2BlockRef | undefined) => {
     if (ref === undefined) return undefined;
@@ -370,7 +370,10 @@ export function interopAccess(
     async blockLogsAt(n) {
       return withReceipts(await engine.l2BlockRefByNumber(n));
     },
-    invalidate(head, decisionTimestamp) {
+    payloadByHash(hash) {
+      return engine.payloadByHash(hash);
+    },
+    invalidate(head, decisionTimestamp, payloads) {
       return node.invalidateBlock({
         height: head.number,
         payloadHash: head.hash,
@@ -378,10 +381,11 @@ export function interopAccess(
         stateRoot: head.stateRoot,
         messagePasserStorageRoot: head.messagePasserStorageRoot,
         ...(head.txIndices === undefined ? {} : { txIndices: head.txIndices }),
+        ...(payloads === undefined ? {} : { payloads }),
       });
     },
-    rewindEngine(target) {
-      return node.rewindEngineTo(target);
+    rewindEngine(target, payload) {
+      return node.rewindEngineTo(target, payload);
     },
     async pruneDenied(timestamp) {
       await node.pruneDenied(timestamp);

@@ -7,7 +7,7 @@ import type { MethodTable } from "../rpc/method-table.js";
 /** What the interop activity reaches through a running chain instance (see `InteropChain`). */
 export type ChainInteropAccess = Pick<
   InteropChain,
-  "blockLogs" | "blockLogsAt" | "invalidate" | "rewindEngine" | "pruneDenied"
+  "blockLogs" | "blockLogsAt" | "payloadByHash" | "invalidate" | "rewindEngine" | "pruneDenied"
 >;
 
 /**

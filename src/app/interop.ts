@@ -136,8 +136,9 @@ function interopChain(sup: ChainSupervisor, chain: ChainConfig): InteropChain {
     firstSafeTimestamp: async () => sup.current?.firstSafeTimestamp(),
     blockLogs: async (hash) => access().blockLogs(hash),
     blockLogsAt: async (n) => access().blockLogsAt(n),
-    invalidate: async (head, ts) => access().invalidate(head, ts),
-    rewindEngine: async (target) => access().rewindEngine(target),
+    payloadByHash: async (hash) => access().payloadByHash(hash),
+    invalidate: async (head, ts, payloads) => access().invalidate(head, ts, payloads),
+    rewindEngine: async (target, payload) => access().rewindEngine(target, payload),
     pruneDenied: async (ts) => access().pruneDenied(ts),
   };
 }

@@ -85,6 +85,7 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     safeDb: deps.safeDb,
     denyList,
     logger: deps.logger,
+    refFromPayload: deps.refFromPayload,
     restartFrom: (safe) => hooks.restartFrom(safe),
     notReady: () => hooks.busy() ?? (elSync.syncing ? "EL sync" : undefined),
   });

@@ -316,9 +316,9 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   /** Rewinds the chain to its canonical block at `target.number` (an L1 reorg of verified results). */
-  rewindEngineTo(target: BlockId): Promise<boolean> {
+  rewindEngineTo(target: BlockId, payload?: ExecutionPayloadEnvelope): Promise<boolean> {
     return this.interop.submit(
-      () => this.interop.rewindTo(target),
+      () => this.interop.rewindTo(target, payload),
       () => this.poke(),
     );
   }

@@ -10,18 +10,23 @@ import { CriticalError, severityOf, TemporaryError } from "../core/errors/supern
 import type { Logger } from "../core/logger.js";
 import type { BlockId, L2BlockRef } from "../core/types/block-ref.js";
 import type { Hash, Hex } from "../core/types/primitives.js";
+import type { InvalidationPayloads } from "../protocol/interop/types.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import { offendingTxHashes } from "./denied-txs.js";
 import type { EngineController } from "./engine/engine-controller.js";
 import { resetSafeDb } from "./engine/find-heads.js";
-import type { DeniedBlock, DenyListPort, EngineApi, L1Source, SafeDbPort } from "./ports.js";
+import type { DeniedBlock, DenyListPort, EngineApi, ExecutionPayloadEnvelope, L1Source, SafeDbPort } from "./ports.js";
 
 /**
  * A block the interop activity found invalid, with its output (kept for the super roots of the original), and the
  * positions in it of the offending transactions (their executing messages failed): only those are denied for good.
  * Without positions every non-deposit transaction of the block is.
  */
-export type InvalidateRequest = Omit<DeniedBlock, "txHashes"> & { readonly txIndices?: readonly number[] };
+export type InvalidateRequest = Omit<DeniedBlock, "txHashes"> & {
+  readonly txIndices?: readonly number[];
+  /** The block's and its parent's payloads from the write-ahead record (absent: read from the EL). */
+  readonly payloads?: InvalidationPayloads;
+};
 
 export interface InvalidateOutcome {
   /** A new deny-list record was written (false on a replay). */
@@ -38,6 +43,8 @@ export interface InteropControlDeps {
   readonly safeDb?: SafeDbPort | undefined;
   readonly denyList?: DenyListPort | undefined;
   readonly logger: Logger;
+  /** The block ref of a payload (its L1 origin and sequence number from the L1-info deposit). */
+  readonly refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef;
   /** Restarts derivation on top of `safe` after the heads were rewound (pipeline, finalizer, kept attributes). */
   readonly restartFrom: (safe: L2BlockRef) => Promise<void>;
   /** Whether the node can take requests now (running, heads known, not EL syncing); else why not. */
@@ -148,9 +155,10 @@ export class InteropControl {
     if (list === undefined) throw new CriticalError("DENYLIST_MISSING", "deny list not initialized");
     if (r.height <= 0) throw new CriticalError("DENY_GENESIS", `cannot invalidate genesis block (height=${r.height})`);
     const e = this.d.engine;
-    const payload = await e.payloadByHash(r.payloadHash);
+    const { txIndices, payloads, ...record } = r;
+    if (payloads !== undefined) checkInvalidationPayloads(r.height, r.payloadHash, payloads);
+    const payload = payloads?.invalid ?? (await e.payloadByHash(r.payloadHash));
     const txs: readonly Hex[] = payload?.executionPayload.transactions ?? [];
-    const { txIndices, ...record } = r;
     const denied = await list.add({ ...record, txHashes: offendingTxHashes(txs, txIndices) });
     this.excluded = undefined;
     const canonical = await e.l2BlockRefByNumber(r.height);
@@ -158,7 +166,8 @@ export class InteropControl {
       this.d.logger.info({ block: r.height, hash: r.payloadHash, denied }, "denied block is not canonical; no rewind");
       return { denied, rewound: false };
     }
-    const parent = await e.l2BlockRefByHash(canonical.parentHash);
+    const parent =
+      payloads === undefined ? await e.l2BlockRefByHash(canonical.parentHash) : await this.reinsert(payloads.parent);
     if (parent === undefined)
       throw new TemporaryError("REWIND_PARENT_UNKNOWN", `parent of denied block ${r.height} not found`);
     await this.rewindHeads(parent, r.height);
@@ -173,12 +182,31 @@ export class InteropControl {
    * RewindEngine (driver loop, an L1 reorg of verified results): the chain goes back to its canonical block at
    * `target.number` (the last block still verified) when anything is above it, and derives on from there.
    */
-  async rewindTo(target: BlockId): Promise<boolean> {
-    const ref = await this.d.engine.l2BlockRefByNumber(target.number);
+  async rewindTo(target: BlockId, payload?: ExecutionPayloadEnvelope): Promise<boolean> {
+    if (payload !== undefined && payload.executionPayload.blockHash.toLowerCase() !== target.hash.toLowerCase())
+      throw new CriticalError("REWIND_TARGET_MISMATCH", `rewind target payload is not block ${target.hash}`);
+    const ref =
+      payload === undefined || this.d.controller.heads.unsafe.number <= target.number
+        ? await this.d.engine.l2BlockRefByNumber(target.number)
+        : await this.reinsert(payload);
     if (ref === undefined || this.d.controller.heads.unsafe.number <= ref.number) return false;
     await this.rewindHeads(ref, undefined);
     this.d.logger.warn({ to: ref.number, hash: ref.hash }, "chain rewound after an L1 reorg of verified results");
     return true;
+  }
+
+  /**
+   * Gives the EL the recorded payload of a block the chain rewinds to (a no-op for a block it has; one it pruned
+   * is imported again, as upstream op-supernode re-inserts its rewind target) and returns its ref.
+   */
+  private async reinsert(env: ExecutionPayloadEnvelope): Promise<L2BlockRef> {
+    const st = await this.d.engine.newPayload(env);
+    if (st.status !== "VALID")
+      throw new TemporaryError(
+        "REWIND_TARGET_NOT_VALID",
+        `rewind target ${env.executionPayload.blockNumber} not accepted by the EL: ${st.status}`,
+      );
+    return this.d.refFromPayload(env);
   }
 
   /** Forgets denials decided at or after `timestamp`; returns how many. */
@@ -217,4 +245,24 @@ export class InteropControl {
     });
     await this.d.restartFrom(target);
   }
+}
+
+/** The recorded payloads must be the invalidated block and its parent (a mismatch is a corrupt record: critical). */
+function checkInvalidationPayloads(height: number, hash: Hash, p: InvalidationPayloads): void {
+  const inv = p.invalid.executionPayload;
+  const par = p.parent.executionPayload;
+  if (
+    inv.blockHash.toLowerCase() !== hash.toLowerCase() ||
+    inv.blockNumber !== height ||
+    par.blockHash.toLowerCase() !== inv.parentHash.toLowerCase() ||
+    par.blockNumber !== height - 1
+  )
+    throw new CriticalError(
+      "INVALIDATION_PAYLOADS_MISMATCH",
+      `recorded payloads are not block ${height} and its parent`,
+      {
+        height,
+        hash,
+      },
+    );
 }

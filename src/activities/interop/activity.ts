@@ -232,13 +232,16 @@ export class InteropActivity {
       case "rewind": {
         const at = await this.firstNonCanonical();
         this.d.logger.warn({ rewindAtOrAfter: at }, "verified results lost their L1 inclusion; rewinding");
-        const t: PendingTransition = { kind: "rewind", rewindAtOrAfter: at };
+        const t = await this.transitions.rewind(at);
         await this.d.verified.setPending(t);
         return this.apply(t);
       }
       default: {
         this.setState("verifying");
-        const t: PendingTransition = { kind: decision.kind, result: decision.result };
+        const t: PendingTransition =
+          decision.kind === "advance"
+            ? { kind: "advance", result: decision.result }
+            : await this.transitions.invalidation(decision.result);
         await this.d.verified.setPending(t);
         const progressed = await this.apply(t);
         if (progressed) this.d.metrics?.verificationSeconds((this.d.clock.nowMs() - started) / 1000);

@@ -4,7 +4,14 @@ import type { Log } from "../../protocol/block/receipt.js";
 import type { StoredLog } from "../../protocol/interop/messages.js";
 import type { InitiatingLog } from "../../protocol/interop/rules.js";
 import type { ChainBlockAt } from "../ports.js";
-import type { InvalidHead, PendingTransition, SealedBlock, VerifiedResult } from "../../protocol/interop/types.js";
+import type { ExecutionPayloadEnvelope } from "../../protocol/engine-api-types.js";
+import type {
+  InvalidationPayloads,
+  InvalidHead,
+  PendingTransition,
+  SealedBlock,
+  VerifiedResult,
+} from "../../protocol/interop/types.js";
 
 export type { PendingTransition, SealedBlock, VerifiedResult };
 
@@ -85,14 +92,24 @@ export interface InteropChain {
   blockLogs(hash: Hash): Promise<BlockLogsSource | undefined>;
   /** The same by block number (log backfill). */
   blockLogsAt(number: number): Promise<BlockLogsSource | undefined>;
+  /** The full execution payload of a block, for the write-ahead record; undefined when the EL does not know it. */
+  payloadByHash(hash: Hash): Promise<ExecutionPayloadEnvelope | undefined>;
   /**
    * Denies `head` (persisted) and replaces it: the chain rewinds to its parent and derives a deposits-only block
    * at that height. Idempotent (a block already replaced is only recorded): `denied` says whether a new deny-list
-   * record was written, `rewound` whether the block was still canonical.
+   * record was written, `rewound` whether the block was still canonical. `payloads` (from the write-ahead record)
+   * are the block and its parent; absent (a record of an earlier version) they are read from the EL.
    */
-  invalidate(head: InvalidHead, decisionTimestamp: number): Promise<InvalidationOutcome>;
-  /** Rewinds the chain's engine to its block at `target.number` (an L1 reorg undid verified results). */
-  rewindEngine(target: BlockId): Promise<boolean>;
+  invalidate(
+    head: InvalidHead,
+    decisionTimestamp: number,
+    payloads?: InvalidationPayloads,
+  ): Promise<InvalidationOutcome>;
+  /**
+   * Rewinds the chain's engine to its block `target` (an L1 reorg undid verified results); `payload` (from the
+   * write-ahead record) is that block's payload, absent in records of earlier versions.
+   */
+  rewindEngine(target: BlockId, payload?: ExecutionPayloadEnvelope): Promise<boolean>;
   /** Forgets denials decided at or after `timestamp` (a rewind of verified results un-denies them). */
   pruneDenied(timestamp: number): Promise<void>;
 }

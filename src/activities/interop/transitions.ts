@@ -1,7 +1,9 @@
-import { severityOf } from "../../core/errors/supernode-error.js";
+import { severityOf, TemporaryError } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { BlockId } from "../../core/types/block-ref.js";
-import type { PendingTransition, VerificationResult } from "../../protocol/interop/types.js";
+import type { Hash } from "../../core/types/primitives.js";
+import type { ExecutionPayloadEnvelope } from "../../protocol/engine-api-types.js";
+import type { InvalidationPayloads, PendingTransition, VerificationResult } from "../../protocol/interop/types.js";
 import type { FrontierCache } from "./frontier.js";
 import type { InteropChain, InteropMetrics, LogsStorePort, StagedSeal, VerifiedStorePort } from "./ports.js";
 
@@ -28,16 +30,50 @@ export interface TransitionDeps {
 export class TransitionApplier {
   constructor(private readonly d: TransitionDeps) {}
 
+  /**
+   * The invalidation to write ahead, with every invalidated block's payload and its parent's (upstream
+   * op-supernode's `InvalidationParentPayloads`; we also keep the block itself, whose offending transactions the
+   * deny list names). A payload the EL cannot give fails the round (temporary): it is decided again.
+   */
+  async invalidation(result: VerificationResult): Promise<PendingTransition> {
+    const payloads: Record<string, InvalidationPayloads> = {};
+    for (const id of Object.keys(result.invalidHeads).sort()) {
+      const head = result.invalidHeads[id];
+      if (head === undefined) continue;
+      const invalid = await this.payload(id, head.hash);
+      payloads[id] = { invalid, parent: await this.payload(id, invalid.executionPayload.parentHash) };
+    }
+    return { kind: "invalidate", result, payloads };
+  }
+
+  /** The rewind to write ahead, with the payload of every chain's kept verified head (upstream `TargetPayloads`). */
+  async rewind(at: number): Promise<PendingTransition> {
+    const keep = await this.d.verified.get(at - 1);
+    const targets: Record<string, ExecutionPayloadEnvelope> = {};
+    for (const id of this.d.chainIds()) {
+      const head = keep?.l2Heads[id];
+      if (head !== undefined) targets[id] = await this.payload(id, head.hash);
+    }
+    return { kind: "rewind", rewindAtOrAfter: at, targets };
+  }
+
+  private async payload(id: string, hash: Hash): Promise<ExecutionPayloadEnvelope> {
+    const env = await this.d.byId.get(id)?.payloadByHash(hash);
+    if (env === undefined)
+      throw new TemporaryError("INTEROP_PAYLOAD_UNKNOWN", `chain ${id}: the EL does not give block ${hash}`);
+    return env;
+  }
+
   /** Applies a written-ahead transition; every step is idempotent. True when a timestamp was committed. */
   async apply(t: PendingTransition): Promise<boolean> {
     switch (t.kind) {
       case "advance":
         return this.applyAdvance(t.result);
       case "invalidate":
-        await this.applyInvalidate(t.result);
+        await this.applyInvalidate(t.result, t.payloads ?? {});
         return false;
       case "rewind":
-        await this.applyRewind(t.rewindAtOrAfter);
+        await this.applyRewind(t.rewindAtOrAfter, t.targets ?? {});
         return false;
     }
   }
@@ -71,14 +107,17 @@ export class TransitionApplier {
     return true;
   }
 
-  private async applyInvalidate(r: VerificationResult): Promise<void> {
+  private async applyInvalidate(
+    r: VerificationResult,
+    payloads: Readonly<Record<string, InvalidationPayloads>>,
+  ): Promise<void> {
     const failures: string[] = [];
     for (const id of Object.keys(r.invalidHeads).sort()) {
       const head = r.invalidHeads[id];
       const chain = this.d.byId.get(id);
       if (head === undefined || chain === undefined) continue;
       try {
-        const out = await chain.invalidate(head, r.timestamp);
+        const out = await chain.invalidate(head, r.timestamp, payloads[id]);
         this.d.metrics?.invalidation(id);
         if (out.denied) this.d.metrics?.denied(id);
         this.d.logger.warn(
@@ -106,7 +145,7 @@ export class TransitionApplier {
    * forgotten and its engine is rewound to the kept head (it derives on from there). Every chain is attempted; any
    * failure keeps the transition for the next round.
    */
-  private async applyRewind(at: number): Promise<void> {
+  private async applyRewind(at: number, targets: Readonly<Record<string, ExecutionPayloadEnvelope>>): Promise<void> {
     const keep = await this.d.verified.get(at - 1);
     const failures: string[] = [];
     for (const id of this.d.chainIds()) {
@@ -119,7 +158,7 @@ export class TransitionApplier {
           await store.rewindTo(head?.number ?? chain.numberAt(Math.max(this.d.runtimeStart(), chain.genesisTime)) - 1);
         }
         await chain.pruneDenied(at);
-        if (head !== undefined && (await chain.rewindEngine(head)))
+        if (head !== undefined && (await chain.rewindEngine(head, targets[id])))
           this.d.logger.warn({ chain: id, to: head.number }, "chain engine rewound to the last verified block");
       } catch (err) {
         failures.push(`chain ${id}: ${String(err)}`);

@@ -1,5 +1,6 @@
 import type { BlockId } from "../../core/types/block-ref.js";
 import type { Hash } from "../../core/types/primitives.js";
+import type { ExecutionPayloadEnvelope } from "../engine-api-types.js";
 
 /** A block that failed verification, with its output (kept for super roots of the replaced block). */
 export interface InvalidHead extends BlockId {
@@ -37,11 +38,34 @@ export interface VerifiedResult {
   readonly l2Heads: Readonly<Record<string, BlockId>>;
 }
 
-/** The write-ahead transition: written before any side effect, cleared with the last one. */
+/**
+ * The full execution payloads an invalidation needs, captured from the chain's execution client when the
+ * transition is written: the invalid block (its offending transactions are denied by hash) and its parent (the
+ * block the chain rewinds to). Applying the transition reads them from the record, never from the execution client,
+ * which may no longer serve a block that left the canonical chain.
+ */
+export interface InvalidationPayloads {
+  readonly invalid: ExecutionPayloadEnvelope;
+  readonly parent: ExecutionPayloadEnvelope;
+}
+
+/**
+ * The write-ahead transition: written before any side effect, cleared with the last one. `payloads` (invalidate,
+ * per invalidated chain) and `targets` (rewind, per chain that keeps a verified head: the payload of that head) are
+ * absent in records written by earlier versions; those are applied from the execution client as before.
+ */
 export type PendingTransition =
   | { readonly kind: "advance"; readonly result: VerificationResult }
-  | { readonly kind: "invalidate"; readonly result: VerificationResult }
-  | { readonly kind: "rewind"; readonly rewindAtOrAfter: number };
+  | {
+      readonly kind: "invalidate";
+      readonly result: VerificationResult;
+      readonly payloads?: Readonly<Record<string, InvalidationPayloads>>;
+    }
+  | {
+      readonly kind: "rewind";
+      readonly rewindAtOrAfter: number;
+      readonly targets?: Readonly<Record<string, ExecutionPayloadEnvelope>>;
+    };
 
 /** Canonical JSON of a verified result (sorted chain keys): the idempotency check compares these bytes. */
 export function verifiedResultJson(r: VerifiedResult): string {

@@ -16,18 +16,17 @@ import type { ChainService } from "../../../src/app/chain-service.js";
 import type { ChainBuildContext } from "../../../src/app/supernode.js";
 import { Supernode } from "../../../src/app/supernode.js";
 import type { ChainConfig } from "../../../src/config/types.js";
-import type { Hash, Hex } from "../../../src/core/types/primitives.js";
+import type { Hex } from "../../../src/core/types/primitives.js";
 import { Level } from "level";
 import { chainMethodTable } from "../../../src/app/chain-factory.js";
 import { DenyList } from "../../../src/io/db/deny-list.js";
 import { ChainNode } from "../../../src/node/chain-node.js";
 import { txHash } from "../../../src/node/denied-txs.js";
 import { createChainRpcMethods } from "../../../src/rpc/namespaces/stack.js";
-import type { Log, Receipt } from "../../../src/protocol/block/receipt.js";
+import type { Log } from "../../../src/protocol/block/receipt.js";
 import { encodeExecutingMessageLog } from "../../../src/protocol/interop/messages.js";
-import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
+import { ReceiptEngine } from "../interop/receipt-engine.js";
 import {
-  FakeEngine,
   FakeL1,
   GENESIS_TIME,
   MemorySafeDb,
@@ -47,26 +46,6 @@ afterEach(async () => {
   for (const h of holders.splice(0)) await h.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-/** A FakeEngine whose receipts carry the logs the test assigns to transactions. */
-class ReceiptEngine extends FakeEngine {
-  constructor(
-    cfg: RollupConfig,
-    readonly logsOf: Map<Hex, Log[]>,
-  ) {
-    super(cfg);
-  }
-  async blockReceipts(hash: Hash): Promise<Receipt[] | undefined> {
-    const env = this.byHash.get(hash);
-    if (env === undefined) return undefined;
-    return env.executionPayload.transactions.map((t) => ({
-      type: 2,
-      status: 1 as const,
-      cumulativeGasUsed: 0n,
-      logs: this.logsOf.get(t) ?? [],
-    }));
-  }
-}
 
 const BAD_TX: Hex = "0x02bad0";
 const OTHER_TX: Hex = "0x02600d";
@@ -149,6 +128,7 @@ describe("Supernode with interop: an invalid executing message", () => {
           l2BlockRefByHash: (h) => engine.l2BlockRefByHash(h),
           l2BlockRefByNumber: (n) => engine.l2BlockRefByNumber(n),
           blockReceipts: (h) => engine.blockReceipts(h),
+          payloadByHash: (h) => engine.payloadByHash(h),
         }),
       } as unknown as ChainService;
     };

@@ -140,6 +140,10 @@ describe("interop activity", () => {
     expect(s.activity.status().last_decision).toBe("invalidate");
     expect(b.invalidated.map((x) => [x.head.number, x.head.hash, x.ts])).toEqual([[3, badHash, GENESIS + 3]]);
     expect(b.invalidated[0]?.head.txIndices).toEqual([0]);
+    // The write-ahead record carried the block's payload and its parent's (the chain read neither from its EL).
+    const recorded = b.invalidated[0]?.payloads;
+    expect(recorded?.invalid.executionPayload.blockHash).toBe(badHash);
+    expect(recorded?.parent.executionPayload.blockHash).toBe(b.blocks[2]!.hash);
     expect(await s.verified.pending()).toBeUndefined();
     expect(s.counts.invalidations).toBe(1);
     // The replacement is derived (the world rebuilt block 3 without logs): verification goes on.
@@ -261,6 +265,9 @@ describe("interop activity", () => {
     // Each chain's engine goes back to its block in the last kept result (timestamp 1004: block 4).
     expect(a.engineRewinds).toEqual([4]);
     expect(b.engineRewinds).toEqual([4]);
+    // ... with the payload of that block from the write-ahead record.
+    expect(a.engineRewindPayloads).toEqual([a.blocks[4]!.hash]);
+    expect(b.engineRewindPayloads).toEqual([b.blocks[4]!.hash]);
     // The chains re-derive from the new L1 branch: verification resumes on the new blocks.
     a.reorgFrom(5);
     b.reorgFrom(5);
@@ -295,5 +302,27 @@ describe("interop activity", () => {
     expect(s2.verified.last()?.timestamp).toBe(GENESIS + 3);
     expect(await s2.drain()).toBe(1);
     expect(s2.verified.last()?.timestamp).toBe(GENESIS + 4);
+  });
+
+  it("keeps an invalidation's payloads in the write-ahead record across a reopen (gas fields as bigint)", async () => {
+    const { world, open } = await setup();
+    world.b.advance(3);
+    const invalid = (await world.b.payloadByHash(world.b.blocks[3]!.hash))!;
+    const parent = (await world.b.payloadByHash(world.b.blocks[2]!.hash))!;
+    const withFees = {
+      ...parent,
+      executionPayload: { ...parent.executionPayload, baseFeePerGas: 7n, gasUsed: 21_000n },
+    };
+    const t = {
+      kind: "invalidate" as const,
+      result: { timestamp: GENESIS + 3, l2Heads: {}, invalidHeads: {} },
+      payloads: { "902": { invalid, parent: withFees } },
+    };
+    const s1 = await open();
+    await s1.verified.setPending(t);
+    await s1.close();
+    opened.length = 0;
+    const s2 = await open();
+    expect(await s2.verified.pending()).toEqual(t);
   });
 });

@@ -15,7 +15,8 @@ import {
   logPayload,
   type MessageIdentifier,
 } from "../../../src/protocol/interop/messages.js";
-import type { InvalidHead, SealedBlock } from "../../../src/protocol/interop/types.js";
+import type { ExecutionPayloadEnvelope } from "../../../src/protocol/engine-api-types.js";
+import type { InvalidationPayloads, InvalidHead, SealedBlock } from "../../../src/protocol/interop/types.js";
 
 export const hashOf = (s: string): Hash => bytesToHex(keccak_256(new TextEncoder().encode(s)));
 export const EMITTER: Address = "0x00000000000000000000000000000000000e1e1e";
@@ -58,12 +59,14 @@ export class WorldChain implements InteropChain {
   readonly blocks: WorldBlock[] = [];
   private readonly byHash = new Map<Hash, WorldBlock>();
   localSafe = -1;
-  readonly invalidated: { head: InvalidHead; ts: number }[] = [];
+  readonly invalidated: { head: InvalidHead; ts: number; payloads?: InvalidationPayloads }[] = [];
   /** Number of the block in the oldest SafeDB entry (undefined: the SafeDB is empty). */
   firstSafe: number | undefined = 0;
   blockLogsCalls = 0;
   readonly pruned: number[] = [];
   readonly engineRewinds: number[] = [];
+  /** The recorded payload hash of each engine rewind (undefined: none recorded). */
+  readonly engineRewindPayloads: (Hash | undefined)[] = [];
   private salt = 0;
 
   constructor(
@@ -162,9 +165,33 @@ export class WorldChain implements InteropChain {
     };
   }
 
-  async invalidate(head: InvalidHead, ts: number): Promise<{ denied: boolean; rewound: boolean }> {
+  /** A payload of the block's identity (the world has no transactions): what the write-ahead record carries. */
+  async payloadByHash(hash: Hash): Promise<ExecutionPayloadEnvelope | undefined> {
+    const b = this.byHash.get(hash);
+    if (b === undefined) return undefined;
+    return {
+      executionPayload: {
+        parentHash: b.parentHash,
+        feeRecipient: EMITTER,
+        stateRoot: b.stateRoot,
+        prevRandao: b.messagePasserStorageRoot,
+        blockNumber: b.number,
+        gasLimit: 30_000_000n,
+        timestamp: b.timestamp,
+        extraData: "0x",
+        blockHash: b.hash,
+        transactions: [],
+      },
+    };
+  }
+
+  async invalidate(
+    head: InvalidHead,
+    ts: number,
+    payloads?: InvalidationPayloads,
+  ): Promise<{ denied: boolean; rewound: boolean }> {
     const denied = !this.invalidated.some((x) => x.head.hash === head.hash);
-    this.invalidated.push({ head, ts });
+    this.invalidated.push({ head, ts, ...(payloads === undefined ? {} : { payloads }) });
     const b = this.blocks[head.number];
     if (b?.hash !== head.hash) return { denied, rewound: false }; // already replaced
     // The deposits-only replacement, then the rest re-derived without the descendants' logs.
@@ -172,8 +199,9 @@ export class WorldChain implements InteropChain {
     return { denied, rewound: true };
   }
 
-  async rewindEngine(target: BlockId): Promise<boolean> {
+  async rewindEngine(target: BlockId, payload?: ExecutionPayloadEnvelope): Promise<boolean> {
     this.engineRewinds.push(target.number);
+    this.engineRewindPayloads.push(payload?.executionPayload.blockHash);
     return true;
   }
 

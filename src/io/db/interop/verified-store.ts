@@ -1,6 +1,7 @@
 import { Level } from "level";
 import { CriticalError } from "../../../core/errors/supernode-error.js";
 import { LogsStore, type StagedSeal } from "./logs-store.js";
+import { pendingTransitionFromJson, pendingTransitionToJson } from "../../../protocol/interop/transition-json.js";
 import { type PendingTransition, type VerifiedResult, verifiedResultJson } from "../../../protocol/interop/types.js";
 
 /** key = "v" ‖ uint64_be(timestamp); the pending transition lives under "w". */
@@ -124,15 +125,17 @@ export class VerifiedStore {
   async pending(): Promise<PendingTransition | undefined> {
     if (this.pendingCache !== null) return this.pendingCache;
     const v = await this.db.get(PENDING);
-    this.pendingCache = v === undefined ? undefined : (JSON.parse(dec(v)) as PendingTransition);
+    this.pendingCache = v === undefined ? undefined : pendingTransitionFromJson(dec(v));
     return this.pendingCache;
   }
 
   async setPending(t: PendingTransition): Promise<void> {
-    const json = JSON.stringify(t);
+    const json = pendingTransitionToJson(t);
     this.pendingCache = null; // unknown until the write is done
-    await this.db.put(PENDING, enc(json));
-    this.pendingCache = JSON.parse(json) as PendingTransition;
+    // An invalidation or a rewind acts on other stores (deny lists, execution clients): its record reaches the disk
+    // first. An advance only writes this LevelDB, in order, so it needs no sync of its own.
+    await this.db.put(PENDING, enc(json), { sync: t.kind !== "advance" });
+    this.pendingCache = pendingTransitionFromJson(json);
   }
 
   async clearPending(): Promise<void> {
