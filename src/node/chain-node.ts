@@ -355,7 +355,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   async setSdmPostExecOptIn(on: boolean): Promise<void> {
-    this.seq.setSdmPostExecOptIn(on);
+    await this.seq.setSdmPostExecOptIn(on);
   }
 
   async sdmStatus(): Promise<SdmStatus> {

@@ -209,10 +209,16 @@ export interface UnsafeGapFiller {
   requestRange(from: number, to: { readonly number: number; readonly parentHash: Hash }): void;
 }
 
-/** Persisted sequencer state (`{"sequencerStarted": bool}` in the chain's data dir, written atomically). */
+/**
+ * Persisted sequencer admin state (`{"sequencerStarted": bool, "sdmPostExecOptIn": bool}` in the chain's data dir,
+ * written atomically and durably): undefined = never set.
+ */
 export interface SequencerStateStore {
   load(): Promise<boolean | undefined>;
   save(started: boolean): Promise<void>;
+  /** `admin_setSdmPostExecOptIn`'s last value. */
+  loadSdmOptIn(): Promise<boolean | undefined>;
+  saveSdmOptIn(on: boolean): Promise<void>;
 }
 
 /**

@@ -53,7 +53,7 @@ export interface SequencerDriverDeps {
 export class SequencerDriver {
   private readonly state: SequencerState;
   private recover: boolean;
-  /** `admin_setSdmPostExecOptIn` (in memory: op-node keeps it in its admin-state file). */
+  /** `admin_setSdmPostExecOptIn` (persisted in the store, as op-node keeps it in its admin-state file). */
   private sdmOptIn: boolean;
 
   constructor(
@@ -71,6 +71,7 @@ export class SequencerDriver {
     const persisted = await this.d.store.load();
     if (persisted === true) this.state.confirmStart();
     else if (persisted === false) this.state.confirmStop();
+    this.sdmOptIn = (await this.d.store.loadSdmOptIn()) ?? false;
   }
 
   get active(): boolean {
@@ -179,9 +180,13 @@ export class SequencerDriver {
     return head.hash;
   }
 
-  /** `admin_setSdmPostExecOptIn`: the operator's wish for PostExec (SDM) sequencing; needs the sequencer. */
-  setSdmPostExecOptIn(on: boolean): void {
+  /**
+   * `admin_setSdmPostExecOptIn`: the operator's wish for PostExec (SDM) sequencing; needs the sequencer. Persisted
+   * (a failed write fails the call and changes nothing), loaded again at start.
+   */
+  async setSdmPostExecOptIn(on: boolean): Promise<void> {
     this.state.requireEnabled();
+    await this.d.store?.saveSdmOptIn(on); // durable before it takes effect (and before the call is answered)
     if (on !== this.sdmOptIn) this.d.logger.info({ sdmPostExecOptIn: on }, "sequencer SDM PostExec opt-in set");
     this.sdmOptIn = on;
   }

@@ -363,6 +363,45 @@ describe("ChainNode sequencer", () => {
     }
   });
 
+  it("admin_setSdmPostExecOptIn is written durably beside the start/stop state and loaded at start", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "seq-sdm-"));
+    try {
+      const path = join(dir, "sequencer.json");
+      const clock = new ManualClock(GENESIS_TIME * 1000);
+      const config = nodeConfig({ enabled: true, stopped: true });
+      const first = await rig({ l1: new FakeL1(2), clock, config, store: fileSequencerStateStore(path) });
+      await waitFor(() => first.node.syncStatus().safe_l2.number === 2);
+      expect((await first.node.sdmStatus()).postExecOptIn).toBe(false);
+      await first.node.startSequencer(first.node.syncStatus().unsafe_l2.hash);
+      await first.node.setSdmPostExecOptIn(true);
+      // Written before the call returned, merged with the sequencer state (neither erases the other).
+      expect(JSON.parse(await readFile(path, "utf8"))).toEqual({ sequencerStarted: true, sdmPostExecOptIn: true });
+      await first.node.stop();
+      const second = await rig({
+        l1: first.l1,
+        engine: first.engine,
+        clock,
+        config,
+        store: fileSequencerStateStore(path),
+      });
+      expect((await second.node.sdmStatus()).postExecOptIn).toBe(true);
+      await second.node.stopSequencer();
+      await second.node.setSdmPostExecOptIn(false);
+      expect(JSON.parse(await readFile(path, "utf8"))).toEqual({ sequencerStarted: false, sdmPostExecOptIn: false });
+      await second.node.stop();
+      const third = await rig({
+        l1: first.l1,
+        engine: first.engine,
+        clock,
+        config,
+        store: fileSequencerStateStore(path),
+      });
+      expect((await third.node.sdmStatus()).postExecOptIn).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("a node without the sequencer enabled rejects sequencer admin calls", async () => {
     const { node } = await rig({ store: memorySequencerStateStore() });
     await expect(node.startSequencer()).rejects.toThrow("sequencer is not enabled");
