@@ -4,34 +4,18 @@
  * consensus-layer sync) deriving them onto the second. Traffic: a deposit every few L1 blocks and user
  * transactions of the legacy, access-list and dynamic-fee types sent to the sequencer's op-geth.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildChainRuntimes } from "../../src/app/chain-factory.js";
-import { protocolHashing } from "../../src/app/hashing.js";
-import { Supernode } from "../../src/app/supernode.js";
-import { formatIssues } from "../../src/config/issues.js";
-import { loadConfig } from "../../src/config/load.js";
 import type { Address, Hash, Hex } from "../../src/core/types/primitives.js";
-import { type Devnet, devnetProcessArgs, startDevnet } from "supernode-devnet";
+import { type Devnet, startDevnet } from "supernode-devnet";
 import { Batcher, type DataMode } from "supernode-devnet/batcher/batcher";
 import type { BatchType } from "supernode-devnet/batcher/channel-builder";
-import { rollupConfigJson } from "supernode-devnet/config";
 import { DEVNET_P2P_ARGS, loopbackAddr, prepareSequencerP2P, waitForP2PSelf } from "supernode-devnet/cli/p2p";
 import { batcherAccountIndex, devAccount } from "supernode-devnet/l1/dev-accounts";
-import { createLogger } from "../../src/observability/logger.js";
-import type { Fork, RollupConfig } from "../../src/protocol/rollup-config.js";
-import {
-  freePort,
-  jsonRpc,
-  type OpGeth,
-  type RefProcess,
-  referenceBinary,
-  referenceLog,
-  startOpGeth,
-  startReference,
-  until,
-} from "./reference.js";
+import type { Fork } from "../../src/protocol/rollup-config.js";
+import { freePort, jsonRpc, type OpGeth, until } from "./reference.js";
+import { type OpNode, startOpGethPair, startOpNode, startSupernodeOn } from "./reference-op-node.js";
 
 export interface OracleCase {
   readonly name: string;
@@ -79,7 +63,6 @@ export async function runOracle(c: OracleCase, blocks: number): Promise<OracleRe
 }
 
 async function oracle(c: OracleCase, blocks: number, dir: string, stops: Array<() => Promise<void>>) {
-  const geth = referenceBinary("geth") as string;
   const devnet = await startDevnet({
     dir,
     chains: [{ chainId: CHAIN, variant: "b", ...(c.forkOffsets === undefined ? {} : { forkOffsets: c.forkOffsets }) }],
@@ -88,32 +71,7 @@ async function oracle(c: OracleCase, blocks: number, dir: string, stops: Array<(
     dataMode: c.dataMode,
   });
   stops.push(() => devnet.stop());
-  const chain = devnet.chain(CHAIN);
-  const jwtPath = chain.jwtSecretPath;
-  const el = async (name: string): Promise<OpGeth> => {
-    const p = await startOpGeth({
-      geth,
-      datadir: join(dir, name),
-      genesisPath: chain.l2GenesisPath,
-      jwtPath,
-      logDir: dir,
-      name,
-    });
-    stops.push(() => p.stop());
-    return p;
-  };
-  const ours = await el("geth-ours");
-  const theirs = await el("geth-op-node");
-  // op-geth computes the genesis hash of the devnet's genesis.json; both rollup nodes get a rollup config with it.
-  const g0 = await jsonRpc<Ref>(ours.httpUrl, "eth_getBlockByNumber", ["0x0", false]);
-  const g1 = await jsonRpc<Ref>(theirs.httpUrl, "eth_getBlockByNumber", ["0x0", false]);
-  if (g0.hash !== g1.hash) throw new Error(`the two op-geth disagree on the genesis: ${g0.hash} / ${g1.hash}`);
-  const cfg: RollupConfig = {
-    ...chain.rollupConfig,
-    genesis: { ...chain.rollupConfig.genesis, l2: { hash: g0.hash, number: 0 } },
-  };
-  const rollupPath = join(dir, "rollup-op-geth.json");
-  writeFileSync(rollupPath, rollupConfigJson(cfg));
+  const { ours, theirs, cfg, rollupPath, jwtPath } = await startOpGethPair(devnet, CHAIN, dir, stops);
 
   const supernode = await startSupernode(devnet, dir, ours, jwtPath, rollupPath, c.gossip === true);
   stops.push(() => supernode.stop());
@@ -133,7 +91,8 @@ async function oracle(c: OracleCase, blocks: number, dir: string, stops: Array<(
     c.gossip === true
       ? await opNodeP2PArgs(dir, loopbackAddr(await waitForP2PSelf(ourRpcBase, CHAIN, AbortSignal.timeout(60_000))))
       : ["--p2p.disable"];
-  const opNode = await startOpNode(devnet, dir, theirs, jwtPath, rollupPath, p2p);
+  const logLevel = p2p.includes("--p2p.disable") ? "info" : "debug";
+  const opNode = await startOpNode(devnet, dir, theirs, { jwtPath, rollupPath, logLevel }, p2p);
   stops.push(() => opNode.stop());
   const ourRpc = `${supernode.rpc.url}/${CHAIN}/`;
 
@@ -168,7 +127,7 @@ async function opNodeP2PArgs(dir: string, staticPeer: string): Promise<string[]>
   ];
 }
 
-async function gossipFigures(ourRpc: string, opNode: RefProcess & { url: string }) {
+async function gossipFigures(ourRpc: string, opNode: OpNode) {
   const received =
     readFileSync(opNode.logPath, "utf8").match(/Received signed execution payload from p2p/g)?.length ?? 0;
   const them = await jsonRpc<{ peerID: string }>(opNode.url, "opp2p_self");
@@ -212,57 +171,8 @@ async function startSupernode(
   gossip: boolean,
 ) {
   const seqP2P = gossip ? await prepareSequencerP2P(devnet) : undefined;
-  const args = [
-    ...devnetProcessArgs(devnet, {
-      dir,
-      dataDir: join(dir, "supernode"),
-      rpcPort: 0,
-      metricsPort: 0,
-      logLevel: "info",
-    }),
-    ...(gossip ? DEVNET_P2P_ARGS : ["--disable-p2p"]),
-    "--rpc.enable-admin",
-    "--vn.all.sequencer.enabled",
-    ...[`--vn.${CHAIN}.l2`, el.authUrl, `--vn.${CHAIN}.l2.jwt-secret`, jwtPath],
-    ...[`--vn.${CHAIN}.rollup.config`, rollupPath, `--vn.${CHAIN}.l2.enginekind`, "variant_b"],
-  ];
-  const loaded = loadConfig(args, seqP2P?.env ?? {});
-  if (!loaded.ok) throw new Error(formatIssues(loaded.issues));
-  const logPath = join(dir, "supernode.log");
-  const logger = createLogger({
-    level: "info",
-    format: "logfmt",
-    color: false,
-    destination: { write: (line: string) => appendFileSync(logPath, line) },
-  });
-  return Supernode.start(loaded.config, { logger, buildChains: buildChainRuntimes, hashing: protocolHashing });
-}
-
-async function startOpNode(
-  devnet: Devnet,
-  dir: string,
-  el: OpGeth,
-  jwtPath: string,
-  rollupPath: string,
-  p2p: readonly string[],
-): Promise<RefProcess & { url: string }> {
-  const port = await freePort();
-  const args = [
-    ...["--l1", devnet.l1.rpcUrl, "--l1.beacon", devnet.l1.beaconUrl, "--l1.rpckind", "basic", "--l1.trustrpc"],
-    ...["--l1.http-poll-interval", "1s", "--l2", el.authUrl, "--l2.jwt-secret", jwtPath, "--l2.enginekind", "geth"],
-    ...["--rollup.config", rollupPath, "--rollup.l1-chain-config", devnet.l1.chainConfigPath],
-    ...["--rpc.addr", "127.0.0.1", "--rpc.port", String(port), ...p2p, "--syncmode", "consensus-layer"],
-    ...["--safedb.path", join(dir, "op-node-safedb"), "--log.level", p2p.includes("--p2p.disable") ? "info" : "debug"],
-  ];
-  const p = startReference(referenceBinary("op-node") as string, args, referenceLog(dir, "op-node"));
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await until("op-node's RPC", () => jsonRpc(url, "optimism_version"), 60_000);
-  } catch (err) {
-    await p.stop();
-    throw err;
-  }
-  return { ...p, url };
+  const extra = [...(gossip ? DEVNET_P2P_ARGS : ["--disable-p2p"]), "--rpc.enable-admin", "--vn.all.sequencer.enabled"];
+  return startSupernodeOn(devnet, dir, CHAIN, el, { jwtPath, rollupPath, logLevel: "info" }, extra, seqP2P?.env);
 }
 
 /**

@@ -1,0 +1,141 @@
+/**
+ * op-node on a devnet (test/reference/): the two op-geth of a case (the supernode's and op-node's, from the devnet's
+ * L2 genesis, with the rollup config rewritten to op-geth's genesis hash), and op-node with the flags every case
+ * shares (the devnet's L1 and rollup config, its op-geth through the Engine API, RPC on loopback) plus the case's
+ * own, started and asked until its RPC answers; and the supernode in this process on the first op-geth.
+ */
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Hash } from "../../src/core/types/primitives.js";
+import type { RollupConfig } from "../../src/protocol/rollup-config.js";
+import { buildChainRuntimes } from "../../src/app/chain-factory.js";
+import { protocolHashing } from "../../src/app/hashing.js";
+import { Supernode } from "../../src/app/supernode.js";
+import { formatIssues } from "../../src/config/issues.js";
+import type { LogLevel } from "../../src/config/types.js";
+import { loadConfig } from "../../src/config/load.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { type Devnet, devnetProcessArgs } from "supernode-devnet";
+import { rollupConfigJson } from "supernode-devnet/config";
+import {
+  freePort,
+  jsonRpc,
+  type OpGeth,
+  type RefProcess,
+  referenceBinary,
+  referenceLog,
+  startOpGeth,
+  startReference,
+  until,
+} from "./reference.js";
+
+export type OpNode = RefProcess & { readonly url: string };
+
+export interface OpGethPair {
+  readonly ours: OpGeth;
+  readonly theirs: OpGeth;
+  /** The devnet chain's rollup config with op-geth's genesis hash, and the file op-node and the supernode read. */
+  readonly cfg: RollupConfig;
+  readonly rollupPath: string;
+  readonly jwtPath: string;
+}
+
+/** Starts the supernode's and op-node's op-geth of `chainId` (each `stop` pushed onto `stops`). */
+export async function startOpGethPair(
+  devnet: Devnet,
+  chainId: bigint,
+  dir: string,
+  stops: Array<() => Promise<void>>,
+): Promise<OpGethPair> {
+  const chain = devnet.chain(chainId);
+  const jwtPath = chain.jwtSecretPath;
+  const el = async (name: string): Promise<OpGeth> => {
+    const geth = referenceBinary("geth") as string;
+    const p = await startOpGeth({
+      geth,
+      datadir: join(dir, name),
+      genesisPath: chain.l2GenesisPath,
+      jwtPath,
+      logDir: dir,
+      name,
+    });
+    stops.push(() => p.stop());
+    return p;
+  };
+  const ours = await el("geth-ours");
+  const theirs = await el("geth-op-node");
+  // op-geth computes the genesis hash of the devnet's genesis.json; both rollup nodes get a rollup config with it.
+  const g0 = await jsonRpc<{ hash: Hash }>(ours.httpUrl, "eth_getBlockByNumber", ["0x0", false]);
+  const g1 = await jsonRpc<{ hash: Hash }>(theirs.httpUrl, "eth_getBlockByNumber", ["0x0", false]);
+  if (g0.hash !== g1.hash) throw new Error(`the two op-geth disagree on the genesis: ${g0.hash} / ${g1.hash}`);
+  const cfg: RollupConfig = {
+    ...chain.rollupConfig,
+    genesis: { ...chain.rollupConfig.genesis, l2: { hash: g0.hash, number: 0 } },
+  };
+  const rollupPath = join(dir, "rollup-op-geth.json");
+  writeFileSync(rollupPath, rollupConfigJson(cfg));
+  return { ours, theirs, cfg, rollupPath, jwtPath };
+}
+
+export async function startOpNode(
+  devnet: Devnet,
+  dir: string,
+  el: OpGeth,
+  o: { readonly jwtPath: string; readonly rollupPath: string; readonly logLevel: string },
+  extra: readonly string[],
+): Promise<OpNode> {
+  const port = await freePort();
+  const args = [
+    ...["--l1", devnet.l1.rpcUrl, "--l1.beacon", devnet.l1.beaconUrl, "--l1.rpckind", "basic", "--l1.trustrpc"],
+    ...["--l1.http-poll-interval", "1s", "--l2", el.authUrl, "--l2.jwt-secret", o.jwtPath, "--l2.enginekind", "geth"],
+    ...["--rollup.config", o.rollupPath, "--rollup.l1-chain-config", devnet.l1.chainConfigPath],
+    ...["--rpc.addr", "127.0.0.1", "--rpc.port", String(port), "--syncmode", "consensus-layer"],
+    ...["--safedb.path", join(dir, "op-node-safedb"), "--log.level", o.logLevel, ...extra],
+  ];
+  const p = startReference(referenceBinary("op-node") as string, args, referenceLog(dir, "op-node"));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await until("op-node's RPC", () => jsonRpc(url, "optimism_version"), 60_000);
+  } catch (err) {
+    await p.stop();
+    throw err;
+  }
+  return { ...p, url };
+}
+
+/**
+ * The supernode of chain `chainId` on `el` (variant B, the pair's rollup config), RPC on a free loopback port, its
+ * log in `<dir>/supernode.log`; `extra` arguments and `env` (e.g. a sequencer key) are the case's.
+ */
+export async function startSupernodeOn(
+  devnet: Devnet,
+  dir: string,
+  chainId: bigint,
+  el: OpGeth,
+  o: { readonly jwtPath: string; readonly rollupPath: string; readonly logLevel: LogLevel },
+  extra: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<Supernode> {
+  const args = [
+    ...devnetProcessArgs(devnet, {
+      dir,
+      dataDir: join(dir, "supernode"),
+      rpcPort: 0,
+      metricsPort: 0,
+      logLevel: o.logLevel,
+    }),
+    ...[`--vn.${chainId}.l2`, el.authUrl, `--vn.${chainId}.l2.jwt-secret`, o.jwtPath],
+    ...[`--vn.${chainId}.rollup.config`, o.rollupPath, `--vn.${chainId}.l2.enginekind`, "variant_b"],
+    ...extra,
+  ];
+  const loaded = loadConfig(args, env);
+  if (!loaded.ok) throw new Error(formatIssues(loaded.issues));
+  const logPath = join(dir, "supernode.log");
+  const logger = createLogger({
+    level: o.logLevel,
+    format: "logfmt",
+    color: false,
+    destination: { write: (line: string) => appendFileSync(logPath, line) },
+  });
+  return Supernode.start(loaded.config, { logger, buildChains: buildChainRuntimes, hashing: protocolHashing });
+}
