@@ -193,7 +193,7 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
     if (tx.chainId !== undefined && tx.chainId !== p.chainId) throw new RpcError(-32000, "invalid chain id");
     // A sequencer's pool judges forwarded transactions; this client's own pool refuses as a real one does.
     const refused =
-      core.sequencerHttp === undefined ? poolRejection(core.variant, tx, chain.head, chain.head.state) : undefined;
+      core.sequencerHttp === undefined ? poolRejection(core.variant, p, tx, chain.head, chain.head.state) : undefined;
     if (refused !== undefined) throw refused;
     if (core.sequencerHttp !== undefined) await forward(core.sequencerHttp, raw as Hex);
     try {

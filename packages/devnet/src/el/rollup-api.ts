@@ -1,6 +1,6 @@
 import { toQuantity } from "supernode/core";
 import type { ElCore } from "./el-core.js";
-import { parseL1FeeParams } from "./fees.js";
+import { l1FeeParamsOf } from "./pool-rules.js";
 import type { RpcHandler, RpcMethods } from "./json-rpc.js";
 
 /**
@@ -13,8 +13,7 @@ export function rollupMethods(core: ElCore, eth: RpcMethods): Map<string, RpcHan
   if (gasPrice === undefined) throw new Error("rollup_gasPrices needs eth_gasPrice");
   const m = new Map<string, RpcHandler>();
   m.set("rollup_gasPrices", async () => {
-    const info = core.chain.head.txs[0];
-    const l1 = info?.deposit === undefined ? undefined : parseL1FeeParams(info.input);
+    const l1 = l1FeeParamsOf(core.chain.head);
     return { l1GasPrice: toQuantity(l1?.l1BaseFee ?? 0n), l2GasPrice: await gasPrice([]) };
   });
   return m;

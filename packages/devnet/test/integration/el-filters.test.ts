@@ -19,6 +19,7 @@ import {
   l1InfoJovian,
   rpc,
   startEl,
+  userDeposit,
   MESSAGE_PASSER,
   withdrawalCalldata,
 } from "../support/el-support.js";
@@ -145,5 +146,21 @@ describe("the pool's refusals at submission", () => {
       message: `insufficient funds for gas * price + value: have 0 want ${cost}`,
     });
     for (const el of [a, b]) expect(el.core.pool.size).toBe(0);
+  });
+
+  it("the L1 data fee counts: a balance of exactly gas × max fee + value is refused once blocks carry L1 fees", async () => {
+    const cost = 21_000n * 10_000_000_000n + 5n;
+    const raw = await sign({ nonce: 0, from: UNFUNDED });
+    for (const el of [a, b]) {
+      const ts = el.head.header.timestamp + 2;
+      const info = l1InfoDeposit(l1InfoJovian({ number: 20, time: ts - 1, seq: 0, baseFee: 10n ** 12n }), 20);
+      await buildAndSeal(el, jovianAttrs(ts, [info, userDeposit(UNFUNDED.address, cost, cost, "exact")]));
+      expect(await call(el.httpUrl, "eth_getBalance", [UNFUNDED.address, "latest"])).toBe(`0x${cost.toString(16)}`);
+      const refused = await send(el, raw);
+      const want = /insufficient funds for gas \* price \+ value: (balance \d+, tx cost (\d+)|have \d+ want (\d+))/;
+      const m = want.exec(refused?.message ?? "");
+      expect(m, refused?.message).not.toBeNull();
+      expect(BigInt(m![2] ?? m![3]!)).toBeGreaterThan(cost);
+    }
   });
 });
