@@ -14,7 +14,7 @@ describe("supernode-devnet (npm start)", () => {
   it("shows two chains syncing, the deposits arriving, and stops cleanly on SIGINT", async () => {
     const child = spawn(
       process.execPath,
-      [BIN, "--rpc.port", "0", "--metrics.port", "0", "--l1-block-time", "1", "--l2-block-time", "1"],
+      [BIN, "--rpc.port", "0", "--metrics.port", "0", "--el.port", "0", "--l1-block-time", "1", "--l2-block-time", "1"],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     const lines: string[] = [];

@@ -12,7 +12,7 @@ describe("supernode-devnet --followers 1 killed with kill -9", () => {
   it("leaves no process behind: anvil and the follower end within seconds", async () => {
     const child = spawn(
       process.execPath,
-      [devnetBin(), "--chains", "1", "--followers", "1", "--rpc.port", "0", "--metrics.port", "0"],
+      [devnetBin(), "--chains", "1", "--followers", "1", "--rpc.port", "0", "--metrics.port", "0", "--el.port", "0"],
       { stdio: ["ignore", "pipe", "pipe"], detached: true },
     );
     const lines: string[] = [];
