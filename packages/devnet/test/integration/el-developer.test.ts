@@ -3,7 +3,7 @@
  * (ethers 6, viem 2 with its OP Stack chain config), on both variants: live updates over HTTP filters and WebSocket
  * subscriptions, the pool's refusals, queued transactions, CORS.
  */
-import { JsonRpcProvider, type Log as EthersLog, Wallet } from "ethers";
+import { Contract, type ContractEventPayload, JsonRpcProvider, type Log as EthersLog, Wallet } from "ethers";
 import {
   type Chain,
   createPublicClient,
@@ -90,6 +90,33 @@ describe.each(["a", "b"] as const)("variant %s through ethers 6 and viem 2", (va
       expect(got.transactionHash).toBe(tx.hash);
       expect(got.address.toLowerCase()).toBe(MESSAGE_PASSER);
       expect((await tx.wait())?.status).toBe(1);
+    } finally {
+      provider.destroy();
+    }
+  });
+
+  it("ethers: contract.on sees the L2ToL1MessagePasser's MessagePassed of a withdrawal sent through the contract", async () => {
+    const provider = new JsonRpcProvider(el.httpUrl, 901, { staticNetwork: true, pollingInterval: 50 });
+    try {
+      const abi = [
+        "function initiateWithdrawal(address _target, uint256 _gasLimit, bytes _data) payable",
+        "event MessagePassed(uint256 indexed nonce, address indexed sender, address indexed target, uint256 value, uint256 gasLimit, bytes data, bytes32 withdrawalHash)",
+      ];
+      const passer = new Contract(MESSAGE_PASSER, abi, new Wallet(ALICE_KEY, provider));
+      const before = el.filters.size;
+      const passed = first<unknown[]>((cb) => void passer.on("MessagePassed", (...args: unknown[]) => cb(args)));
+      await until(() => el.filters.size > before);
+      const tx = (await passer.getFunction("initiateWithdrawal")(BOB, 100_000n, "0xbeef", { value: 11n })) as {
+        hash: string;
+      };
+      const args = await passed;
+      const payload = args.at(-1) as ContractEventPayload;
+      expect(payload.log.transactionHash).toBe(tx.hash);
+      expect(payload.args.sender).toBe(getAddress(alice.address));
+      expect(payload.args.target).toBe(getAddress(BOB));
+      expect(payload.args.value).toBe(11n);
+      expect(payload.args.data).toBe("0xbeef");
+      await passer.removeAllListeners();
     } finally {
       provider.destroy();
     }
