@@ -25,10 +25,10 @@ export interface ActivityChainView {
   /** Why the chain is in its state (absent when it is healthy). */
   reason?(): string | undefined;
   /**
-   * The verified block at `timestamp` (local-safe with a known L1 inclusion, and accepted by every verifier), or
-   * undefined when it is not available yet. Throws for real errors (e.g. a timestamp before the chain's genesis).
+   * The optimistic (local-safe) block at `timestamp` with its L1 inclusion, or undefined when not available yet.
+   * Throws for real errors (e.g. a timestamp before the chain's genesis).
    */
-  verifiedAt(timestamp: number): Promise<ChainBlockAt | undefined>;
-  /** The optimistic (local-safe) block at `timestamp`, or undefined when not available yet. */
   optimisticAt(timestamp: number): Promise<ChainBlockAt | undefined>;
+  /** The output of the block with this hash (read by hash); undefined when the execution client lacks it. */
+  outputAtHash(hash: Hash): Promise<OutputV0 | undefined>;
 }

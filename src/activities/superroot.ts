@@ -16,7 +16,7 @@ export interface OptimisticEntry {
   readonly required_l1: BlockId;
 }
 
-/** `superroot_atTimestamp` result (op-supernode §4.5). `data` is absent when any chain lacks verified data. */
+/** `superroot_atTimestamp` result (op-supernode §4.5). `data` is absent while the timestamp is not verified. */
 export interface SuperRootResult {
   readonly current_l1: BlockId;
   readonly safe_timestamp: number;
@@ -47,19 +47,57 @@ export function parseTimestampParam(params: unknown[]): number {
 }
 
 /**
- * The super root at a timestamp from every chain's verified block there; plus each chain's optimistic output.
- * `verified_required_l1` is the MAXIMUM of the chains' L1 inclusions (all chains' data is needed; op-supernode §8.17).
+ * What `superroot_atTimestamp` reads from the interop verifier at a timestamp (op-supernode's
+ * `VerifiedResultAtTimestamp`):
+ * - `handoff`: before the activation, before the first verifiable timestamp, or before the verifier chose it: the
+ *   optimistic (local-safe) outputs are canonical (pre-interop consensus or the safe-head handoff);
+ * - `pending`: interop is active there but the timestamp is not verified yet;
+ * - `verified`: the verified store's entry, which pins each chain's block hash, and its L1 inclusion.
+ */
+export type VerifiedLookup =
+  | { readonly regime: "handoff" }
+  | { readonly regime: "pending" }
+  | {
+      readonly regime: "verified";
+      readonly l1Inclusion: BlockId;
+      /** Chain ID (decimal) → its verified block. */
+      readonly l2Heads: Readonly<Record<string, BlockId>>;
+    };
+
+/** The interop verifier as the super-root method sees it (absent while interop is disabled: every timestamp hands off). */
+export interface SuperRootVerifier {
+  lookup(timestamp: number): Promise<VerifiedLookup>;
+  /** The L1 block the verifier is still processing; undefined when it caps nothing (it waits for the chains). */
+  currentL1(): BlockId | undefined;
+}
+
+/** The chains' `current_l1` (their minimum) capped by the verifier's, as op-supernode aggregates it. */
+export function cappedCurrentL1(chainsL1: BlockId, verifier: SuperRootVerifier | undefined): BlockId {
+  const v = verifier?.currentL1();
+  return v !== undefined && v.number < chainsL1.number ? { hash: v.hash, number: v.number } : chainsL1;
+}
+
+/**
+ * The super root at a timestamp, plus each chain's optimistic output (op-supernode's regimes, see `VerifiedLookup`):
+ * - verified: `data` from the verified entry's pinned block hashes, each chain's output read by that hash (so the
+ *   answer for a timestamp stays the same while the canonical chain moves), `verified_required_l1` the entry's L1
+ *   inclusion (the maximum over the chains);
+ * - pending: no `data`;
+ * - handoff: `data` from the optimistic outputs when every chain has one, `verified_required_l1` the maximum of
+ *   their L1 inclusions.
+ * `current_l1`: the L1 block still being processed (the chains' minimum, capped by the verifier's).
  */
 export async function superRootAtTimestamp(
   chains: readonly ActivityChainView[],
   params: unknown[],
   hashing: SuperRootHashing,
+  verifier?: SuperRootVerifier,
 ): Promise<SuperRootResult> {
   const ts = parseTimestampParam(params);
-  const agg = await aggregateSyncStatus(chains);
   const sorted = [...chains].sort((a, b) => (a.chainId < b.chainId ? -1 : a.chainId > b.chainId ? 1 : 0));
-  const [verified, optimistic] = await Promise.all([
-    Promise.all(sorted.map((c) => c.verifiedAt(ts))),
+  const [agg, lookup, optimistic] = await Promise.all([
+    aggregateSyncStatus(chains),
+    verifier?.lookup(ts) ?? ({ regime: "handoff" } as const),
     Promise.all(sorted.map((c) => c.optimisticAt(ts))),
   ]);
   const optimisticOut: Record<string, OptimisticEntry> = {};
@@ -69,34 +107,69 @@ export async function superRootAtTimestamp(
       optimisticOut[c.chainId.toString(10)] = {
         output: o.output,
         output_root: hashing.outputRoot(o.output),
-        required_l1: o.requiredL1,
+        required_l1: { hash: o.requiredL1.hash, number: o.requiredL1.number },
       };
     }
   });
   const base = {
-    current_l1: agg.current_l1,
+    current_l1: cappedCurrentL1(agg.current_l1, verifier),
     safe_timestamp: agg.safe_timestamp,
     local_safe_timestamp: agg.local_safe_timestamp,
     finalized_timestamp: agg.finalized_timestamp,
     optimistic_at_timestamp: optimisticOut,
     chain_ids: agg.chain_ids,
   };
-  if (verified.some((v) => v === undefined)) return base;
+  if (lookup.regime === "pending") return base;
+  if (lookup.regime === "verified") {
+    return { ...base, data: await verifiedData(sorted, ts, lookup, hashing) };
+  }
+  if (optimistic.some((o) => o === undefined)) return base;
   let requiredL1: BlockId = { hash: `0x${"00".repeat(32)}`, number: 0 };
-  const roots = sorted.map((c, i) => {
-    const v = verified[i]!;
-    if (i === 0 || v.requiredL1.number > requiredL1.number) requiredL1 = v.requiredL1;
-    return { chainId: c.chainId, outputRoot: hashing.outputRoot(v.output) };
-  });
+  for (const o of optimistic) if (o !== undefined && o.requiredL1.number > requiredL1.number) requiredL1 = o.requiredL1;
+  const roots = sorted.map((c) => ({
+    chainId: c.chainId,
+    outputRoot: optimisticOut[c.chainId.toString(10)]!.output_root,
+  }));
+  return { ...base, data: superRootData(ts, requiredL1, roots, hashing) };
+}
+
+/** `data` from a verified entry: every chain's pinned block, its output read by hash. */
+async function verifiedData(
+  sorted: readonly ActivityChainView[],
+  ts: number,
+  v: Extract<VerifiedLookup, { regime: "verified" }>,
+  hashing: SuperRootHashing,
+): Promise<NonNullable<SuperRootResult["data"]>> {
+  if (Object.keys(v.l2Heads).length !== sorted.length) {
+    throw new Error(
+      `dependency-set size mismatch at ${ts}: verified store ${Object.keys(v.l2Heads).length} chains, ${sorted.length} configured`,
+    );
+  }
+  const roots = await Promise.all(
+    sorted.map(async (c) => {
+      const head = v.l2Heads[c.chainId.toString(10)];
+      if (head === undefined)
+        throw new Error(`verified entry at ${ts} lacks chain ${c.chainId}: dependency-set mismatch`);
+      const output = await c.outputAtHash(head.hash);
+      if (output === undefined) throw new Error(`output of chain ${c.chainId} block ${head.hash}: block not found`);
+      return { chainId: c.chainId, outputRoot: hashing.outputRoot(output) };
+    }),
+  );
+  return superRootData(ts, v.l1Inclusion, roots, hashing);
+}
+
+function superRootData(
+  ts: number,
+  requiredL1: BlockId,
+  roots: ReadonlyArray<{ chainId: ChainId; outputRoot: Hash }>,
+  hashing: SuperRootHashing,
+): NonNullable<SuperRootResult["data"]> {
   return {
-    ...base,
-    data: {
-      verified_required_l1: requiredL1,
-      super: {
-        timestamp: `0x${ts.toString(16)}`,
-        chains: roots.map((r) => ({ ChainID: r.chainId.toString(10), Output: r.outputRoot })),
-      },
-      super_root: hashing.superRoot(ts, roots),
+    verified_required_l1: { hash: requiredL1.hash, number: requiredL1.number },
+    super: {
+      timestamp: `0x${ts.toString(16)}`,
+      chains: roots.map((r) => ({ ChainID: r.chainId.toString(10), Output: r.outputRoot })),
     },
+    super_root: hashing.superRoot(ts, roots),
   };
 }

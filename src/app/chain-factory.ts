@@ -1,3 +1,4 @@
+import { outputV0ByHash } from "../node/output.js";
 import { join } from "node:path";
 import type { ChainBlockAt } from "../activities/ports.js";
 import type { ChainConfig, SupernodeConfig } from "../config/types.js";
@@ -5,6 +6,7 @@ import { loadNutBundlesFor } from "../config/nut-bundles.js";
 import { staggerOffsetMs } from "../core/async/stagger.js";
 import { FairTurns, type Turns } from "../core/async/turns.js";
 import type { BlockId, L2BlockRef } from "../core/types/block-ref.js";
+import { ZERO_HASH } from "../core/types/primitives.js";
 import { DenyList } from "../io/db/deny-list.js";
 import { SafeDB } from "../io/db/safe-db.js";
 import { EngineClient } from "../io/engine/engine-client.js";
@@ -286,6 +288,13 @@ function nodeService(
     async blockAtTimestamp(ts) {
       return blockAt(node, safeDb, chain, ts);
     },
+    outputAtHash: (hash) => outputV0ByHash(chain.rollup, engine, hash),
+    deniedOutputAt(height) {
+      const last = denyList?.atHeight(height).at(-1);
+      if (last === undefined) return undefined;
+      const { stateRoot, messagePasserStorageRoot, payloadHash } = last;
+      return { stateRoot, messagePasserStorageRoot, blockHash: payloadHash };
+    },
     async firstSafeTimestamp() {
       const first = await safeDb.firstEntry();
       if (first === undefined) return undefined;
@@ -316,7 +325,9 @@ export async function blockAt(
   const out = await node.outputAtBlock(n);
   let requiredL1: BlockId | undefined;
   if (n === g.l2.number) {
-    requiredL1 = { hash: g.l1.hash, number: g.l1.number };
+    // the genesis is safe at L1 "block 0" (zero hash), not at genesis.l1: the chain's contracts may predate
+    // genesis.l1, so dispute games may anchor to earlier L1 heads (op-supernode's L1AtSafeHead)
+    requiredL1 = { hash: ZERO_HASH, number: 0 };
   } else {
     let lo = g.l1.number;
     let hi =

@@ -1,5 +1,6 @@
-import type { ChainBlockAt } from "../activities/ports.js";
+import type { ChainBlockAt, OutputV0 } from "../activities/ports.js";
 import type { SyncStatus } from "../core/types/block-ref.js";
+import type { Hash } from "../core/types/primitives.js";
 import type { NodeHealth } from "../node/health.js";
 import type { InteropChain } from "../activities/interop/ports.js";
 import type { MethodTable } from "../rpc/method-table.js";
@@ -25,6 +26,10 @@ export interface ChainService {
   syncStatus(): Promise<SyncStatus>;
   /** The local-safe block at `timestamp` with its output and L1 inclusion; undefined when not available yet. */
   blockAtTimestamp(timestamp: number): Promise<ChainBlockAt | undefined>;
+  /** The output of the block with this hash, read by hash; undefined when the execution client lacks the block. */
+  outputAtHash(hash: Hash): Promise<OutputV0 | undefined>;
+  /** The output of the block last denied (invalidated and replaced) at `height`; undefined when none was. */
+  deniedOutputAt(height: number): OutputV0 | undefined;
   /**
    * The timestamp of the safe head in the chain's oldest SafeDB entry (the first block whose L1 inclusion is
    * known), or undefined while the SafeDB is empty.

@@ -6,6 +6,8 @@ import { TemporaryError } from "../core/errors/supernode-error.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
 import type { BlockId } from "../core/types/block-ref.js";
+import { ZERO_HASH } from "../core/types/primitives.js";
+import type { SuperRootVerifier, VerifiedLookup } from "../activities/superroot.js";
 import type { LogsStore } from "../io/db/interop/logs-store.js";
 import { VerifiedStore } from "../io/db/interop/verified-store.js";
 import type { L1Source, SuperAuthority } from "../node/ports.js";
@@ -19,7 +21,9 @@ import type { ChainSupervisor } from "./chain-supervisor.js";
  * and, in one sublevel per chain, each chain's logs), the super authority each chain's node defers to, and
  * the activity itself over the supervised chains.
  */
-export class InteropRuntime {
+const ZERO_BLOCK: BlockId = { hash: ZERO_HASH, number: 0 };
+
+export class InteropRuntime implements SuperRootVerifier {
   #activity: InteropActivity | undefined;
   #run: Promise<void> | undefined;
 
@@ -60,10 +64,29 @@ export class InteropRuntime {
     };
   }
 
-  /** Whether chain `chainId`'s block `l2` at `ts` is verified (always true before activation). */
-  async isVerified(chainId: bigint, ts: number, l2: BlockId): Promise<boolean> {
-    if (ts < this.activation) return true;
-    return (await this.verified.get(ts))?.l2Heads[chainId.toString(10)]?.hash === l2.hash;
+  /**
+   * `superroot_atTimestamp`'s view of the verifier at `ts` (op-supernode's regimes): hand-off before the activation,
+   * before the first verifiable timestamp (the verified store's first, else the cold start's) and before the
+   * activity chose it; else the verified entry, or pending.
+   */
+  async lookup(ts: number): Promise<VerifiedLookup> {
+    if (ts < this.activation) return { regime: "handoff" };
+    const first = this.verified.firstTimestamp() ?? this.#activity?.status().next_timestamp ?? undefined;
+    if (first === undefined || ts < first) return { regime: "handoff" };
+    const r = await this.verified.get(ts);
+    return r === undefined ? { regime: "pending" } : { regime: "verified", ...r };
+  }
+
+  /**
+   * The L1 block the verifier is still processing, as op-supernode keeps it: nothing yet before its first round;
+   * while it works through timestamps already local-safe everywhere, the last verified one's L1 inclusion; while it
+   * waits for the chains, undefined (their own current L1 says it).
+   */
+  currentL1(): BlockId | undefined {
+    const st = this.#activity?.status().state ?? "starting";
+    if (st === "waiting") return undefined;
+    if (st === "starting" || st === "awaiting_safedb" || st === "backfilling") return ZERO_BLOCK;
+    return this.verified.last()?.l1Inclusion ?? ZERO_BLOCK;
   }
 
   status(): InteropStatus | undefined {

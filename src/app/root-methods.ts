@@ -1,6 +1,11 @@
 import { heartbeatCheck } from "../activities/heartbeat.js";
 import type { ActivityChainView } from "../activities/ports.js";
-import { type SuperRootHashing, superRootAtTimestamp } from "../activities/superroot.js";
+import {
+  cappedCurrentL1,
+  type SuperRootHashing,
+  type SuperRootVerifier,
+  superRootAtTimestamp,
+} from "../activities/superroot.js";
 import { aggregateSyncStatus } from "../activities/sync-status.js";
 import { InvalidParamsError } from "../rpc/errors.js";
 import { createMethodTable, mergeMethodTables, type MethodTable, namespacesOf } from "../rpc/method-table.js";
@@ -20,7 +25,14 @@ function noParams(method: string, params: unknown[]): void {
 /** The supernode's own methods at `POST /`: the activity methods plus the builtins. */
 export function createRootMethods(
   chains: readonly ActivityChainView[],
-  opts: { version: string; enableAdmin: boolean; hashing: SuperRootHashing; interopStatus?: () => unknown },
+  opts: {
+    version: string;
+    enableAdmin: boolean;
+    hashing: SuperRootHashing;
+    interopStatus?: () => unknown;
+    /** The interop verifier `superroot_atTimestamp` reads (absent while interop is disabled). */
+    verifier?: SuperRootVerifier;
+  },
 ): MethodTable {
   const table = createMethodTable({
     heartbeat_check: async (params) => {
@@ -30,10 +42,12 @@ export function createRootMethods(
     supernode_syncStatus: async (params) => {
       noParams("supernode_syncStatus", params);
       const agg = await aggregateSyncStatus(chains);
+      const currentL1 = cappedCurrentL1(agg.current_l1, opts.verifier);
       // Our addition: the interop activity's state and verified timestamp (absent while interop is disabled).
-      return opts.interopStatus === undefined ? agg : { ...agg, interop: opts.interopStatus() ?? null };
+      const capped = { ...agg, current_l1: currentL1 };
+      return opts.interopStatus === undefined ? capped : { ...capped, interop: opts.interopStatus() ?? null };
     },
-    superroot_atTimestamp: async (params) => superRootAtTimestamp(chains, params, opts.hashing),
+    superroot_atTimestamp: async (params) => superRootAtTimestamp(chains, params, opts.hashing, opts.verifier),
   });
   return builtinMethods(table, opts);
 }

@@ -1,5 +1,5 @@
 import { runHeartbeat } from "../activities/heartbeat.js";
-import type { ActivityChainView, ChainBlockAt } from "../activities/ports.js";
+import type { ActivityChainView } from "../activities/ports.js";
 import type { SuperRootHashing } from "../activities/superroot.js";
 import type { SupernodeConfig } from "../config/types.js";
 import type { L1Source, SuperAuthority } from "../node/ports.js";
@@ -99,12 +99,12 @@ export class Supernode {
     try {
       const supervisors = makeSupervisors(config, runtimes, deps, { clock, metrics });
       const root = createRootMethods(
-        [...supervisors.values()].map((sup) => activityView(sup, interop)),
+        [...supervisors.values()].map((sup) => activityView(sup)),
         {
           version: SUPERNODE_VERSION,
           enableAdmin: config.rpc.enableAdmin,
           hashing: deps.hashing,
-          ...(interop === undefined ? {} : { interopStatus: () => interop.status() }),
+          ...(interop === undefined ? {} : { interopStatus: () => interop.status(), verifier: interop }),
         },
       );
       // Register everything, then bind: the RPC server never answers with a half-built router.
@@ -166,20 +166,23 @@ function headsOf(s: SyncStatus): Record<string, number> {
   };
 }
 
-/** The activities' read-only view of one supervised chain (interop disabled: verified = local-safe). */
-function activityView(sup: ChainSupervisor, interop: InteropRuntime | undefined): ActivityChainView {
-  const at = async (ts: number): Promise<ChainBlockAt | undefined> => sup.current?.blockAtTimestamp(ts);
+/**
+ * The activities' read-only view of one supervised chain. Its optimistic block at a height where a block was denied
+ * carries the denied block's output (optimistically it would not have been replaced; op-supernode's
+ * OptimisticOutputAtTimestamp), with the local-safe block's L1 inclusion.
+ */
+function activityView(sup: ChainSupervisor): ActivityChainView {
   return {
     chainId: sup.chainId,
     syncStatus: async () => (await sup.syncStatus())?.status,
     state: () => sup.state,
     reason: () => (sup.reason === undefined ? undefined : clientSafeMessage(sup.reason)),
-    verifiedAt: async (ts) => {
-      const b = await at(ts);
-      if (b === undefined || interop === undefined) return b;
-      return (await interop.isVerified(sup.chainId, ts, b.l2)) ? b : undefined;
+    optimisticAt: async (ts) => {
+      const b = await sup.current?.blockAtTimestamp(ts);
+      const denied = b === undefined ? undefined : sup.current?.deniedOutputAt(b.l2.number);
+      return denied === undefined || b === undefined ? b : { ...b, output: denied };
     },
-    optimisticAt: at,
+    outputAtHash: async (hash) => sup.current?.outputAtHash(hash),
   };
 }
 

@@ -20,12 +20,7 @@ export async function computeOutputAtBlock(
     throw new NodeRpcError("NOT_FOUND", `failed to get L2 block ref with sync status: block ${n} not found`);
   }
   const p = env.executionPayload;
-  let storageRoot: Hash;
-  if (isForkActive(cfg, "isthmus", p.timestamp) && p.withdrawalsRoot !== undefined) {
-    storageRoot = p.withdrawalsRoot;
-  } else {
-    storageRoot = (await engine.getProof(L2_TO_L1_MESSAGE_PASSER, [], p.blockHash)).storageHash;
-  }
+  const storageRoot = await messagePasserRoot(cfg, engine, p);
   return {
     version: OUTPUT_VERSION_V0,
     // The one output-root implementation, vector-tested in test/conformance/output-root.test.ts.
@@ -34,4 +29,33 @@ export async function computeOutputAtBlock(
     withdrawalStorageRoot: storageRoot,
     stateRoot: p.stateRoot,
   };
+}
+
+/**
+ * The output (v0 fields) of the block with hash `hash`, read by hash (so it stays the same block's output whatever
+ * the canonical chain does meanwhile); undefined when the execution client does not have that block.
+ */
+export async function outputV0ByHash(
+  cfg: RollupConfig,
+  engine: Pick<EngineApi, "payloadByHash" | "getProof">,
+  hash: Hash,
+): Promise<{ stateRoot: Hash; messagePasserStorageRoot: Hash; blockHash: Hash } | undefined> {
+  const env = await engine.payloadByHash(hash);
+  if (env === undefined) return undefined;
+  const p = env.executionPayload;
+  return {
+    stateRoot: p.stateRoot,
+    messagePasserStorageRoot: await messagePasserRoot(cfg, engine, p),
+    blockHash: p.blockHash,
+  };
+}
+
+/** The L2ToL1MessagePasser's storage root: the header's withdrawalsRoot from Isthmus, else a proof at the block. */
+async function messagePasserRoot(
+  cfg: RollupConfig,
+  engine: Pick<EngineApi, "getProof">,
+  p: ExecutionPayloadEnvelope["executionPayload"],
+): Promise<Hash> {
+  if (isForkActive(cfg, "isthmus", p.timestamp) && p.withdrawalsRoot !== undefined) return p.withdrawalsRoot;
+  return (await engine.getProof(L2_TO_L1_MESSAGE_PASSER, [], p.blockHash)).storageHash;
 }

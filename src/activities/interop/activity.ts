@@ -2,6 +2,7 @@ import { severityOf } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { Clock } from "../../core/time/clock.js";
 import type { BlockId } from "../../core/types/block-ref.js";
+import { ZERO_HASH } from "../../core/types/primitives.js";
 import type { DependencySet } from "../../protocol/interop/dependency-set.js";
 import type { StoredLog } from "../../protocol/interop/messages.js";
 import type { MessageRuleParams } from "../../protocol/interop/rules.js";
@@ -192,6 +193,8 @@ export class InteropActivity {
   }
 
   private async canonical(id: BlockId): Promise<boolean> {
+    // the genesis' L1 inclusion: L1 "block 0" with the zero hash (see blockAt), canonical by definition
+    if (id.number === 0 && id.hash === ZERO_HASH) return true;
     return (await this.d.l1.canonicalHash(id.number)) === id.hash;
   }
 

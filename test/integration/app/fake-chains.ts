@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { ChainBlockAt } from "../../../src/activities/ports.js";
+import type { ChainBlockAt, OutputV0 } from "../../../src/activities/ports.js";
 import { ZERO_SYNC_STATUS } from "../../../src/activities/sync-status.js";
 import type { ChainService, ChainServiceFactory } from "../../../src/app/chain-service.js";
 import type { ChainRuntimes, SupernodeDeps } from "../../../src/app/supernode.js";
@@ -41,6 +41,8 @@ export class FakeChainControl {
   firstSafeTime: number | null | undefined;
   /** What the live instance reports as its own health. */
   health: NodeHealth = { condition: "ok" };
+  /** Outputs of blocks denied at a height (what `deniedOutputAt` answers). */
+  readonly denied = new Map<number, OutputV0>();
   starts = 0;
   stops = 0;
   live: FakeInstance | undefined;
@@ -94,6 +96,17 @@ export class FakeInstance implements ChainService {
   async firstSafeTimestamp(): Promise<number | undefined> {
     const t = this.ctl.firstSafeTime;
     return t === null ? undefined : (t ?? this.ctl.genesisTime);
+  }
+  deniedOutputAt(height: number): OutputV0 | undefined {
+    return this.ctl.denied.get(height);
+  }
+  /** The output of block `n` (≤ head) whose hash is `h`, as `blockAtTimestamp` makes them. */
+  async outputAtHash(h: Hash): Promise<OutputV0 | undefined> {
+    for (let n = 0; n <= this.ctl.head; n++) {
+      const b = await this.blockAtTimestamp(this.ctl.genesisTime + 2 * n);
+      if (b?.l2.hash === h) return b.output;
+    }
+    return undefined;
   }
   async blockAtTimestamp(ts: number): Promise<ChainBlockAt | undefined> {
     if (ts < this.ctl.genesisTime) throw new Error(`did not reach genesis time (${this.ctl.genesisTime}) yet`);

@@ -106,6 +106,18 @@ describe("Supernode with fake chains", () => {
     expect(pre.error?.code).toBe(-32603);
   });
 
+  it("superroot_atTimestamp: a height where a block was denied shows the denied block's output as optimistic", async () => {
+    const a = new FakeChainControl(10n);
+    const denied = { stateRoot: hash(7), messagePasserStorageRoot: hash(8), blockHash: hash(9) };
+    a.denied.set(3, denied);
+    const sn = await start([a]);
+    const r = (await rpc(`${sn.rpc.url}/`, "superroot_atTimestamp", ["0x3ee"])).result as SuperRootResult;
+    // optimistically the block would not have been replaced (op-supernode's OptimisticOutputAtTimestamp); the
+    // required L1 stays the local-safe block's
+    expect(r.optimistic_at_timestamp["10"]?.output).toEqual(denied);
+    expect(r.optimistic_at_timestamp["10"]?.required_l1.number).toBe(2000 + 3 + 10);
+  });
+
   it("gates admin methods", async () => {
     const sn = await start([new FakeChainControl(10n)]);
     expect((await rpc(`${sn.rpc.url}/10/`, "admin_stopSequencer")).error?.code).toBe(-32601);

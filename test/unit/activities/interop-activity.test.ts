@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { InteropActivity } from "../../../src/activities/interop/activity.js";
 import type { InteropMetrics } from "../../../src/activities/interop/ports.js";
 import { silentLogger } from "../../../src/core/logger.js";
+import type { BlockId } from "../../../src/core/types/block-ref.js";
+import { ZERO_HASH } from "../../../src/core/types/primitives.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import { LogsStore } from "../../../src/io/db/interop/logs-store.js";
 import { VerifiedStore } from "../../../src/io/db/interop/verified-store.js";
@@ -237,6 +239,21 @@ describe("interop activity", () => {
     expect(s.logs.get("901")?.latest()?.number).toBe(3);
     expect(s.logs.get("902")?.latest()?.number).toBe(6);
     expect((await s.verified.get(GENESIS + 5))?.l2Heads["901"]?.number).toBe(2);
+  });
+
+  it("takes the genesis' L1 inclusion (L1 'block 0', zero hash) as canonical: no rewind after verifying it", async () => {
+    const { world, open } = await setup();
+    const { a, b } = world;
+    // what blockAt answers for a genesis block (op-supernode's L1AtSafeHead): L1 number 0 with the zero hash
+    for (const c of [a, b]) (c.blocks[0] as { l1: BlockId }).l1 = { hash: ZERO_HASH, number: 0 };
+    const s = await open();
+    expect(await s.drain()).toBe(1);
+    expect(s.verified.last()?.l1Inclusion).toEqual({ hash: ZERO_HASH, number: 0 });
+    a.advance(1);
+    b.advance(1);
+    expect(await s.drain()).toBe(1);
+    expect(s.counts.rewinds).toBe(0);
+    expect(s.verified.last()?.timestamp).toBe(GENESIS + 1);
   });
 
   it("waits while a frontier L1 block is stale, rewinds when a verified inclusion is reorged out", async () => {
