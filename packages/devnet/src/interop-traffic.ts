@@ -67,13 +67,19 @@ export interface InteropTrafficStats {
   /** Replaced invalid messages found back in the execution client's pool and cancelled. */
   readonly cancelled: number;
   readonly replacedByKind: Readonly<Record<InvalidKind, number>>;
-  readonly lastInvalid?: {
-    readonly kind: InvalidKind;
-    readonly chainId: bigint;
-    readonly txHash: Hash;
-    readonly blockNumber: number;
-  };
+  readonly lastInvalid?: InvalidSent;
+  /** Every invalid message included, in order, with the block that first carried it. */
+  readonly invalidSent: readonly InvalidSent[];
   readonly errors: number;
+}
+
+/** One invalid executing message as included: its kind, chain, transaction and the block that carried it. */
+export interface InvalidSent {
+  readonly kind: InvalidKind;
+  readonly chainId: bigint;
+  readonly txHash: Hash;
+  readonly blockNumber: number;
+  readonly blockHash: Hash;
 }
 
 interface RpcReceipt {
@@ -137,7 +143,7 @@ export class InteropTraffic {
   #errors = 0;
   #kindIndex = 0;
   #invalidSent = 0;
-  #lastInvalid: InteropTrafficStats["lastInvalid"];
+  readonly #invalidList: InvalidSent[] = [];
 
   constructor(opts: InteropTrafficOptions, deps: { logger: Logger; clock?: Clock }) {
     if (opts.chains.length < 2) throw new Error("interop traffic needs at least two chains");
@@ -148,6 +154,7 @@ export class InteropTraffic {
   }
 
   stats(): InteropTrafficStats {
+    const last = this.#invalidList.at(-1);
     return {
       rounds: this.#rounds,
       initiated: this.#initiated,
@@ -156,7 +163,8 @@ export class InteropTraffic {
       invalidReplaced: this.#replaced,
       cancelled: this.#cancelled,
       replacedByKind: { ...this.#replacedByKind },
-      ...(this.#lastInvalid === undefined ? {} : { lastInvalid: this.#lastInvalid }),
+      ...(last === undefined ? {} : { lastInvalid: last }),
+      invalidSent: [...this.#invalidList],
       errors: this.#errors,
     };
   }
@@ -232,11 +240,13 @@ export class InteropTraffic {
    * reorg) and the sequencer never includes it again, so it would hold back every later transaction of the traffic
    * account; a replacement at its nonce (an empty transfer to itself) takes its place.
    */
-  async #cancel(c: Chain, tx: Hash): Promise<void> {
-    const t = await c.rpc.call<{ nonce: Hex; blockHash: Hash | null } | null>("eth_getTransactionByHash", [tx]);
-    if (t === null || t.blockHash !== null) return; // not in the pool (or included again): nothing to cancel
+  async #cancel(c: Chain, tx: Hash, nonce: number): Promise<void> {
+    const t = await c.rpc.call<{ blockHash: Hash | null } | null>("eth_getTransactionByHash", [tx]);
+    if (t !== null && t.blockHash !== null) return; // included again: nothing to cancel
+    // Sent whether or not the pool holds it yet: a real geth puts it back a moment after the reorg, and a
+    // cancellation that took the nonce first makes geth drop it then.
     const self = devAccount(this.#opts.senderIndex ?? 9).address;
-    const cancel = await this.#send(c, self, "0x", { nonce: Number(t.nonce) });
+    const cancel = await this.#send(c, self, "0x", { nonce });
     await this.#included(c, cancel);
     this.#cancelled++;
     this.#log.info(
@@ -333,8 +343,9 @@ export class InteropTraffic {
     const tx = await this.#send(dst, CROSS_L2_INBOX, validateMessageCalldata(call));
     const r = await this.#included(dst, tx);
     const blockNumber = Number(r.blockNumber);
+    const { nonce } = await dst.rpc.call<{ nonce: Hex }>("eth_getTransactionByHash", [tx]);
     this.#invalid[kind]++;
-    this.#lastInvalid = { kind, chainId: dst.spec.chainId, txHash: tx, blockNumber };
+    this.#invalidList.push({ kind, chainId: dst.spec.chainId, txHash: tx, blockNumber, blockHash: r.blockHash });
     this.#log.info(
       { kind, chain: dst.spec.chainId.toString(10), block: blockNumber, tx },
       "interop traffic: invalid message sent",
@@ -354,7 +365,7 @@ export class InteropTraffic {
           { kind, chain: dst.spec.chainId.toString(10), block: blockNumber },
           "interop traffic: invalid block replaced",
         );
-        await this.#cancel(dst, tx);
+        await this.#cancel(dst, tx, Number(nonce));
         return;
       }
       if ((await dst.head()).number >= blockNumber + quiet) return;

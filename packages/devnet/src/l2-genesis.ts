@@ -6,7 +6,8 @@
  * compute: a rollup config for such a client takes `genesis.l2.hash` from the client.
  */
 import type { Address, Hex } from "supernode/core";
-import type { RollupConfig } from "supernode/protocol";
+import { CROSS_L2_INBOX, EXECUTING_MESSAGE_TOPIC, type RollupConfig } from "supernode/protocol";
+import { LOG_EMITTER_ADDRESS } from "./el/interop-predeploys.js";
 
 /** EIP-2935's history storage contract (address and runtime code as the EIP gives them). */
 const HISTORY_STORAGE_ADDRESS: Address = "0x0000f90827f1c53a10cb7a02335b175320002935";
@@ -24,6 +25,18 @@ const MESSAGE_PASSER: Address = "0x4200000000000000000000000000000000000016";
 /** The sequencer fee vault predeploy, the genesis block's coinbase upstream. */
 const SEQUENCER_FEE_VAULT: Address = "0x4200000000000000000000000000000000000011";
 const ZERO_HASH = `0x${"00".repeat(32)}`;
+
+/**
+ * EVM stand-ins of the two interop contracts the simulated execution client models natively (`el/interop-predeploys.ts`),
+ * for an OP execution client when Interop is scheduled:
+ * - CrossL2Inbox `validateMessage(Identifier, bytes32)`: copies the identifier (calldata 4…164) to memory and emits
+ *   `ExecutingMessage(msgHash, id)` (LOG2: the event topic, calldata word 164; data the 160 identifier bytes). Like
+ *   the simulated one it checks nothing, not even the selector (that is the rollup node's job).
+ * - The log emitter `emitLog(bytes32[] topics, bytes data)`: follows the ABI offsets and emits LOG3 with the first
+ *   three topics and the data (the devnet's initiating messages always have three topics).
+ */
+const CROSS_L2_INBOX_CODE: Hex = `0x60a0600460003760a4357f${EXECUTING_MESSAGE_TOPIC.slice(2)}60a06000a200`;
+const LOG_EMITTER_CODE: Hex = "0x60043560640135600435604401356004356024013560243560040180359060200181906000376000a300";
 const INITIAL_BASE_FEE = 1_000_000_000n;
 
 const hex = (n: bigint | number): string => `0x${BigInt(n).toString(16)}`;
@@ -79,6 +92,10 @@ export function l2GenesisJson(cfg: RollupConfig, alloc: Readonly<Record<string, 
   const accounts: Record<string, unknown> = {};
   for (const [addr, bal] of Object.entries(alloc)) accounts[addr.toLowerCase()] = { balance: hex(bal) };
   accounts[MESSAGE_PASSER] = { nonce: "0x1", balance: "0x0", storage: { [ZERO_HASH]: `0x${"00".repeat(31)}01` } };
+  if (cfg.lagoon_time !== undefined) {
+    accounts[CROSS_L2_INBOX] = { code: CROSS_L2_INBOX_CODE, nonce: "0x1", balance: "0x0" };
+    accounts[LOG_EMITTER_ADDRESS] = { code: LOG_EMITTER_CODE, nonce: "0x1", balance: "0x0" };
+  }
   if (activeAt(cfg.isthmus_time, t))
     accounts[HISTORY_STORAGE_ADDRESS] = { code: HISTORY_STORAGE_CODE, nonce: "0x1", balance: "0x0" };
   const holocene = activeAt(cfg.holocene_time, t);
