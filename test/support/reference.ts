@@ -61,10 +61,13 @@ export interface RefProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `bin args` in a process group of its own, output to `logPath`. */
-export function startReference(bin: string, args: readonly string[], logPath: string): RefProcess {
+/**
+ * Starts `bin args` in a process group of its own, output to `logPath`. With `ipc` (a Node child such as our
+ * supernode) an IPC channel ties it to this process, so it ends with this one however this one ends.
+ */
+export function startReference(bin: string, args: readonly string[], logPath: string, ipc = false): RefProcess {
   const out = openSync(logPath, "a");
-  const child = spawn(bin, args, { detached: true, stdio: ["ignore", out, out] });
+  const child = spawn(bin, args, { detached: true, stdio: ipc ? ["ignore", out, out, "ipc"] : ["ignore", out, out] });
   const exited = new Promise<void>((res) => child.once("exit", () => res()));
   return {
     child,

@@ -1,0 +1,27 @@
+/**
+ * CPU time and resident memory of a process, read from Linux's /proc (for the reference comparisons' per-block CPU
+ * and per-chain RSS figures). CPU is user + system time in seconds (fields 14 and 15 of `/proc/<pid>/stat`, in
+ * clock ticks of 1/100 s, the Linux default); RSS is `VmRSS` of `/proc/<pid>/status` in MiB.
+ */
+import { readFileSync } from "node:fs";
+
+const TICKS_PER_S = 100;
+
+export interface ProcUsage {
+  readonly cpuS: number;
+  readonly rssMb: number;
+}
+
+/** The usage of `pid` now; undefined when it is gone (or /proc is not there). */
+export function procUsage(pid: number): ProcUsage | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // the command name (field 2) is in parentheses and may hold spaces: split after its closing one
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const cpuS = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+    const rss = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return { cpuS, rssMb: rss === null ? 0 : Number(rss[1]) / 1024 };
+  } catch {
+    return undefined;
+  }
+}
