@@ -7,7 +7,7 @@ import { ElChainStore } from "./chain-store.js";
 import { ElCore } from "./el-core.js";
 import { engineMethods } from "./engine-api.js";
 import { ethMethods } from "./eth-api.js";
-import { listenHttp1 } from "./http1-server.js";
+import { type Http1Request, type Http1Response, listenHttp1 } from "./http1-server.js";
 import { CorsPolicy } from "./cors.js";
 import { baseMethods, debugMethods, traceMethods } from "./extra-api.js";
 import { FilterRegistry } from "./filters.js";
@@ -82,24 +82,28 @@ async function listenRpc(
   cors?: CorsPolicy,
 ): Promise<{ close: () => Promise<void>; url: string }> {
   const text = (status: number, body: string) => ({ status, contentType: "text/plain; charset=utf-8", body });
+  const answer = async (req: Http1Request): Promise<Http1Response> => {
+    if (authorize !== undefined) {
+      const why = authorize(req.headers.authorization);
+      if (why !== undefined) return text(401, `${why}\n`);
+    }
+    if (req.method !== "POST" || (req.path !== "/" && req.path !== "")) return text(404, "not found\n");
+    const out = await dispatchBody(methods, req.body);
+    if (out === undefined) return { status: 200, body: "" };
+    return { status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify(out) };
+  };
   const srv = await listenHttp1(
     addr,
     port,
-    async (req) => {
-      const preflight = cors?.preflight(req);
-      if (preflight !== undefined) return preflight;
-      if (authorize !== undefined) {
-        const why = authorize(req.headers.authorization);
-        if (why !== undefined) return text(401, `${why}\n`);
-      }
-      const allow = cors?.headers(req);
-      const headers = allow === undefined ? {} : { headers: allow };
-      if (req.method !== "POST" || (req.path !== "/" && req.path !== ""))
-        return { ...text(404, "not found\n"), ...headers };
-      const out = await dispatchBody(methods, req.body);
-      if (out === undefined) return { status: 200, body: "", ...headers };
-      return { status: 200, contentType: "application/json; charset=utf-8", body: JSON.stringify(out), ...headers };
-    },
+    cors === undefined
+      ? answer
+      : async (req) => {
+          const preflight = cors.preflight(req);
+          if (preflight !== undefined) return preflight;
+          const allow = cors.headers(req);
+          const res = await answer(req);
+          return allow === undefined ? res : { ...res, headers: allow };
+        },
     BODY_LIMIT,
   );
   return { url: `http://${addr}:${srv.port}`, close: srv.close };
