@@ -18,7 +18,7 @@ import { responseTooLargeCounter } from "../io/common/response-limit.js";
 import type { ChainNode } from "../node/chain-node.js";
 import { createChainNode } from "../node/create.js";
 import type { NutBundles } from "../protocol/l2/nut-bundle.js";
-import { createChainMetrics } from "./chain-metrics.js";
+import { createChainMetrics, payloadIdPredictionCounter } from "./chain-metrics.js";
 import type { BlobSource, SafeDbPort } from "../node/ports.js";
 import { fileSequencerStateStore } from "../io/sequencer-state-file.js";
 import { InvalidParamsError } from "../rpc/errors.js";
@@ -149,6 +149,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
   const id = chain.chainId.toString(10);
   const logger = ctx.logger.child({ chain: id });
   const metrics = createChainMetrics(ctx.metrics.registry, chain.chainId);
+  const predictions = payloadIdPredictionCounter(ctx.metrics.registry, chain.chainId);
   const engineTooLarge = responseTooLargeCounter(ctx.metrics.registry).labels({ upstream: "engine", chain_id: id });
   let p2p: Promise<ChainP2PRuntime> | undefined;
   let identified = false;
@@ -174,6 +175,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
         onRequest: (e) => {
           if (e.outcome === "too_large") engineTooLarge.inc();
         },
+        onPayloadIdPrediction: (outcome) => predictions.inc({ outcome }),
       },
     );
     // Nothing on the way to serving the chain's RPC waits for its EL or disk (docs/performance.md): the identification

@@ -56,15 +56,6 @@ export function createChainMetrics(register: Registry, chainId: bigint): ChainMe
         registers: [register],
       }),
   );
-  const predictions = counter(
-    register,
-    "supernode_node_payload_id_predictions_total",
-    "Derived-block build starts sent with getPayload of a locally computed payload id in the same request " +
-      "(docs/performance.md), by outcome (hit: the EL returned that id, the payload came with the build start; miss: " +
-      "another id or the batched getPayload failed: the payload was fetched on its own and prediction stopped for " +
-      "that EL, logged once at info)",
-    ["chain_id", "outcome"],
-  );
   const resets = counter(register, "supernode_node_resets_total", "Derivation pipeline / engine resets by reason", [
     "chain_id",
     "reason",
@@ -84,8 +75,25 @@ export function createChainMetrics(register: Registry, chainId: bigint): ChainMe
     blocksBuilt: { inc: () => built.inc({ chain_id: chain }) },
     sequencedBlocks: { inc: () => sequenced.inc({ chain_id: chain }) },
     engineLatency: { startTimer: (l) => latency.startTimer({ chain_id: chain, method: l.method }) },
-    payloadIdPredictions: { inc: (l) => predictions.inc({ chain_id: chain, outcome: l.outcome }) },
     resets: { inc: (l) => resets.inc({ chain_id: chain, reason: l.reason }) },
     errors: { inc: (l) => errors.inc({ chain_id: chain, severity: l.severity }) },
   };
+}
+
+/** Derived-block build starts sent with a predicted payload id, by outcome (the Engine API client reports them). */
+export function payloadIdPredictionCounter(
+  register: Registry,
+  chainId: bigint,
+): { inc(labels: { outcome: "hit" | "miss" }): void } {
+  const chain = chainId.toString(10);
+  const predictions = counter(
+    register,
+    "supernode_node_payload_id_predictions_total",
+    "Derived-block build starts sent with getPayload of a locally computed payload id in the same request " +
+      "(docs/performance.md), by outcome (hit: the EL returned that id, the payload came with the build start; miss: " +
+      "another id or the batched getPayload failed: the payload was fetched on its own and prediction stopped for " +
+      "that EL, logged once at info)",
+    ["chain_id", "outcome"],
+  );
+  return { inc: (l) => predictions.inc({ chain_id: chain, outcome: l.outcome }) };
 }

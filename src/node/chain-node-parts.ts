@@ -71,7 +71,6 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     kind: cfg.engineKind,
     engine: deps.engine,
     controller: engine,
-    refFromPayload: deps.refFromPayload,
     safeDb: deps.safeDb,
     clock: deps.clock,
     logger: deps.logger,

@@ -16,17 +16,7 @@ export type ChainNodeIo = Omit<ChainNodeDeps, "createPipeline" | "attributesBuil
 };
 
 export async function createChainNode(cfg: ChainNodeConfig, io: ChainNodeIo): Promise<ChainNode> {
-  // Envelopes are never mutated: a gossiped payload's reference, decoded when it is queued, is reused when it is
-  // inserted (the L1-info deposit decoded once per payload, not once per use).
-  const refs = new WeakMap<ExecutionPayloadEnvelope, L2BlockRef>();
-  const refFromPayload = (env: ExecutionPayloadEnvelope): L2BlockRef => {
-    let ref = refs.get(env);
-    if (ref === undefined) {
-      ref = l2RefFromPayload(cfg.rollup, env);
-      refs.set(env, ref);
-    }
-    return ref;
-  };
+  const refFromPayload = (env: ExecutionPayloadEnvelope): L2BlockRef => l2RefFromPayload(cfg.rollup, env);
   const builder = new FetchingAttributesBuilder(cfg.rollup, io.l1, io.engine, io.l1ChainConfig, {
     dependencySetSize: cfg.dependencySetSize,
     nutBundles: cfg.nutBundles,

@@ -11,8 +11,6 @@ export interface ChainMetrics {
   readonly blocksBuilt: { inc(): void };
   readonly sequencedBlocks: { inc(): void };
   readonly engineLatency: { startTimer(labels: { method: string }): () => void };
-  /** Derived build starts sent with a predicted payload id: `hit` (payload taken from the batch) or `miss`. */
-  readonly payloadIdPredictions: { inc(labels: { outcome: "hit" | "miss" }): void };
   readonly resets: { inc(labels: { reason: string }): void };
   readonly errors: { inc(labels: { severity: string }): void };
 }

@@ -93,59 +93,46 @@ export type {
   ExecutionPayload,
   ExecutionPayloadEnvelope,
   L2BlockHeader,
-  BuildStartRequest,
-  BuildStartResult,
+  SealedPayload,
+  PayloadToInsert,
+  HeadInsertion,
+  BuildStart,
+  BuildStarted,
 } from "../protocol/engine-api-types.js";
 import type {
   PayloadStatus,
   ForkchoiceState,
   ForkchoiceResult,
-  PayloadAttributes,
   ExecutionPayloadEnvelope,
   L2BlockHeader,
-  BuildStartRequest,
-  BuildStartResult,
+  SealedPayload,
+  PayloadToInsert,
+  HeadInsertion,
+  BuildStart,
+  BuildStarted,
 } from "../protocol/engine-api-types.js";
 
 /**
- * The chain's execution client over the authenticated Engine API endpoint (one serial queue per chain in the
- * implementation, so forkchoice updates and payloads never reorder). Method versions are chosen by the client from
- * the rollup config. JSON-RPC error -38002 (invalid forkchoice state) and -38003 (invalid payload attributes) are
- * reported as errors carrying `code`.
+ * The chain's execution client as the node uses it: build a block, insert a payload, move the forkchoice, read
+ * headers and payloads. Calls reach the EL in the order they are made (one serial queue per chain in the
+ * implementation, src/io/engine/). How an operation travels (one request or several, the EL's own payload text sent
+ * back, a predicted payload id) is the implementation's business. JSON-RPC error -38002 (invalid forkchoice state)
+ * and -38003 (invalid payload attributes) are reported as errors carrying `rpcCode`.
  */
 export interface EngineApi {
-  forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes): Promise<ForkchoiceResult>;
-  newPayload(envelope: ExecutionPayloadEnvelope): Promise<PayloadStatus>;
-  /** The payload the EL built (id from the build start; `timestamp` chooses the method version). */
-  getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope>;
+  /** `engine_newPayload`: the EL's verdict on `payload`. */
+  newPayload(payload: PayloadToInsert): Promise<PayloadStatus>;
+  /** `engine_forkchoiceUpdated(state)` without attributes. */
+  forkchoiceUpdated(state: ForkchoiceState): Promise<ForkchoiceResult>;
   /**
-   * Optional: `newPayload(envelope)` then `forkchoiceUpdated(state, attrs)` in one request (a JSON-RPC batch the EL
-   * runs in order); each element is that call's result or its error. A request that failed as a whole rejects.
+   * Inserts `payload` and makes it the head (`state.headBlockHash` is its hash): each call's outcome, never a
+   * rejection (a request that failed as a whole is each element's error).
    */
-  newPayloadAndForkchoice?(
-    envelope: ExecutionPayloadEnvelope,
-    state: ForkchoiceState,
-    attrs?: PayloadAttributes,
-  ): Promise<readonly [PayloadStatus | Error, ForkchoiceResult | Error]>;
-  /** False once the EL showed it does not run batched engine calls in order (then none is batched). */
-  readonly batchesEngineCalls?: boolean;
-  /** Stops batching engine calls for this EL (logged once). */
-  stopBatchingEngineCalls?(reason: string): void;
-  /**
-   * Optional: the payload id this EL will return for building `attrs` on `parentHash` (protocol/payload-id.ts), or
-   * undefined when the port does not predict ids for this EL (not batching, prediction stopped, or not predictable).
-   */
-  predictPayloadId?(parentHash: Hash, attrs: PayloadAttributes): Hex | undefined;
-  /** Stops predicting payload ids for this EL (logged once, at info). */
-  stopPredictingPayloadIds?(reason: string): void;
-  /**
-   * Optional: a build start and the payload it will seal in one request: `newPayload(held)` when given,
-   * `forkchoiceUpdated(state, attrs)`, then `getPayload(payloadId)` with the predicted id, as one JSON-RPC batch the
-   * EL runs in order. Each element is that call's result or its error (the payload decoded as by
-   * {@link getPayload}); the caller uses the payload only when the update returned exactly `payloadId`. A request
-   * that failed as a whole rejects.
-   */
-  buildStartWithPayload?(req: BuildStartRequest): Promise<BuildStartResult>;
+  insertAsHead(payload: PayloadToInsert, state: ForkchoiceState): Promise<HeadInsertion>;
+  /** Starts building a block (and inserts its parent first, when given); outcomes as {@link insertAsHead}. */
+  startBuild(req: BuildStart): Promise<BuildStarted>;
+  /** The payload the EL sealed under `payloadId` (`timestamp`: the block's, choosing the method version). */
+  sealPayload(payloadId: Hex, timestamp: number): Promise<SealedPayload>;
   /** Undefined when the EL has no such label yet (e.g. no finalized block). */
   l2BlockRefByLabel(label: BlockLabel): Promise<L2BlockRef | undefined>;
   /** Undefined when the EL has no canonical block at `n`. */
@@ -153,17 +140,13 @@ export interface EngineApi {
   l2BlockRefByHash(hash: Hash): Promise<L2BlockRef | undefined>;
   payloadByNumber(n: number): Promise<ExecutionPayloadEnvelope | undefined>;
   payloadByHash(hash: Hash): Promise<ExecutionPayloadEnvelope | undefined>;
+  /** Several canonical blocks; each element is the block, undefined (no such block) or that element's error. */
+  payloadsByNumber(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]>;
   /**
-   * Optional: several canonical blocks in one request (a JSON-RPC batch of read-only calls); each element is the
-   * block, undefined (no such block) or that element's error. Without it the node reads block by block.
+   * The headers and transaction hashes of canonical blocks (what consolidation compares with derived attributes,
+   * without their transactions); elements as in {@link payloadsByNumber}.
    */
-  payloadsByNumber?(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]>;
-  /**
-   * Optional: the headers and transaction hashes of canonical blocks (`eth_getBlockByNumber(n, false)` in one
-   * batch), what consolidation needs to check derived attributes against the EL's blocks without reading their
-   * transactions. Each element as in {@link payloadsByNumber}. Without it the node reads whole payloads.
-   */
-  headersByNumber?(ns: readonly number[]): Promise<(L2BlockHeader | undefined | Error)[]>;
+  headersByNumber(ns: readonly number[]): Promise<(L2BlockHeader | undefined | Error)[]>;
   /** `eth_getProof(address, slots, blockHash)`; the node reads `storageHash`. */
   getProof(address: Address, slots: readonly Hash[], blockHash: Hash): Promise<{ storageHash: Hash }>;
 }

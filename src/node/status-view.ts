@@ -44,7 +44,7 @@ export class StatusView {
   syncStatus(): SyncStatus {
     const h = this.heads();
     const queued = this.s.unsafeQueue.lowest();
-    const queuedRef = queued === undefined ? ZERO_L2_REF : safeRef(this.s.refFromPayload, queued);
+    const queuedRef = queued === undefined ? ZERO_L2_REF : queued.ref;
     const l1 = this.s.l1.current;
     return {
       current_l1: this.s.origin() ?? ZERO_L1_REF,
@@ -114,13 +114,5 @@ export class StatusView {
     m.headNumber.set({ head: "finalized" }, h.finalized.number);
     const origin = this.s.origin();
     if (origin !== undefined) m.derivationOrigin.set(origin.number);
-  }
-}
-
-function safeRef(fn: (env: ExecutionPayloadEnvelope) => L2BlockRef, env: ExecutionPayloadEnvelope): L2BlockRef {
-  try {
-    return fn(env);
-  } catch {
-    return ZERO_L2_REF;
   }
 }

@@ -106,19 +106,51 @@ export interface L2BlockHeader extends ComparedPayloadFields {
   readonly parentBeaconBlockRoot?: Hash | undefined;
 }
 
-/** A build start with its payload fetched in the same request (the node's `EngineApi.buildStartWithPayload`). */
-export interface BuildStartRequest {
-  /** A sealed payload to insert first (the held newPayload of the parent), if any. */
-  readonly held?: ExecutionPayloadEnvelope | undefined;
-  readonly state: ForkchoiceState;
-  readonly attrs: PayloadAttributes;
-  /** The predicted payload id (what the update should return). */
-  readonly payloadId: Hex;
+/**
+ * A payload the EL sealed (getPayload), as the node carries it back to `newPayload`: the decoded envelope, and the
+ * EL's own JSON text of its execution payload when it came over JSON-RPC. The Engine API client sends that text back
+ * as the EL wrote it (fields the node does not model included) instead of encoding the payload again.
+ */
+export interface SealedPayload {
+  readonly envelope: ExecutionPayloadEnvelope;
+  readonly elJson?: string | undefined;
 }
 
-export interface BuildStartResult {
-  /** Present when `held` was sent. */
-  readonly newPayload?: PayloadStatus | Error | undefined;
-  readonly forkchoice: ForkchoiceResult | Error;
-  readonly payload: ExecutionPayloadEnvelope | Error;
+/** What `newPayload` takes: a payload from elsewhere (gossip, req-resp, an EL read), or one the EL sealed. */
+export type PayloadToInsert = ExecutionPayloadEnvelope | SealedPayload;
+
+/** The envelope of a payload to insert. */
+export function envelopeOf(p: PayloadToInsert): ExecutionPayloadEnvelope {
+  return "envelope" in p ? p.envelope : p;
+}
+
+/**
+ * `newPayload(payload)` and the forkchoice update that makes it the head, as one operation. Each element is the
+ * call's outcome or its error; `forkchoice` is absent when the update was not sent (the insertion was not VALID).
+ */
+export interface HeadInsertion {
+  readonly inserted: PayloadStatus | Error;
+  readonly forkchoice?: ForkchoiceResult | Error | undefined;
+}
+
+/** A block build start: `forkchoiceUpdated(state, attrs)`, after `newPayload(insert)` when given. */
+export interface BuildStart {
+  readonly state: ForkchoiceState;
+  readonly attrs: PayloadAttributes;
+  /** The parent, sealed and held since (its hash is `state.headBlockHash`), inserted first. */
+  readonly insert?: PayloadToInsert | undefined;
+  /**
+   * The node seals this block at once (a derived block: no pool to wait for), so the client may bring the sealed
+   * payload back with the start (docs/performance.md, payload-id prediction).
+   */
+  readonly sealAtOnce: boolean;
+}
+
+export interface BuildStarted {
+  /** Present when `insert` was given. */
+  readonly inserted?: PayloadStatus | Error | undefined;
+  /** Absent when the update was not sent (the insertion was not VALID). */
+  readonly forkchoice?: ForkchoiceResult | Error | undefined;
+  /** The payload sealed under the id the update returned, when it came with the start. */
+  readonly sealed?: SealedPayload | undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * The Engine API's method encoding for one chain (pure): which version of each method the fork schedule asks for
- * (op-node §3.1), the JSON-RPC calls of a forkchoice update and of a new payload, and the sealed payloads'
- * own JSON (a getPayload result's payload text, sent back as the EL wrote it by the newPayload of that payload).
+ * (op-node §3.1), the JSON-RPC calls of a forkchoice update and of a new payload, and the sealed payloads with
+ * their own JSON (a getPayload result's payload text, sent back as the EL wrote it by the newPayload of that payload).
  */
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
@@ -11,10 +11,11 @@ import {
   decodePayloadEnvelope,
   encodeExecutionPayload,
   encodePayloadAttributesParts,
-  type ExecutionPayload,
-  type ExecutionPayloadEnvelope,
+  envelopeOf,
   type ForkchoiceState,
   type PayloadAttributes,
+  type PayloadToInsert,
+  type SealedPayload,
 } from "./engine-types.js";
 
 export function forkchoiceMethod(cfg: RollupConfig, attrs?: PayloadAttributes): string {
@@ -62,10 +63,12 @@ export function forkchoiceCall(
 }
 
 /** `engine_newPayload`: a sealed payload's own JSON when it has one ({@link decodeSealedPayload}), else encoded. */
-export function newPayloadCall(cfg: RollupConfig, envelope: ExecutionPayloadEnvelope): RpcCall {
+export function newPayloadCall(cfg: RollupConfig, toInsert: PayloadToInsert): RpcCall {
+  const envelope = envelopeOf(toInsert);
   const p = envelope.executionPayload;
   const method = newPayloadMethod(cfg, p.timestamp);
-  const payload = sealedJson.get(p) ?? encodeExecutionPayload(p);
+  const elJson = "envelope" in toInsert ? toInsert.elJson : undefined;
+  const payload = elJson === undefined ? encodeExecutionPayload(p) : new RawJson(elJson);
   if (method === "engine_newPayloadV2") return { method, params: [payload] };
   if (envelope.parentBeaconBlockRoot === undefined) {
     throw new DecodeError("newPayload: parentBeaconBlockRoot required from Ecotone", { block: p.blockHash });
@@ -80,30 +83,24 @@ export function newPayloadCall(cfg: RollupConfig, envelope: ExecutionPayloadEnve
 }
 
 /**
- * A getPayload result (`result`, parsed from the response) decoded for the node; the payload's own JSON text is kept
- * for the newPayload of this very payload object: `jsonAt(path)` gives the response's text at `path` (`["result"]`
- * or `["result", "executionPayload"]`), e.g. `(path) => jsonValueAt(text, path)`.
+ * A getPayload result (`result`, parsed from the response) decoded for the node, with the payload's own JSON text:
+ * `jsonAt(path)` gives the response's text at `path` (`["result"]` or `["result", "executionPayload"]`), e.g.
+ * `(path) => jsonValueAt(text, path)`; when the text cannot be located, the parsed payload is written out again.
  */
 export function decodeSealedPayload(
   result: unknown,
   jsonAt: (path: readonly string[]) => string | undefined,
-): ExecutionPayloadEnvelope {
-  return decodePayloadEnvelope(result, (payload, raw) => {
+): SealedPayload {
+  let elJson: string | undefined;
+  const envelope = decodePayloadEnvelope(result, (_payload, raw) => {
     // V2+: {executionPayload, ...}; V1: the payload itself.
-    const json = jsonAt(raw === result ? RESULT : RESULT_PAYLOAD);
-    sealedJson.set(payload, json === undefined ? raw : new RawJson(json));
+    elJson = jsonAt(raw === result ? RESULT : RESULT_PAYLOAD) ?? JSON.stringify(raw);
   });
+  return { envelope, elJson };
 }
 
 const RESULT: readonly string[] = ["result"];
 const RESULT_PAYLOAD: readonly string[] = ["result", "executionPayload"];
-
-/**
- * The EL's own JSON of each payload object getPayload returned: its text as the EL wrote it (or, when the text could
- * not be located, its parsed object). Decoded payloads are immutable, so the JSON stays true to the object it is
- * keyed by; a copy or a payload from elsewhere is encoded afresh.
- */
-const sealedJson = new WeakMap<ExecutionPayload, object>();
 
 /** A batch element decoded, or its error (a decoding failure included). */
 export function decodeOr<T>(r: BatchResult | undefined, decode: (v: unknown) => T): T | Error {

@@ -7,12 +7,10 @@ import type { Address, Hash, Hex } from "../../core/types/primitives.js";
 import type { Receipt } from "../../protocol/block/receipt.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import { DEFAULT_ENGINE_MAX_RESPONSE_BYTES } from "../common/response-limit.js";
-import { DecodeError } from "../../core/errors/supernode-error.js";
-import { HttpRpcClient, type RpcCall, type RpcRequestEvent } from "../json-rpc/http-client.js";
+import { HttpRpcClient, type RpcRequestEvent } from "../json-rpc/http-client.js";
 import { jsonValueAt } from "../json-rpc/raw-json.js";
-import { payloadVersionOf, predictPayloadId } from "../../protocol/payload-id.js";
+import { CombinedCalls } from "./combined-calls.js";
 import {
-  decodeOr,
   decodeSealedPayload,
   forkchoiceCall,
   forkchoiceMethod,
@@ -22,16 +20,20 @@ import {
 } from "./engine-calls.js";
 import { type EngineIdentity, type EngineKind, identifyEngine, readClientVersion } from "./engine-identity.js";
 import {
+  type BuildStart,
+  type BuildStarted,
   decodeForkchoiceResult,
   decodePayloadStatus,
   type ExecutionPayloadEnvelope,
   type ForkchoiceResult,
   type ForkchoiceState,
+  type HeadInsertion,
   type L2BlockHeader,
   type PayloadAttributes,
   type PayloadStatus,
+  type PayloadToInsert,
+  type SealedPayload,
 } from "./engine-types.js";
-import type { BuildStartRequest, BuildStartResult } from "./engine-types.js";
 import { jwtAuthHeaders } from "./jwt.js";
 import { L2BlockReads, type L2Label } from "./l2-reads.js";
 
@@ -65,6 +67,8 @@ export interface EngineClientDeps {
   readonly onRequest?: (e: RpcRequestEvent) => void;
   /** Fair event-loop turns shared by every chain (core/async/turns.ts). */
   readonly turns?: Turns;
+  /** A payload-id prediction's outcome (metric `supernode_node_payload_id_predictions_total`). */
+  readonly onPayloadIdPrediction?: (outcome: "hit" | "miss") => void;
 }
 
 /**
@@ -79,9 +83,8 @@ export class EngineClient {
   private readonly cfg: RollupConfig;
   private readonly reads: L2BlockReads;
   private readonly standardOnly: boolean;
-  private batching = true;
-  /** Payload ids are predicted (getPayload rides with the build start) until a prediction missed. */
-  private predicting = true;
+  /** Inserting as head and build starts, batched while the EL takes it (combined-calls.ts). */
+  private readonly combined: CombinedCalls;
 
   private constructor(
     readonly opts: EngineClientOptions,
@@ -89,7 +92,6 @@ export class EngineClient {
   ) {
     this.cfg = opts.rollupConfig;
     this.standardOnly = opts.standardAttributesOnly === true;
-    this.predicting = opts.predictPayloadIds !== false;
     this.rpc = new HttpRpcClient({
       url: opts.url,
       timeoutMs: opts.timeoutMs ?? 10_000,
@@ -101,6 +103,17 @@ export class EngineClient {
       ...(deps.turns === undefined ? {} : { turns: deps.turns }),
     });
     this.reads = new L2BlockReads(this.rpc, this.cfg);
+    this.combined = new CombinedCalls({
+      rpc: this.rpc,
+      queue: this.queue,
+      cfg: this.cfg,
+      logger: deps.logger,
+      standardOnly: this.standardOnly,
+      predict: opts.predictPayloadIds !== false,
+      onPrediction: deps.onPayloadIdPrediction,
+      newPayload: (p) => this.newPayload(p),
+      forkchoiceUpdated: (state, attrs) => this.forkchoiceUpdated(state, attrs),
+    });
   }
 
   static create(opts: EngineClientOptions, deps: EngineClientDeps): EngineClient {
@@ -133,105 +146,47 @@ export class EngineClient {
     return this.queue.run(async () => decodeForkchoiceResult(await this.rpc.call(call.method, call.params)));
   }
 
-  newPayload(envelope: ExecutionPayloadEnvelope): Promise<PayloadStatus> {
-    const call = newPayloadCall(this.cfg, envelope);
+  /** `engine_newPayload`; a payload this client sealed goes back as the EL's own JSON text (engine-calls.ts). */
+  newPayload(payload: PayloadToInsert): Promise<PayloadStatus> {
+    const call = newPayloadCall(this.cfg, payload);
     return this.queue.run(async () => decodePayloadStatus(await this.rpc.call(call.method, call.params)));
   }
 
-  /**
-   * `engine_newPayload(envelope)` and then `engine_forkchoiceUpdated(state, attrs)` in one JSON-RPC batch request
-   * (one round trip instead of two: the node's thread sleeps and wakes once). The execution clients process a
-   * batch's calls one after the other in order (op-geth, op-reth); one that ran the forkchoice update first would
-   * not know its head yet and answer it SYNCING, which the caller detects ({@link batchesEngineCalls} then turns
-   * false, and the caller sends that update again on its own). Each element is the call's result or its error.
-   */
-  newPayloadAndForkchoice(
-    envelope: ExecutionPayloadEnvelope,
-    state: ForkchoiceState,
-    attrs?: PayloadAttributes,
-  ): Promise<[PayloadStatus | Error, ForkchoiceResult | Error]> {
-    const np = newPayloadCall(this.cfg, envelope);
-    const fc = forkchoiceCall(this.cfg, state, attrs, this.standardOnly);
-    return this.queue.run(async () => {
-      const [a, b] = await this.rpc.batch([np, fc]);
-      return [decodeOr(a, decodePayloadStatus), decodeOr(b, decodeForkchoiceResult)];
-    });
+  /** `newPayload(payload)` and the update that makes it the head, as one batch while the EL takes it. */
+  insertAsHead(payload: PayloadToInsert, state: ForkchoiceState): Promise<HeadInsertion> {
+    return this.combined.insertAsHead(payload, state);
   }
 
   /**
-   * Whether {@link newPayloadAndForkchoice} is worth using: true until the EL showed that it does not process a
-   * batch in order, or refused a batch ({@link stopBatchingEngineCalls}); then every call goes on its own.
+   * A build start (after the held parent's newPayload, when given), as one batch while the EL takes it; with
+   * `sealAtOnce` the getPayload of the predicted payload id rides along (combined-calls.ts).
    */
+  startBuild(req: BuildStart): Promise<BuildStarted> {
+    return this.combined.startBuild(req);
+  }
+
+  /** Whether combined operations still go as one batch (false once the EL showed it cannot take them). */
   get batchesEngineCalls(): boolean {
-    return this.batching;
+    return this.combined.batches;
   }
 
-  stopBatchingEngineCalls(reason: string): void {
-    if (!this.batching) return;
-    this.batching = false;
-    this.deps.logger.warn({ reason }, "execution client: engine calls are no longer batched");
+  /** Whether payload ids are still predicted. */
+  get predictsPayloadIds(): boolean {
+    return this.combined.predicts;
   }
 
-  /**
-   * The id this EL will return for building `attrs` on `parentHash` (protocol/payload-id.ts: op-geth's and op-reth's
-   * rule), or undefined: while calls are batched and predictions have not missed, for the OP attributes only.
-   */
-  predictPayloadId(parentHash: Hash, attrs: PayloadAttributes): Hex | undefined {
-    if (!this.predicting || !this.batching || this.standardOnly) return undefined;
-    const version = payloadVersionOf(forkchoiceMethod(this.cfg, attrs));
-    return version === undefined ? undefined : predictPayloadId(parentHash, attrs, version);
-  }
-
-  /** After a prediction missed: every later build start goes without its getPayload (logged once, at info). */
-  stopPredictingPayloadIds(reason: string): void {
-    if (!this.predicting) return;
-    this.predicting = false;
-    this.deps.logger.info({ reason }, "execution client: payload ids are no longer predicted");
-  }
-
-  /**
-   * `[newPayload(held)], forkchoiceUpdated(state, attrs), getPayload(payloadId)` as one JSON-RPC batch (one round
-   * trip for a derived block's build start and its payload). The payload is decoded as {@link getPayload} does, its
-   * JSON text kept from this batch element's; each element is the call's result or its error.
-   */
-  buildStartWithPayload(req: BuildStartRequest): Promise<BuildStartResult> {
-    const calls: RpcCall[] = [];
-    if (req.held !== undefined) calls.push(newPayloadCall(this.cfg, req.held));
-    calls.push(forkchoiceCall(this.cfg, req.state, req.attrs, this.standardOnly));
-    calls.push({ method: this.getPayloadMethod(req.attrs.fields.timestamp), params: [req.payloadId] });
-    const k = req.held === undefined ? 0 : 1;
-    return this.queue.run(async () => {
-      const { results, itemValueAt } = await this.rpc.batchWithText(calls);
-      const gp = results[k + 1];
-      let payload: ExecutionPayloadEnvelope | Error;
-      if (gp === undefined) payload = new DecodeError("engine: batch response missing");
-      else if (!gp.ok) payload = gp.error;
-      else {
-        try {
-          payload = decodeSealedPayload(gp.result, (path) => itemValueAt(k + 1, path));
-        } catch (err) {
-          payload = err as Error;
-        }
-      }
-      return {
-        ...(k === 1 ? { newPayload: decodeOr(results[0], decodePayloadStatus) } : {}),
-        forkchoice: decodeOr(results[k], decodeForkchoiceResult),
-        payload,
-      };
-    });
-  }
-
-  /**
-   * The payload the EL built, decoded (and checked) for the node; the EL's own JSON text of it is kept: a
-   * newPayload of this very payload object sends that text back as the EL wrote it (fields the node does not model
-   * included) instead of encoding the payload again.
-   */
-  getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope> {
+  /** The payload the EL sealed, decoded (and checked), with the EL's own JSON text of it. */
+  sealPayload(payloadId: Hex, timestamp: number): Promise<SealedPayload> {
     const method = this.getPayloadMethod(timestamp);
     return this.queue.run(async () => {
       const { result, text } = await this.rpc.callWithText(method, [payloadId]);
       return decodeSealedPayload(result, (path) => jsonValueAt(text, path));
     });
+  }
+
+  /** {@link sealPayload}'s envelope. */
+  async getPayload(payloadId: Hex, timestamp: number): Promise<ExecutionPayloadEnvelope> {
+    return (await this.sealPayload(payloadId, timestamp)).envelope;
   }
 
   // ---------------------------------------------------------------- L2 blocks (eth namespace, same endpoint)

@@ -16,9 +16,13 @@ export type {
   ExecutionPayload,
   ExecutionPayloadEnvelope,
   L2BlockHeader,
-  BuildStartRequest,
-  BuildStartResult,
+  SealedPayload,
+  PayloadToInsert,
+  HeadInsertion,
+  BuildStart,
+  BuildStarted,
 } from "../../protocol/engine-api-types.js";
+export { envelopeOf } from "../../protocol/engine-api-types.js";
 import type {
   PayloadStatusKind,
   PayloadStatus,

@@ -3,27 +3,23 @@
  * the build start (forkchoiceUpdated with attributes; the parent's held newPayload rides along, payload-inserter.ts),
  * then the sealed payload, checked against what was asked for.
  *
- * For a derived block (`noTxPool`, derived from L1) the node predicts the payload id (protocol/payload-id.ts) and
- * `getPayload` rides in the build start's request (docs/performance.md): one round trip, one sleep of the node's thread
- * per derived block. The batched payload is used only when the EL accepted the build start and returned exactly
- * the predicted id; otherwise getPayload is sent on its own with the returned id as before, and prediction stops for
- * that EL (metric `supernode_node_payload_id_predictions_total{outcome="miss"}`). The sequencer's own blocks never
- * batch it: the EL fills them from its pool over time.
+ * A derived block (`noTxPool`, derived from L1) is sealed at once, so the engine port may bring its sealed payload
+ * back with the build start (the Engine API client predicts the payload id and sends getPayload in the same
+ * request, docs/performance.md); otherwise the payload is sealed on its own with the returned id. The sequencer's
+ * own blocks are sealed later: the EL fills them from its pool over time.
  */
 import { TemporaryError } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { Hex } from "../../core/types/primitives.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
-import type { ChainMetrics } from "../metrics.js";
-import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
+import type { EngineApi, ForkchoiceState, PayloadAttributes, SealedPayload } from "../ports.js";
 import { buildStartFailure, sealFailure } from "./engine-errors.js";
-import type { PayloadFetch, PayloadInserter } from "./payload-inserter.js";
+import type { PayloadInserter } from "./payload-inserter.js";
 import { sealedPayloadMismatch } from "./sealed-payload.js";
 
 export interface BuildStartDeps {
   readonly engine: EngineApi;
   readonly logger: Logger;
-  readonly metrics?: ChainMetrics | undefined;
   readonly inserter: PayloadInserter;
   /** Times an engine call (latency metric by method). */
   readonly timed: <T>(method: string, fn: () => Promise<T>) => Promise<T>;
@@ -32,8 +28,7 @@ export interface BuildStartDeps {
 /**
  * Builds `attrs` on `parent` (forkchoice state `fc`) and returns the sealed payload, checked; undefined when the EL
  * rejected the attributes or sealed a payload without its deposit (invalid). `accepted` runs once the EL accepted
- * the build start (it then holds the forkchoice state `fc`). `derived`: a block derived from L1 (may batch its
- * getPayload).
+ * the build start (it then holds the forkchoice state `fc`). `derived`: a block derived from L1 (sealed at once).
  */
 export async function buildAndSeal(
   d: BuildStartDeps,
@@ -42,11 +37,9 @@ export async function buildAndSeal(
   parent: L2BlockRef,
   derived: boolean,
   accepted: () => void,
-): Promise<ExecutionPayloadEnvelope | undefined> {
-  const predicted = derived && attrs.fields.noTxPool ? d.engine.predictPayloadId?.(parent.hash, attrs) : undefined;
-  const fetch: PayloadFetch | undefined = predicted === undefined ? undefined : { payloadId: predicted };
+): Promise<SealedPayload | undefined> {
   // Settles the last derived block first; its held newPayload rides along when it is the parent.
-  const out = await d.inserter.forkchoice(fc, attrs, fetch);
+  const out = await d.inserter.forkchoice(fc, attrs, derived && attrs.fields.noTxPool === true);
   let payloadId: Hex | null;
   try {
     if (!out.ok) throw out.error;
@@ -66,7 +59,8 @@ export async function buildAndSeal(
     return undefined;
   }
   if (payloadId === null) throw new TemporaryError("ENGINE_NO_PAYLOAD_ID", "build start returned no payload id");
-  const envelope = batchedPayload(d, predicted, payloadId, out.payload) ?? (await sealAlone(d, payloadId, attrs));
+  const sealed = (out.ok ? out.sealed : undefined) ?? (await sealAlone(d, payloadId, attrs));
+  const envelope = sealed.envelope;
   const txs = envelope.executionPayload.transactions;
   if (txs.length === 0 || !txs[0]?.toLowerCase().startsWith("0x7e")) {
     d.logger.warn({}, "sealed payload does not start with a deposit");
@@ -77,37 +71,13 @@ export async function buildAndSeal(
     d.logger.warn({ reason: wrong }, "the EL sealed a payload that is not the one asked for");
     throw new TemporaryError("ENGINE_WRONG_PAYLOAD", `getPayload returned another block: ${wrong}`);
   }
-  return envelope;
-}
-
-/**
- * The batched getPayload's payload when the prediction held (the EL returned exactly the predicted id and the
- * payload came back); otherwise undefined, and after a miss prediction stops for this EL.
- */
-function batchedPayload(
-  d: BuildStartDeps,
-  predicted: Hex | undefined,
-  returned: Hex,
-  payload: ExecutionPayloadEnvelope | Error | undefined,
-): ExecutionPayloadEnvelope | undefined {
-  if (predicted === undefined || payload === undefined) return undefined;
-  if (returned.toLowerCase() === predicted && !(payload instanceof Error)) {
-    d.metrics?.payloadIdPredictions.inc({ outcome: "hit" });
-    return payload;
-  }
-  const reason =
-    returned.toLowerCase() !== predicted
-      ? `the EL returned payload id ${returned}, predicted ${predicted}`
-      : `getPayload of the predicted id failed in the batch: ${payload instanceof Error ? payload.message : ""}`;
-  d.metrics?.payloadIdPredictions.inc({ outcome: "miss" });
-  d.engine.stopPredictingPayloadIds?.(reason);
-  return undefined;
+  return sealed;
 }
 
 /** `getPayload` on its own, with the id the build start returned. */
-async function sealAlone(d: BuildStartDeps, id: Hex, attrs: PayloadAttributes): Promise<ExecutionPayloadEnvelope> {
+async function sealAlone(d: BuildStartDeps, id: Hex, attrs: PayloadAttributes): Promise<SealedPayload> {
   try {
-    return await d.timed("getPayload", () => d.engine.getPayload(id, attrs.fields.timestamp));
+    return await d.timed("getPayload", () => d.engine.sealPayload(id, attrs.fields.timestamp));
   } catch (err) {
     throw sealFailure(err);
   }

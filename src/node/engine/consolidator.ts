@@ -2,7 +2,7 @@
  * Consolidation (op-node §2.12.3): derived attributes on top of the pending-safe head, when the EL already has a
  * block at that height (pending-safe behind unsafe), are checked against that block instead of building one. The
  * EL's blocks are read ahead in batches while a long run of them consolidates (catch-up), as headers with their
- * transaction hashes when the engine port offers them (existing-block.ts); a read-ahead block that does not match is
+ * transaction hashes (existing-block.ts); a read-ahead block that does not match is
  * decided again on a fresh read of the whole block, compared byte for byte (docs/performance.md).
  */
 import type { Logger } from "../../core/logger.js";

@@ -20,8 +20,9 @@ import type { Logger } from "../../core/logger.js";
 import type { Clock } from "../../core/time/clock.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
-import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadStatusKind, SafeDbPort } from "../ports.js";
+import type { EngineApi, ForkchoiceState, PayloadStatusKind, SafeDbPort } from "../ports.js";
 import type { EngineController } from "./engine-controller.js";
+import type { UnsafePayload } from "./unsafe-queue.js";
 
 export type EngineKind = "variant_a" | "variant_b";
 export type SyncMode = "consensus-layer" | "execution-layer";
@@ -48,7 +49,6 @@ export interface ElSyncDeps {
   readonly engine: EngineApi;
   /** Heads are read from and written to its public `heads` field. */
   readonly controller: EngineController;
-  readonly refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef;
   readonly safeDb?: SafeDbPort | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -99,9 +99,9 @@ export class ElSync {
    * Inserts `env` as the new unsafe head (newPayload + forkchoiceUpdated). Returns `finished: true` when this
    * insertion completed EL sync (the caller then resets from the EL's labels and resumes derivation).
    */
-  async insert(env: ExecutionPayloadEnvelope): Promise<{ result: ElSyncInsertResult; finished: boolean }> {
+  async insert(u: UnsafePayload): Promise<{ result: ElSyncInsertResult; finished: boolean }> {
     const d = this.d;
-    const ref = d.refFromPayload(env);
+    const { envelope: env, ref } = u;
     // Settle the controller first (a derived block may still await its verdict; an owed forkchoice update goes out).
     await d.controller.flushForkchoice();
     const heads = d.controller.heads;
@@ -204,9 +204,9 @@ export class ElSync {
    * beyond unsafe+1, hand it to the EL (newPayload, then forkchoiceUpdated(head = payload)) so the EL fetches the gap
    * itself. The unsafe head moves only once the EL reports the head VALID; SYNCING means "ask again later".
    */
-  async catchUp(env: ExecutionPayloadEnvelope): Promise<"inserted" | "syncing" | "invalid"> {
+  async catchUp(u: UnsafePayload): Promise<"inserted" | "syncing" | "invalid"> {
     const d = this.d;
-    const ref = d.refFromPayload(env);
+    const { envelope: env, ref } = u;
     const p = env.executionPayload;
     await d.controller.flushForkchoice();
     let np: Awaited<ReturnType<EngineApi["newPayload"]>>;

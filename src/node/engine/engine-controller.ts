@@ -80,7 +80,6 @@ export class EngineController {
     this.builds = {
       engine: deps.engine,
       logger: deps.logger,
-      metrics: deps.metrics,
       inserter: this.inserter,
       timed: (method, fn) => this.timed(method, fn),
     };
@@ -285,11 +284,12 @@ export class EngineController {
       safeBlockHash: onParent.safe.hash,
       finalizedBlockHash: onParent.finalized.hash,
     };
-    const envelope = await buildAndSeal(this.builds, fc, attrs, parent, opts.speculative === true, () => {
+    const sealed = await buildAndSeal(this.builds, fc, attrs, parent, opts.speculative === true, () => {
       this.acked = headsOnParent(this.heads, parent);
       this.dropPrefetched();
     });
-    if (envelope === undefined) return undefined;
+    if (sealed === undefined) return undefined;
+    const envelope = sealed.envelope;
     const redo = opts.rebuildWith?.(envelope);
     if (redo !== undefined) return this.buildAndInsert(redo, parent, meta, { speculative: opts.speculative === true });
     if (this.d.isDenied?.(envelope.executionPayload.blockNumber, envelope.executionPayload.blockHash)) {
@@ -299,16 +299,16 @@ export class EngineController {
     // prepares the next block meanwhile, and the next engine call settles this one first (settle()).
     let headAcked = false;
     if (opts.speculative === true && this.inserter.mayAdopt(parent.hash)) {
-      this.inserter.adopt(envelope, { ...this.heads }, parent.hash);
+      this.inserter.adopt(sealed, { ...this.heads }, parent.hash);
     } else {
-      // Inserted before returning (the sequencer publishes it next): the forkchoice update that makes it the head
-      // rides in the same request when the port batches (the caller's flush then has nothing left to send).
+      // Inserted before returning (the sequencer publishes it next), with the forkchoice update that makes it the
+      // head (the caller's flush then has nothing left to send).
       const head: ForkchoiceState = {
         headBlockHash: envelope.executionPayload.blockHash,
         safeBlockHash: this.heads.safe.hash,
         finalizedBlockHash: this.heads.finalized.hash,
       };
-      const { valid, forkchoice } = await this.inserter.insertAsHead(envelope, head);
+      const { valid, forkchoice } = await this.inserter.insertAsHead(sealed, head);
       if (!valid) return undefined;
       this.inserter.insertedOn(parent.hash);
       headAcked = forkchoice !== undefined;
@@ -334,14 +334,15 @@ export class EngineController {
    */
   async insertUnsafePayload(
     envelope: ExecutionPayloadEnvelope,
+    ref: L2BlockRef,
   ): Promise<"inserted" | "ignored" | "invalid" | "denied"> {
     await this.settle();
     const p = envelope.executionPayload;
     if (this.d.isDenied?.(p.blockNumber, p.blockHash)) return "denied";
     const u = this.heads.unsafe;
     if (p.blockNumber !== u.number + 1 || p.parentHash.toLowerCase() !== u.hash.toLowerCase()) return "ignored";
-    // A gossiped block someone waits for: its newPayload and the forkchoice update that makes it the head go in one
-    // request when the port batches (one round trip instead of two); otherwise the update follows as before.
+    // A gossiped block someone waits for: its newPayload and the forkchoice update that makes it the head go as one
+    // engine operation (one round trip when the EL takes batches); without the update's result it follows alone.
     const head: ForkchoiceState = {
       headBlockHash: p.blockHash,
       safeBlockHash: this.heads.safe.hash,
@@ -350,7 +351,6 @@ export class EngineController {
     const { valid, forkchoice } = await this.inserter.insertAsHead(envelope, head);
     if (!valid) return "invalid";
     this.dropPrefetched();
-    const ref = this.d.refFromPayload(envelope);
     this.heads.unsafe = ref;
     this.heads.crossUnsafe = ref;
     if (forkchoice !== undefined) {

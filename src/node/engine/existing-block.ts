@@ -1,6 +1,6 @@
 /**
- * A block the EL already has, as consolidation reads it: its header with the hashes of its transactions when the
- * engine port offers `headersByNumber` (no transaction crosses the wire or is re-encoded), else its whole payload.
+ * A block the EL already has, as consolidation reads it: ahead, its header with the hashes of its transactions (no
+ * transaction crosses the wire or is re-encoded); on a mismatch, its whole payload (consolidator.ts).
  */
 import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hex } from "../../core/types/primitives.js";
@@ -12,34 +12,18 @@ import type { LookaheadSource } from "./block-lookahead.js";
 
 export type ExistingBlock = { readonly header: L2BlockHeader } | { readonly envelope: ExecutionPayloadEnvelope };
 
-/** How the look-ahead reads existing blocks from `engine`. */
+/** How the look-ahead reads existing blocks from `engine`: headers, in batches. */
 export function existingBlockSource(engine: EngineApi): LookaheadSource<ExistingBlock> {
-  const headers = engine.headersByNumber;
-  if (typeof headers === "function") {
-    const many = async (ns: readonly number[]) =>
-      (await headers.call(engine, ns)).map((r) => (r === undefined || r instanceof Error ? r : { header: r }));
-    return {
-      names: { one: "headerByNumber", many: "headersByNumber" },
-      async one(n) {
-        const [r] = await many([n]);
-        if (r instanceof Error) throw r;
-        return r;
-      },
-      many,
-    };
-  }
-  const payloads = engine.payloadsByNumber;
+  const many = async (ns: readonly number[]) =>
+    (await engine.headersByNumber(ns)).map((r) => (r === undefined || r instanceof Error ? r : { header: r }));
   return {
-    names: { one: "payloadByNumber", many: "payloadsByNumber" },
+    names: { one: "headerByNumber", many: "headersByNumber" },
     async one(n) {
-      const env = await engine.payloadByNumber(n);
-      return env === undefined ? undefined : { envelope: env };
+      const [r] = await many([n]);
+      if (r instanceof Error) throw r;
+      return r;
     },
-    many:
-      typeof payloads === "function"
-        ? async (ns) =>
-            (await payloads.call(engine, ns)).map((r) => (r === undefined || r instanceof Error ? r : { envelope: r }))
-        : undefined,
+    many,
   };
 }
 

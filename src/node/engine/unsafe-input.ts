@@ -13,7 +13,7 @@ import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ExecutionPayloadEnvelope, UnsafeGapFiller } from "../ports.js";
 import type { ElSync } from "./el-sync.js";
 import type { EngineController } from "./engine-controller.js";
-import { UnsafePayloadQueue } from "./unsafe-queue.js";
+import { type UnsafePayload, UnsafePayloadQueue } from "./unsafe-queue.js";
 
 export interface UnsafeInputDeps {
   readonly cfg: RollupConfig;
@@ -53,8 +53,9 @@ export class UnsafeInput {
 
   /** Queues a payload; false when not queued (duplicate, too large, dropped, or its L1-info deposit is unreadable). */
   add(env: ExecutionPayloadEnvelope): boolean {
+    let ref: L2BlockRef;
     try {
-      this.d.refFromPayload(env);
+      ref = this.d.refFromPayload(env);
     } catch {
       return false;
     }
@@ -63,7 +64,7 @@ export class UnsafeInput {
       this.d.logger.info({ number: p.blockNumber, hash: p.blockHash }, "denied unsafe payload dropped");
       return false;
     }
-    const res = this.queue.push(env);
+    const res = this.queue.push({ envelope: env, ref });
     if (res !== "added")
       this.d.logger.debug({ number: env.executionPayload.blockNumber, res }, "unsafe payload not queued");
     return res === "added";
@@ -84,30 +85,26 @@ export class UnsafeInput {
     const h = this.d.engine.heads;
     const none = { progressed: false, elSyncFinished: false };
     if (this.d.elSync.directInsert(this.d.reqResp)) {
-      const env = this.queue.popAbove(h.unsafe.number);
-      if (env === undefined) return none;
-      const r = await this.attempt(env, signal, () => this.d.elSync.insert(env));
+      const u = this.queue.popAbove(h.unsafe.number);
+      if (u === undefined) return none;
+      const r = await this.attempt(u, signal, () => this.d.elSync.insert(u));
       if (r === undefined) return none;
-      if (r.result === "skipped") this.queue.push(env); // EL sync not needed: the consensus-layer path takes it
+      if (r.result === "skipped") this.queue.push(u); // EL sync not needed: the consensus-layer path takes it
       return { progressed: r.result === "inserted" || r.result === "skipped", elSyncFinished: r.finished };
     }
     const next = this.queue.nextFor(h.unsafe, h.safe);
     if (next === undefined) return { progressed: await this.gapStep(), elSyncFinished: false };
     // Popped only after a definite answer.
-    const res = await this.attempt(next, signal, () => this.d.engine.insertUnsafePayload(next));
+    const res = await this.attempt(next, signal, () => this.d.engine.insertUnsafePayload(next.envelope, next.ref));
     if (res === undefined) return none;
     if (this.queue.peek() === next) this.queue.pop();
-    if (res === "denied")
-      this.d.logger.info({ number: next.executionPayload.blockNumber }, "denied unsafe payload dropped");
-    if (res === "invalid") this.d.logger.warn({ number: next.executionPayload.blockNumber }, "unsafe payload invalid");
+    const number = next.ref.number;
+    if (res === "denied") this.d.logger.info({ number }, "denied unsafe payload dropped");
+    if (res === "invalid") this.d.logger.warn({ number }, "unsafe payload invalid");
     return { progressed: res === "inserted", elSyncFinished: false };
   }
 
-  private async attempt<T>(
-    env: ExecutionPayloadEnvelope,
-    signal: AbortSignal,
-    fn: () => Promise<T>,
-  ): Promise<T | undefined> {
+  private async attempt<T>(env: UnsafePayload, signal: AbortSignal, fn: () => Promise<T>): Promise<T | undefined> {
     try {
       const r = await fn();
       this.failures = 0;
@@ -117,7 +114,7 @@ export class UnsafeInput {
         this.queue.push(env); // a no-op when still queued (duplicate)
         throw err;
       }
-      const number = env.executionPayload.blockNumber;
+      const number = env.ref.number;
       if (++this.failures >= MAX_FAILURES) {
         this.failures = 0;
         if (this.queue.peek() === env) this.queue.pop();
@@ -136,14 +133,14 @@ export class UnsafeInput {
     if (now - this.lastGapCheckMs < 2 * this.d.cfg.block_time * 1000) return false;
     const lowest = this.queue.peek();
     const unsafe = this.d.engine.heads.unsafe;
-    if (lowest === undefined || lowest.executionPayload.blockNumber <= unsafe.number + 1) {
+    if (lowest === undefined || lowest.ref.number <= unsafe.number + 1) {
       return false;
     }
     this.lastGapCheckMs = now;
     if (this.d.reqResp) {
       // op-node: ask peers for (unsafe head, first queued), unless the gap starts more than 12 h ago.
       if (this.d.gapFiller !== undefined && unsafe.timestamp >= now / 1000 - MAX_GAP_AGE_SEC) {
-        const p = lowest.executionPayload;
+        const p = lowest.envelope.executionPayload;
         this.d.gapFiller.requestRange(unsafe.number, { number: p.blockNumber, parentHash: p.parentHash });
       }
       return false;

@@ -24,8 +24,14 @@ export function payloadMemSize(env: ExecutionPayloadEnvelope): number {
 
 export type PushResult = "added" | "duplicate" | "too-large" | "dropped";
 
+/** A queued payload with its block ref (its L1-info deposit decoded once, when it was queued). */
+export interface UnsafePayload {
+  readonly envelope: ExecutionPayloadEnvelope;
+  readonly ref: L2BlockRef;
+}
+
 interface Item {
-  readonly env: ExecutionPayloadEnvelope;
+  readonly u: UnsafePayload;
   readonly size: number;
   readonly hash: string;
 }
@@ -51,7 +57,8 @@ export class UnsafePayloadQueue {
   }
 
   /** Adds a payload in block-number order; see `PushResult`. */
-  push(env: ExecutionPayloadEnvelope): PushResult {
+  push(u: UnsafePayload): PushResult {
+    const env = u.envelope;
     const p = env.executionPayload;
     const hash = p.blockHash.toLowerCase();
     if (this.hashes.has(hash)) return "duplicate";
@@ -62,30 +69,30 @@ export class UnsafePayloadQueue {
     let hi = this.items.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.items[mid]?.env.executionPayload.blockNumber ?? 0) <= p.blockNumber) lo = mid + 1;
+      if ((this.items[mid]?.u.envelope.executionPayload.blockNumber ?? 0) <= p.blockNumber) lo = mid + 1;
       else hi = mid;
     }
-    this.items.splice(lo, 0, { env, size, hash });
+    this.items.splice(lo, 0, { u, size, hash });
     this.hashes.add(hash);
     this.bytes += size;
     let droppedSelf = false;
     while (this.bytes > this.maxBytes || this.items.length > this.maxCount) {
       const dropped = this.pop();
-      if (dropped?.executionPayload.blockHash.toLowerCase() === hash) droppedSelf = true;
+      if (dropped?.envelope.executionPayload.blockHash.toLowerCase() === hash) droppedSelf = true;
     }
     return droppedSelf ? "dropped" : "added";
   }
 
-  peek(): ExecutionPayloadEnvelope | undefined {
-    return this.items[0]?.env;
+  peek(): UnsafePayload | undefined {
+    return this.items[0]?.u;
   }
 
-  pop(): ExecutionPayloadEnvelope | undefined {
+  pop(): UnsafePayload | undefined {
     const i = this.items.shift();
     if (i === undefined) return undefined;
     this.bytes -= i.size;
     this.hashes.delete(i.hash);
-    return i.env;
+    return i.u;
   }
 
   clear(): void {
@@ -99,9 +106,9 @@ export class UnsafePayloadQueue {
    * head itself, at/below the safe or unsafe head, or at unsafe+1 with a different parent. Returns the next
    * insertable payload (parent = unsafe head), if any, without removing it.
    */
-  nextFor(unsafe: L2BlockRef, safe: L2BlockRef): ExecutionPayloadEnvelope | undefined {
+  nextFor(unsafe: L2BlockRef, safe: L2BlockRef): UnsafePayload | undefined {
     for (;;) {
-      const head = this.items[0]?.env.executionPayload;
+      const head = this.items[0]?.u.envelope.executionPayload;
       if (head === undefined) return undefined;
       const stale =
         head.blockNumber <= unsafe.number ||
@@ -110,8 +117,8 @@ export class UnsafePayloadQueue {
       if (!stale) break;
       this.pop();
     }
-    const first = this.items[0]?.env;
-    return first !== undefined && first.executionPayload.blockNumber === unsafe.number + 1 ? first : undefined;
+    const first = this.items[0]?.u;
+    return first !== undefined && first.envelope.executionPayload.blockNumber === unsafe.number + 1 ? first : undefined;
   }
 
   /**
@@ -124,12 +131,12 @@ export class UnsafePayloadQueue {
     let hi = this.items.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.items[mid]?.env.executionPayload.blockNumber ?? 0) < n) lo = mid + 1;
+      if ((this.items[mid]?.u.envelope.executionPayload.blockNumber ?? 0) < n) lo = mid + 1;
       else hi = mid;
     }
     const parent = unsafe.hash.toLowerCase();
     for (let i = lo; i < this.items.length; i++) {
-      const p = this.items[i]?.env.executionPayload;
+      const p = this.items[i]?.u.envelope.executionPayload;
       if (p === undefined || p.blockNumber !== n) return false;
       if (p.parentHash.toLowerCase() === parent) return true;
     }
@@ -137,13 +144,13 @@ export class UnsafePayloadQueue {
   }
 
   /** EL sync: drops everything at or below `n` and removes and returns the lowest payload above it. */
-  popAbove(n: number): ExecutionPayloadEnvelope | undefined {
-    while (this.items[0] !== undefined && this.items[0].env.executionPayload.blockNumber <= n) this.pop();
+  popAbove(n: number): UnsafePayload | undefined {
+    while (this.items[0] !== undefined && this.items[0].u.envelope.executionPayload.blockNumber <= n) this.pop();
     return this.pop();
   }
 
   /** The lowest queued payload (for `queued_unsafe_l2`). */
-  lowest(): ExecutionPayloadEnvelope | undefined {
-    return this.items[0]?.env;
+  lowest(): UnsafePayload | undefined {
+    return this.items[0]?.u;
   }
 }

@@ -1,8 +1,8 @@
 /**
  * EngineClient against a bare node:http Engine API on port 0 that writes its JSON by hand (whitespace, its own key
  * order, fields the node does not model, escapes): the payload of a getPayload result goes back in newPayload as
- * the very text the EL wrote, byte for byte, also inside a batch with the next forkchoice update; the attributes go
- * out as the JSON the EL parses back to the node's attributes.
+ * the very text the EL wrote, byte for byte, also inside a batch with the next build start; the attributes go out as
+ * the JSON the EL parses back to the node's attributes; a build start sealed at once brings the same payload back.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -55,6 +55,10 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
   let server: Server;
   let url = "";
   const bodies: string[] = [];
+  /** The payload id a forkchoice update returns; "echo": the id of the batch's getPayload (a prediction that held). */
+  let fcuPayloadId: string | null | "echo" = null;
+  /** What getPayload of an id outside the fixed ones answers. */
+  let predictedPayload: string | "unknown" = PAYLOAD_TEXT;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -64,17 +68,23 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
         const text = Buffer.concat(parts).toString("utf8");
         bodies.push(text);
         const body = JSON.parse(text);
-        const answer = (c: { id: number; method: string; params: unknown[] }) => {
+        type Call = { id: number; method: string; params: unknown[] };
+        const gp = Array.isArray(body)
+          ? (body as Call[]).find((c) => c.method.startsWith("engine_getPayload"))
+          : undefined;
+        const answer = (c: Call) => {
           if (c.method === "engine_getPayloadV4") {
             const id = c.params[0];
-            if (id === ID_UNKNOWN)
+            const fixed = id === ID_EXACT ? PAYLOAD_TEXT_EXACT : id === ID_UPPER ? PAYLOAD_TEXT : undefined;
+            const payload = id === ID_UNKNOWN ? "unknown" : (fixed ?? predictedPayload);
+            if (payload === "unknown")
               return `{"jsonrpc":"2.0","id":${c.id},"error":{"code":-38001,"message":"Unknown payload"}}`;
-            const payload = id === ID_EXACT ? PAYLOAD_TEXT_EXACT : PAYLOAD_TEXT;
             return `{"jsonrpc":"2.0", "id": ${c.id},\n  "result": {"blockValue": "0x1",\n  "executionPayload": ${payload},\n  "parentBeaconBlockRoot": "${H("bb")}", "executionRequests": []}}`;
           }
+          const payloadId = fcuPayloadId === "echo" ? (gp?.params[0] ?? null) : fcuPayloadId;
           const result = c.method.startsWith("engine_newPayload")
             ? { status: "VALID", latestValidHash: H("15"), validationError: null }
-            : { payloadStatus: { status: "VALID", latestValidHash: H("15"), validationError: null }, payloadId: null };
+            : { payloadStatus: { status: "VALID", latestValidHash: H("15"), validationError: null }, payloadId };
           return JSON.stringify({ jsonrpc: "2.0", id: c.id, result });
         };
         const out = Array.isArray(body) ? `[${body.map(answer).join(",")}]` : answer(body);
@@ -95,12 +105,13 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
       { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: CFG },
       { clock: systemClock, logger: silentLogger },
     );
-    const env = await c.getPayload(ID_UPPER, 100);
+    const sealed = await c.sealPayload(ID_UPPER, 100);
+    const env = sealed.envelope;
     // Decoded for the node: lower-case hex (the upper-case transaction is checked and lower-cased).
     expect(env.executionPayload.transactions).toEqual(TXS);
     expect(env.executionPayload.blockNumber).toBe(10);
     bodies.length = 0;
-    await c.newPayload(env);
+    await c.newPayload(sealed);
     expect(bodies[0]).toContain(`"params":[${PAYLOAD_TEXT},[],"${H("bb")}",[]]`);
     const attrs: PayloadAttributes = attributesFromHex(
       {
@@ -116,9 +127,9 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
       TXS,
     );
     const state = { headBlockHash: H("15"), safeBlockHash: H("02"), finalizedBlockHash: H("03") };
-    const [np, fc] = await c.newPayloadAndForkchoice(env, state, attrs);
-    expect(np).toMatchObject({ status: "VALID" });
-    expect(fc).toMatchObject({ payloadStatus: { status: "VALID" } });
+    const { inserted, forkchoice } = await c.startBuild({ state, attrs, insert: sealed, sealAtOnce: false });
+    expect(inserted).toMatchObject({ status: "VALID" });
+    expect(forkchoice).toMatchObject({ payloadStatus: { status: "VALID" } });
     expect(bodies[1]).toContain(`"params":[${PAYLOAD_TEXT},[],"${H("bb")}",[]]`);
     const batch = JSON.parse(bodies[1]!);
     expect(batch.map((b: { method: string }) => b.method)).toEqual([
@@ -126,9 +137,9 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
       "engine_forkchoiceUpdatedV3",
     ]);
     expect(batch[1].params).toEqual([state, encodePayloadAttributes(attrs)]);
-    // A copy of the payload is encoded afresh (no text kept for it).
+    // The envelope alone is encoded afresh (no text travels with it).
     bodies.length = 0;
-    await c.newPayload({ ...env, executionPayload: { ...env.executionPayload } });
+    await c.newPayload(env);
     expect(bodies[0]).not.toContain("futureField");
     expect(JSON.parse(bodies[0]!).params[0].transactions).toEqual(TXS);
   });
@@ -152,26 +163,35 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
       TXS,
     );
     const state = { headBlockHash: H("11"), safeBlockHash: H("02"), finalizedBlockHash: H("03") };
-    const start = (payloadId: Hex) => c.buildStartWithPayload({ state, attrs, payloadId });
+    const start = () => c.startBuild({ state, attrs, sealAtOnce: true });
     // Exactly the transactions asked for (taken as known, not parsed again) and one in upper case (checked, lower-
     // cased): the same envelope as getPayload decodes; each payload's own text goes back in its newPayload.
     const alone = await c.getPayload(ID_UPPER, 100);
-    for (const [id, text] of [
-      [ID_EXACT, PAYLOAD_TEXT_EXACT],
-      [ID_UPPER, PAYLOAD_TEXT],
-    ] as const) {
-      const r = await start(id);
-      expect(r.forkchoice).toMatchObject({ payloadStatus: { status: "VALID" } });
-      if (r.payload instanceof Error) throw r.payload;
-      expect(r.payload).toEqual(alone);
+    fcuPayloadId = "echo";
+    try {
+      for (const text of [PAYLOAD_TEXT_EXACT, PAYLOAD_TEXT]) {
+        predictedPayload = text;
+        bodies.length = 0;
+        const r = await start();
+        expect(bodies).toHaveLength(1); // one request: the build start and its getPayload
+        expect(r.forkchoice).toMatchObject({ payloadStatus: { status: "VALID" } });
+        expect(r.sealed?.envelope).toEqual(alone);
+        bodies.length = 0;
+        await c.newPayload(r.sealed!);
+        expect(bodies[0]).toContain(`"params":[${text},[],"${H("bb")}",[]]`);
+      }
+      // The batched getPayload failed: the update's result stands, no payload, and prediction stops for this EL.
+      predictedPayload = "unknown";
+      const failed = await start();
+      expect(failed.forkchoice).toMatchObject({ payloadStatus: { status: "VALID" } });
+      expect(failed.sealed).toBeUndefined();
+      expect(c.predictsPayloadIds).toBe(false);
       bodies.length = 0;
-      await c.newPayload(r.payload);
-      expect(bodies[0]).toContain(`"params":[${text},[],"${H("bb")}",[]]`);
+      await start();
+      expect(JSON.parse(bodies[0]!).method).toBe("engine_forkchoiceUpdatedV3"); // alone, not in a batch
+    } finally {
+      fcuPayloadId = null;
+      predictedPayload = PAYLOAD_TEXT;
     }
-    // An error element stays that call's error (the other elements decoded as ever).
-    const failed = await start(ID_UNKNOWN);
-    expect(failed.forkchoice).toMatchObject({ payloadStatus: { status: "VALID" } });
-    expect(failed.payload).toBeInstanceOf(Error);
-    expect((failed.payload as Error).message).toBe("engine_getPayloadV4: Unknown payload (code -38001)");
   });
 });

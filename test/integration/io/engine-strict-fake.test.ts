@@ -227,7 +227,7 @@ describe("EngineClient against a strict fake Engine API", () => {
     expect(got.executionPayload).toEqual(payload(450));
   });
 
-  it("newPayload of a payload from getPayload sends the EL's own JSON back; a copy is encoded afresh", async () => {
+  it("newPayload of a sealed payload sends the EL's own JSON back; its envelope alone is encoded afresh", async () => {
     seen.length = 0;
     const c = client();
     const own = {
@@ -237,12 +237,12 @@ describe("EngineClient against a strict fake Engine API", () => {
     };
     replies.set("engine_getPayloadV4", { executionPayload: own, blockValue: "0x1", parentBeaconBlockRoot: H("bb") });
     replies.set("engine_newPayloadV4", { status: "VALID", latestValidHash: H("15"), validationError: null });
-    const got = await c.getPayload("0x0102030405060708", 450);
+    const sealed = await c.sealPayload("0x0102030405060708", 450);
     // decoded for the node (lower-case hex), the EL's JSON kept as it wrote it
-    expect(got.executionPayload.transactions).toEqual(["0x7e01"]);
-    await c.newPayload(got);
+    expect(sealed.envelope.executionPayload.transactions).toEqual(["0x7e01"]);
+    await c.newPayload(sealed);
     expect(seen[1]?.body).toBe(`[${JSON.stringify(own)},[],"${H("bb")}",[]]`);
-    await c.newPayload({ ...got, executionPayload: { ...got.executionPayload } });
+    await c.newPayload(sealed.envelope);
     expect(seen[2]?.body).toBe(`[${JSON.stringify(encodeExecutionPayload(payload(450)))},[],"${H("bb")}",[]]`);
   });
 

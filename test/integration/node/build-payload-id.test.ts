@@ -16,7 +16,7 @@ import type { Hex } from "../../../src/core/types/primitives.js";
 import type { SimulatedExecutionClient } from "supernode-devnet/el";
 import { EngineClient } from "../../../src/io/engine/engine-client.js";
 import { EngineController } from "../../../src/node/engine/engine-controller.js";
-import { createChainMetrics } from "../../../src/app/chain-metrics.js";
+import { createChainMetrics, payloadIdPredictionCounter } from "../../../src/app/chain-metrics.js";
 import type { PayloadAttributes } from "../../../src/node/ports.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import {
@@ -51,13 +51,15 @@ function attributesOf(n: number, txs: Hex[], noTxPool = true): PayloadAttributes
   );
 }
 
-type Mode = "plain" | "other-ids" | "getPayload-first";
+type Mode = "plain" | "other-ids" | "getPayload-first" | "forkchoice-first" | "refused";
 
 /**
  * A node:http proxy on port 0 in front of the EL's auth endpoint. Records the methods of each request. "other-ids":
  * the EL's payload ids are handed out changed (last byte flipped) and mapped back on the way in, as an EL with
  * another id rule would; "getPayload-first": a batch's getPayload runs first, as in an EL that runs a batch's calls
- * concurrently (it then does not know the id yet).
+ * concurrently (it then does not know the id yet); "forkchoice-first": a batch's forkchoice update after a newPayload
+ * is answered SYNCING, as an EL that ran it first (not knowing the head yet) answers it; "refused": a batch is
+ * answered with one JSON-RPC error.
  */
 class CountingProxy {
   readonly requests: string[][] = [];
@@ -90,6 +92,15 @@ class CountingProxy {
       for (const i of items) if (i.method.startsWith("engine_getPayload")) i.params[0] = flip(i.params[0] as string);
     }
     let sent: unknown = body;
+    if (this.mode === "refused" && Array.isArray(body)) {
+      const refusal = {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "batch requests are not supported" },
+      };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(refusal));
+      return;
+    }
     if (this.mode === "getPayload-first" && Array.isArray(body)) {
       const gp = items.filter((i) => i.method.startsWith("engine_getPayload"));
       sent = [...gp, ...items.filter((i) => !gp.includes(i))];
@@ -106,6 +117,13 @@ class CountingProxy {
         const id = o.result?.payloadId;
         if (typeof id === "string") o.result!.payloadId = flip(id);
       }
+      text = JSON.stringify(out);
+    }
+    if (this.mode === "forkchoice-first" && items[0]?.method.startsWith("engine_newPayload") && items.length > 1) {
+      const out = JSON.parse(text) as { result?: { payloadStatus?: unknown; payloadId?: unknown } }[];
+      const fc = out.find((o) => o.result?.payloadStatus !== undefined);
+      if (fc !== undefined)
+        fc.result = { payloadStatus: { status: "SYNCING", latestValidHash: null }, payloadId: null };
       text = JSON.stringify(out);
     }
     res.writeHead(r.status, { "content-type": "application/json" }).end(text);
@@ -146,11 +164,16 @@ describe("derived blocks: getPayload in the build-start request (local payload i
     } as unknown as RollupConfig;
     const infos: [unknown, string | undefined][] = [];
     const logger = { ...silentLogger, info: (o: unknown, msg?: string) => void infos.push([o, msg]) };
+    const registry = new Registry();
+    const counter = payloadIdPredictionCounter(registry, 901n);
     const engine = EngineClient.create(
       { url: proxy.url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg, predictPayloadIds },
-      { clock: systemClock, logger: logger as typeof silentLogger },
+      {
+        clock: systemClock,
+        logger: logger as typeof silentLogger,
+        onPayloadIdPrediction: (outcome) => counter.inc({ outcome }),
+      },
     );
-    const registry = new Registry();
     const ctl = new EngineController({
       engine,
       cfg,
@@ -227,6 +250,43 @@ describe("derived blocks: getPayload in the build-start request (local payload i
       expect(reason).toMatch(mode === "other-ids" ? /returned payload id/ : /Unknown payload/);
     });
   }
+
+  it("an EL that ran the forkchoice update first (SYNCING): batching stops, the update is sent again alone", async () => {
+    const plain = await rig("plain");
+    const want = await derive(plain.ctl, 3);
+    const { el, proxy, ctl, engine } = await rig("forkchoice-first");
+    const refs = await derive(ctl, 3);
+    expect(refs.map((r) => r.hash)).toEqual(want.map((r) => r.hash));
+    expect(el.head.hash).toBe(want[2]!.hash);
+    expect(engine.batchesEngineCalls).toBe(false);
+    expect(proxy.requests.slice(0, 4)).toEqual([
+      ["engine_forkchoiceUpdatedV3", "engine_getPayloadV4"], // nothing to insert first: in order either way
+      ["engine_newPayloadV4", "engine_forkchoiceUpdatedV3", "engine_getPayloadV4"], // the update answered SYNCING
+      ["engine_forkchoiceUpdatedV3"], // again, alone
+      ["engine_getPayloadV4"], // with the id it returned
+    ]);
+    expect(proxy.requests.slice(3).every((r) => r.length === 1)).toBe(true);
+  });
+
+  it("an EL that refuses batches: every call on its own from then on, the same blocks", async () => {
+    const plain = await rig("plain");
+    const want = await derive(plain.ctl, 2);
+    const { el, proxy, ctl, engine } = await rig("refused");
+    const refs = await derive(ctl, 2);
+    expect(refs.map((r) => r.hash)).toEqual(want.map((r) => r.hash));
+    expect(el.head.hash).toBe(want[1]!.hash);
+    expect(engine.batchesEngineCalls).toBe(false);
+    expect(proxy.requests).toEqual([
+      ["engine_forkchoiceUpdatedV3", "engine_getPayloadV4"], // refused
+      ["engine_forkchoiceUpdatedV3"],
+      ["engine_getPayloadV4"],
+      ["engine_newPayloadV4"],
+      ["engine_forkchoiceUpdatedV3"],
+      ["engine_getPayloadV4"],
+      ["engine_newPayloadV4"],
+      ["engine_forkchoiceUpdatedV3"],
+    ]);
+  });
 
   it("predictPayloadIds false: getPayload on its own, nothing counted", async () => {
     const { el, proxy, ctl, predictions } = await rig("plain", false);

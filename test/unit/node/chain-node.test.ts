@@ -451,6 +451,6 @@ describe("ChainNode metrics", () => {
     expect(text).toContain('supernode_node_derivation_l1_origin{chain_id="901"} 4');
     expect(text).toContain('supernode_node_derived_blocks_total{chain_id="901",path="build"} 4');
     expect(text).toContain('supernode_node_resets_total{chain_id="901",reason="startup"} 1');
-    expect(text).toMatch(/supernode_node_engine_call_seconds_count\{chain_id="901",method="newPayload"\} 4/);
+    expect(text).toMatch(/supernode_node_engine_call_seconds_count\{chain_id="901",method="startBuild"\} 4/);
   });
 });

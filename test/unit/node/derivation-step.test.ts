@@ -1,19 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
 import type { L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
-import type { Hex } from "../../../src/core/types/primitives.js";
 import { DerivationStep } from "../../../src/node/derivation-step.js";
 import type { DerivationPipeline, StepResult } from "../../../src/node/derivation/types.js";
 import { type DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
-import type {
-  ExecutionPayloadEnvelope,
-  ForkchoiceResult,
-  ForkchoiceState,
-  PayloadAttributes,
-  PayloadStatus,
-} from "../../../src/node/ports.js";
 import { derivedChild } from "./derived-fixture.js";
-import { FakeEngine, fakeRefFromPayload, h, testRollupConfig } from "./fakes.js";
+import { fakeRefFromPayload, h, OpsEngine, testRollupConfig } from "./fakes.js";
 
 const ref = (n: number): L2BlockRef => ({
   hash: h(`b${n}`),
@@ -72,45 +64,13 @@ describe("DerivationStep", () => {
   });
 });
 
-/** An EL that takes newPayload + forkchoiceUpdated as one request (in order), recording every request. */
-class BatchingEngine extends FakeEngine {
-  requests: string[] = [];
-  /** The state of every forkchoice update, alone or batched. */
-  states: ForkchoiceState[] = [];
-  batchesEngineCalls = true;
-
-  override async forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes) {
-    this.requests.push(attrs === undefined ? "fcu" : "fcu+attrs");
-    this.states.push(state);
-    return super.forkchoiceUpdated(state, attrs);
-  }
-  override async newPayload(env: ExecutionPayloadEnvelope) {
-    this.requests.push("newPayload");
-    return super.newPayload(env);
-  }
-  override async getPayload(id: Hex) {
-    this.requests.push("getPayload");
-    return super.getPayload(id);
-  }
-  async newPayloadAndForkchoice(
-    env: ExecutionPayloadEnvelope,
-    state: ForkchoiceState,
-    attrs?: PayloadAttributes,
-  ): Promise<[PayloadStatus | Error, ForkchoiceResult | Error]> {
-    this.requests.push(attrs === undefined ? "batch(newPayload,fcu)" : "batch(newPayload,fcu+attrs)");
-    this.states.push(state);
-    const np = await super.newPayload(env);
-    return [np, await super.forkchoiceUpdated(state, attrs)];
-  }
-}
-
 /**
  * Blocks 1…4 built by a real EngineController from a pipeline whose L1 origin moves on after block `moveAfter`
  * (one step of "progress" on the new origin); `concluding` decides whether the blocks move the safe head.
  */
 async function buildAcrossOrigins(concluding: boolean, moveAfter: number) {
   const cfg = testRollupConfig();
-  const engine = new BatchingEngine(cfg);
+  const engine = new OpsEngine(cfg);
   const ctl = new EngineController({ engine, cfg, logger: silentLogger, refFromPayload: fakeRefFromPayload(cfg) });
   const l1 = (n: number): L1BlockRef => ({
     hash: n === 0 ? cfg.genesis.l1.hash : h(`l1-${n}`),
@@ -147,18 +107,18 @@ async function buildAcrossOrigins(concluding: boolean, moveAfter: number) {
 }
 
 describe("DerivationStep at a new L1 origin", () => {
-  it("the heads owed at a new origin ride with the next build start (two requests per built block)", async () => {
+  it("the heads owed at a new origin ride with the next build start (two operations per built block)", async () => {
     for (const concluding of [false, true]) {
       const { engine, ctl, states } = await buildAcrossOrigins(concluding, 2);
-      expect(engine.requests).toEqual([
-        "fcu+attrs",
+      expect(engine.ops).toEqual([
+        "startBuild",
         "getPayload",
-        "batch(newPayload,fcu+attrs)",
+        "startBuild(newPayload)",
         "getPayload",
         // new L1 origin: nothing on its own; block 3's build start carries the heads and block 2's newPayload
-        "batch(newPayload,fcu+attrs)",
+        "startBuild(newPayload)",
         "getPayload",
-        "batch(newPayload,fcu+attrs)",
+        "startBuild(newPayload)",
         "getPayload",
       ]);
       // The build start at the new origin told the EL the heads a flush would have: block 2 as head, the safe head.
@@ -169,14 +129,14 @@ describe("DerivationStep at a new L1 origin", () => {
         finalizedBlockHash: ctl.heads.finalized.hash,
       });
       await ctl.flushForkchoice();
-      expect(engine.requests.at(-1)).toBe("batch(newPayload,fcu)");
+      expect(engine.ops.at(-1)).toBe("insertAsHead");
       expect(engine.canonical).toHaveLength(5);
     }
   });
 
   it("heads owed when the pipeline runs dry at the new origin are flushed before the step returns", async () => {
     const { engine, ctl } = await buildAcrossOrigins(true, 4);
-    expect(engine.requests.at(-1)).toBe("batch(newPayload,fcu)");
+    expect(engine.ops.at(-1)).toBe("insertAsHead");
     expect(engine.safe).toBe(ctl.heads.safe.hash);
     expect(ctl.forkchoicePending).toBe(false);
   });

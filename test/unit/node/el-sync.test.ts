@@ -7,6 +7,8 @@ import { ElSync, shouldStartElSync, supportsPostFinalizationElSync } from "../..
 import type { EngineController } from "../../../src/node/engine/engine-controller.js";
 import { allHeads, type L2Heads } from "../../../src/node/engine/heads.js";
 import type { EngineApi, ExecutionPayloadEnvelope, PayloadStatusKind } from "../../../src/node/ports.js";
+import type { UnsafePayload } from "../../../src/node/engine/unsafe-queue.js";
+import { envelopeOf } from "../../../src/protocol/engine-api-types.js";
 import {
   FakeEngine,
   FakeL1,
@@ -188,7 +190,7 @@ describe("consensus-layer sync: unsafe payload insertion failures", () => {
     const flaky = new Set<string>([source.canonical[6]!, source.canonical[7]!]);
     const newPayload = engine.newPayload.bind(engine);
     engine.newPayload = async (env) => {
-      const hash = env.executionPayload.blockHash;
+      const hash = envelopeOf(env).executionPayload.blockHash;
       if (flaky.has(hash) && (hash === source.canonical[7] || failures < 2)) {
         failures++;
         throw new Error("connection reset");
@@ -235,7 +237,13 @@ function stubEngine(np: PayloadStatusKind[], fcu: PayloadStatusKind[], fcuError?
   return { engine, calls };
 }
 
-function payload(n: number): ExecutionPayloadEnvelope {
+/** Block `n` as the unsafe queue holds it (with its ref). */
+function payload(n: number): UnsafePayload {
+  const envelope = payloadEnvelope(n);
+  return { envelope, ref: fakeRefFromPayload(cfg)(envelope) };
+}
+
+function payloadEnvelope(n: number): ExecutionPayloadEnvelope {
   return {
     executionPayload: {
       parentHash: h(`p${n - 1}`),
@@ -282,7 +290,6 @@ function elSync(engine: EngineApi, kind: "variant_a" | "variant_b" = "variant_b"
     kind,
     engine,
     controller: controller as unknown as EngineController,
-    refFromPayload: fakeRefFromPayload(cfg),
     clock: systemClock,
     logger: recordingLogger(),
   });

@@ -4,70 +4,15 @@ import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hex } from "../../../src/core/types/primitives.js";
 import { type DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
 import { genesisL2Ref } from "../../../src/node/engine/heads.js";
-import type {
-  ExecutionPayloadEnvelope,
-  ForkchoiceResult,
-  ForkchoiceState,
-  PayloadAttributes,
-  PayloadStatus,
-} from "../../../src/node/ports.js";
+import type { ExecutionPayloadEnvelope } from "../../../src/node/ports.js";
 import { derivedChild, genesisOrigin } from "./derived-fixture.js";
-import { FakeEngine, fakeRefFromPayload, testRollupConfig } from "./fakes.js";
+import { FakeEngine, fakeRefFromPayload, OpsEngine, testRollupConfig } from "./fakes.js";
 
 const cfg = testRollupConfig();
 const origin = genesisOrigin(cfg);
 const derived = (parent: L2BlockRef, txs: Hex[] = []): DerivedAttributes => derivedChild(cfg, origin, parent, txs);
 
-type Mode = "in-order" | "forkchoice-first" | "refused";
-
-/** A fake EL that also takes newPayload + forkchoiceUpdated as one request, run in order or not, or refused. */
-class BatchEngine extends FakeEngine {
-  requests: string[] = [];
-  batchesEngineCalls = true;
-  stopReasons: string[] = [];
-
-  constructor(readonly mode: Mode) {
-    super(cfg);
-  }
-
-  override async forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes) {
-    this.requests.push(attrs === undefined ? "fcu" : "fcu+attrs");
-    return super.forkchoiceUpdated(state, attrs);
-  }
-  override async newPayload(env: ExecutionPayloadEnvelope) {
-    this.requests.push("newPayload");
-    return super.newPayload(env);
-  }
-  override async getPayload(id: Hex) {
-    this.requests.push("getPayload");
-    return super.getPayload(id);
-  }
-
-  async newPayloadAndForkchoice(
-    env: ExecutionPayloadEnvelope,
-    state: ForkchoiceState,
-    attrs?: PayloadAttributes,
-  ): Promise<[PayloadStatus | Error, ForkchoiceResult | Error]> {
-    this.requests.push(attrs === undefined ? "batch(newPayload,fcu)" : "batch(newPayload,fcu+attrs)");
-    if (this.mode === "refused") {
-      const err = Object.assign(new Error("batch requests are not supported"), { code: "RPC_ERROR", rpcCode: -32600 });
-      return [err, err];
-    }
-    if (this.mode === "forkchoice-first") {
-      const fc = await super.forkchoiceUpdated(state, attrs);
-      return [await super.newPayload(env), fc];
-    }
-    const np = await super.newPayload(env);
-    return [np, await super.forkchoiceUpdated(state, attrs)];
-  }
-
-  stopBatchingEngineCalls(reason: string) {
-    this.batchesEngineCalls = false;
-    this.stopReasons.push(reason);
-  }
-}
-
-function rig(engine: BatchEngine) {
+function rig(engine: OpsEngine) {
   const safeReports: number[] = [];
   const ctl = new EngineController({
     engine,
@@ -87,69 +32,27 @@ async function deriveChain(ctl: EngineController, n: number): Promise<void> {
 }
 
 describe("EngineController: an adopted block's newPayload rides with the next forkchoice update", () => {
-  it("sends newPayload and the child's build start as one request (two requests per built block)", async () => {
-    const engine = new BatchEngine("in-order");
+  it("sends newPayload with the child's build start as one operation (two operations per built block)", async () => {
+    const engine = new OpsEngine(cfg);
     const { ctl, safeReports } = rig(engine);
     await deriveChain(ctl, 3);
-    expect(engine.requests).toEqual([
-      "fcu+attrs",
+    expect(engine.ops).toEqual([
+      "startBuild",
       "getPayload",
-      "batch(newPayload,fcu+attrs)",
+      "startBuild(newPayload)",
       "getPayload",
-      "batch(newPayload,fcu+attrs)",
+      "startBuild(newPayload)",
       "getPayload",
-      "batch(newPayload,fcu)",
+      "insertAsHead",
     ]);
     expect(safeReports).toEqual([1, 2, 3]);
     expect(engine.canonical).toHaveLength(4);
     expect(engine.safe).toBe(ctl.heads.safe.hash);
     expect(ctl.publishedHeads.safe).toEqual(ctl.heads.safe);
-    expect(engine.stopReasons).toEqual([]);
   });
 
-  it("an EL that ran the forkchoice update first (SYNCING) is detected: batching stops, the update is sent again", async () => {
-    const engine = new BatchEngine("forkchoice-first");
-    const { ctl, safeReports } = rig(engine);
-    await deriveChain(ctl, 3);
-    expect(engine.stopReasons).toHaveLength(1);
-    expect(engine.requests).toEqual([
-      "fcu+attrs",
-      "getPayload",
-      "batch(newPayload,fcu+attrs)",
-      "fcu+attrs",
-      "getPayload",
-      "newPayload",
-      "fcu+attrs",
-      "getPayload",
-      "newPayload",
-      "fcu",
-    ]);
-    expect(safeReports).toEqual([1, 2, 3]);
-    expect(engine.canonical).toHaveLength(4);
-    expect(engine.safe).toBe(ctl.heads.safe.hash);
-  });
-
-  it("an EL that refuses batches gets every call on its own", async () => {
-    const engine = new BatchEngine("refused");
-    const { ctl, safeReports } = rig(engine);
-    await deriveChain(ctl, 2);
-    expect(engine.stopReasons).toHaveLength(1);
-    expect(engine.requests).toEqual([
-      "fcu+attrs",
-      "getPayload",
-      "batch(newPayload,fcu+attrs)",
-      "newPayload",
-      "fcu+attrs",
-      "getPayload",
-      "newPayload",
-      "fcu",
-    ]);
-    expect(safeReports).toEqual([1, 2]);
-    expect(engine.canonical).toHaveLength(3);
-  });
-
-  it("an INVALID verdict in the batch restores the heads and asks for a reset; the child is not started", async () => {
-    const engine = new BatchEngine("in-order");
+  it("an INVALID verdict in the build start restores the heads and asks for a reset; the child is not started", async () => {
+    const engine = new OpsEngine(cfg);
     const { ctl, safeReports } = rig(engine);
     const genesis = genesisL2Ref(cfg);
     engine.poison.add("0x02bad0");
@@ -159,8 +62,8 @@ describe("EngineController: an adopted block's newPayload rides with the next fo
     expect(ctl.heads.safe.hash).toBe(genesis.hash);
     expect(ctl.heads.unsafe.hash).toBe(genesis.hash);
     expect(safeReports).toEqual([]);
-    // The batch's forkchoice update named an unknown head: no block was built on it.
-    expect(engine.requests.filter((r) => r === "getPayload")).toHaveLength(1);
+    // No block was built on the rejected one.
+    expect(engine.ops.filter((r) => r === "getPayload")).toHaveLength(1);
     // Re-derived after the reset: inserted synchronously, "invalid" decided there.
     await ctl.forceReset(genesis, genesis, genesis);
     expect(await ctl.applyDerived(derived(genesis, ["0x02bad0"]))).toBe("invalid");
@@ -170,12 +73,12 @@ describe("EngineController: an adopted block's newPayload rides with the next fo
   });
 
   it("any other engine operation sends the held newPayload on its own first", async () => {
-    const engine = new BatchEngine("in-order");
+    const engine = new OpsEngine(cfg);
     const { ctl, safeReports } = rig(engine);
     const genesis = genesisL2Ref(cfg);
     expect(await ctl.applyDerived(derived(genesis))).toBe("built");
     await ctl.loadHeadsFromEngine();
-    expect(engine.requests).toEqual(["fcu+attrs", "getPayload", "newPayload"]);
+    expect(engine.ops).toEqual(["startBuild", "getPayload", "newPayload"]);
     expect(safeReports).toEqual([1]);
   });
 });
@@ -256,46 +159,26 @@ describe("EngineController: a sequenced block is inserted together with the upda
     return built!;
   };
 
-  it("three requests per sequenced block; the flush that follows has nothing to send", async () => {
-    const engine = new BatchEngine("in-order");
+  it("three operations per sequenced block; the flush that follows has nothing to send", async () => {
+    const engine = new OpsEngine(cfg);
     const { ctl } = rig(engine);
     const b1 = await sequence(ctl);
     await sequence(ctl);
-    expect(engine.requests).toEqual([
-      "fcu+attrs",
+    expect(engine.ops).toEqual([
+      "startBuild",
       "getPayload",
-      "batch(newPayload,fcu)",
-      "fcu+attrs",
+      "insertAsHead",
+      "startBuild",
       "getPayload",
-      "batch(newPayload,fcu)",
+      "insertAsHead",
     ]);
     expect(engine.canonical).toHaveLength(3);
     expect(engine.canonical[1]).toBe(b1.ref.hash);
     expect(ctl.publishedHeads.unsafe).toEqual(ctl.heads.unsafe);
   });
 
-  it("an EL that ran the update first: detected, the flush sends it on its own", async () => {
-    const engine = new BatchEngine("forkchoice-first");
-    const { ctl } = rig(engine);
-    await sequence(ctl);
-    await sequence(ctl);
-    expect(engine.stopReasons).toHaveLength(1);
-    expect(engine.requests).toEqual([
-      "fcu+attrs",
-      "getPayload",
-      "batch(newPayload,fcu)",
-      "fcu",
-      "fcu+attrs",
-      "getPayload",
-      "newPayload",
-      "fcu",
-    ]);
-    expect(engine.canonical).toHaveLength(3);
-    expect(ctl.publishedHeads.unsafe).toEqual(ctl.heads.unsafe);
-  });
-
   it("an INVALID payload is not built on and the heads stay", async () => {
-    const engine = new BatchEngine("in-order");
+    const engine = new OpsEngine(cfg);
     const { ctl } = rig(engine);
     const genesis = genesisL2Ref(cfg);
     engine.poison.add("0x02bad0");

@@ -111,11 +111,12 @@ describe("EngineController: no verdict for an adopted block", () => {
   });
 });
 
+/** Records the blocks of each header read. */
 class BatchingEngine extends FakeEngine {
   batches: number[][] = [];
-  async payloadsByNumber(ns: readonly number[]): Promise<(ExecutionPayloadEnvelope | undefined | Error)[]> {
+  override async headersByNumber(ns: readonly number[]): Promise<(L2BlockHeader | undefined)[]> {
     this.batches.push([...ns]);
-    return Promise.all(ns.map((n) => this.payloadByNumber(n)));
+    return super.headersByNumber(ns);
   }
 }
 
@@ -145,21 +146,18 @@ describe("EngineController: consolidation look-ahead", () => {
   });
 });
 
-/** An engine that also reads blocks as headers with transaction hashes (as EngineClient.headersByNumber does). */
-class HeaderEngine extends BatchingEngine {
+/** Headers whose transaction hashes may lie (an EL whose hash field cannot be trusted). */
+class HeaderEngine extends FakeEngine {
   headerBatches: number[][] = [];
-  /** Lists every transaction under a wrong hash (an EL whose hash field cannot be trusted). */
+  /** Lists every transaction under a wrong hash. */
   lie = false;
-  async headersByNumber(ns: readonly number[]): Promise<(L2BlockHeader | undefined | Error)[]> {
+  override async headersByNumber(ns: readonly number[]): Promise<(L2BlockHeader | undefined)[]> {
     this.headerBatches.push([...ns]);
-    return ns.map((n) => {
-      const hash = this.canonical[n];
-      const env = hash === undefined ? undefined : this.byHash.get(hash);
-      if (env === undefined) return undefined;
-      const { transactions, ...fields } = env.executionPayload;
-      const txHash = (t: Hex) => keccakHex(hexToBytes(this.lie ? `${t}00` : t));
-      return { ...fields, transactionHashes: transactions.map(txHash) };
-    });
+    return (await super.headersByNumber(ns)).map((hdr) =>
+      hdr === undefined || !this.lie
+        ? hdr
+        : { ...hdr, transactionHashes: hdr.transactionHashes.map((t) => keccakHex(hexToBytes(`${t}00`))) },
+    );
   }
 }
 

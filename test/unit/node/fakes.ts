@@ -12,13 +12,21 @@ import type { AttributesBuilder, DerivationPipeline, StepResult } from "../../..
 import type { DerivedAttributes } from "../../../src/node/engine/engine-controller.js";
 import type {
   BlockLabel,
+  BuildStart,
+  BuildStarted,
   EngineApi,
   ExecutionPayloadEnvelope,
   ForkchoiceState,
+  HeadInsertion,
   L1Source,
+  L2BlockHeader,
   PayloadAttributes,
+  PayloadStatus,
+  PayloadToInsert,
   SafeDbPort,
+  SealedPayload,
 } from "../../../src/node/ports.js";
+import { envelopeOf } from "../../../src/protocol/engine-api-types.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { attributesFromHex, transactionsHex } from "../../../src/protocol/l2/attributes.js";
 
@@ -246,7 +254,42 @@ export class FakeEngine implements EngineApi {
     return { payloadStatus: { status: "VALID" as const }, payloadId: id };
   }
 
-  async getPayload(id: Hex) {
+  /** The port's operations, call by call (newPayload, then the update once it is VALID). */
+  async insertAsHead(payload: PayloadToInsert, state: ForkchoiceState): Promise<HeadInsertion> {
+    const inserted = await this.newPayload(payload).catch((e: unknown) => e as Error);
+    if (inserted instanceof Error || inserted.status !== "VALID") return { inserted };
+    return { inserted, forkchoice: await this.forkchoiceUpdated(state).catch((e: unknown) => e as Error) };
+  }
+
+  async startBuild(req: BuildStart): Promise<BuildStarted> {
+    let inserted: PayloadStatus | Error | undefined;
+    if (req.insert !== undefined) {
+      inserted = await this.newPayload(req.insert).catch((e: unknown) => e as Error);
+      if (inserted instanceof Error || inserted.status !== "VALID") return { inserted };
+    }
+    const forkchoice = await this.forkchoiceUpdated(req.state, req.attrs).catch((e: unknown) => e as Error);
+    return inserted === undefined ? { forkchoice } : { inserted, forkchoice };
+  }
+
+  async sealPayload(id: Hex, _timestamp: number): Promise<SealedPayload> {
+    return { envelope: await this.getPayload(id) };
+  }
+
+  async payloadsByNumber(ns: readonly number[]) {
+    return Promise.all(ns.map((n) => this.payloadByNumber(n)));
+  }
+
+  /** Headers with the hashes of their transactions, block by block. */
+  async headersByNumber(ns: readonly number[]): Promise<(L2BlockHeader | undefined)[]> {
+    this.count("headersByNumber");
+    return ns.map((n) => {
+      const hash = this.canonical[n];
+      const env = hash === undefined ? undefined : this.byHash.get(hash);
+      return env === undefined ? undefined : headerOf(env);
+    });
+  }
+
+  async getPayload(id: Hex, _timestamp?: number) {
     this.count("getPayload");
     const env = this.pending.get(id);
     if (env === undefined) throw Object.assign(new Error("unknown payload"), { rpcCode: -38001 });
@@ -254,8 +297,9 @@ export class FakeEngine implements EngineApi {
     return env;
   }
 
-  async newPayload(env: ExecutionPayloadEnvelope) {
+  async newPayload(payload: PayloadToInsert) {
     this.count("newPayload");
+    const env = envelopeOf(payload);
     const p = env.executionPayload;
     if (!this.byHash.has(p.parentHash)) return { status: "SYNCING" as const };
     if (p.transactions.some((t) => this.poison.has(t))) {
@@ -291,6 +335,69 @@ export class FakeEngine implements EngineApi {
   async getProof(_a: Hex, _s: readonly Hash[], blockHash: Hash) {
     return { storageHash: h(`storage-${blockHash}`) };
   }
+}
+
+/**
+ * Records the engine operations a node asks for, as the port names them: `startBuild` (with the held parent's
+ * `newPayload` when it rides along), `insertAsHead`, and single calls; `states`: every forkchoice state sent. How an
+ * operation travels (one request or several) is the Engine API client's business.
+ */
+export class OpsEngine extends FakeEngine {
+  ops: string[] = [];
+  states: ForkchoiceState[] = [];
+  private inner = 0;
+
+  private log(op: string): void {
+    if (this.inner === 0) this.ops.push(op);
+  }
+  private async within<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    this.log(op);
+    this.inner++;
+    try {
+      return await fn();
+    } finally {
+      this.inner--;
+    }
+  }
+
+  override async forkchoiceUpdated(state: ForkchoiceState, attrs?: PayloadAttributes) {
+    this.log(attrs === undefined ? "fcu" : "fcu+attrs");
+    this.states.push(state);
+    return super.forkchoiceUpdated(state, attrs);
+  }
+  override async newPayload(p: PayloadToInsert) {
+    this.log("newPayload");
+    return super.newPayload(p);
+  }
+  override async getPayload(id: Hex) {
+    this.log("getPayload");
+    return super.getPayload(id);
+  }
+  override insertAsHead(p: PayloadToInsert, state: ForkchoiceState) {
+    return this.within("insertAsHead", () => super.insertAsHead(p, state));
+  }
+  override startBuild(req: BuildStart) {
+    return this.within(req.insert === undefined ? "startBuild" : "startBuild(newPayload)", () => super.startBuild(req));
+  }
+}
+
+/** A block's header as `eth_getBlockByNumber(n, false)` gives it. */
+export function headerOf(env: ExecutionPayloadEnvelope): L2BlockHeader {
+  const p = env.executionPayload;
+  return {
+    parentHash: p.parentHash,
+    timestamp: p.timestamp,
+    prevRandao: p.prevRandao,
+    gasLimit: p.gasLimit,
+    withdrawals: p.withdrawals,
+    withdrawalsRoot: p.withdrawalsRoot,
+    feeRecipient: p.feeRecipient,
+    extraData: p.extraData,
+    blockHash: p.blockHash,
+    blockNumber: p.blockNumber,
+    transactionHashes: p.transactions.map((t) => bytesToHex(keccak_256(hexToBytes(t)))),
+    parentBeaconBlockRoot: env.parentBeaconBlockRoot,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
