@@ -27,6 +27,7 @@ import { createChainRpcMethods } from "../rpc/namespaces/stack.js";
 import { createUpstreamShapeMethods, withUpstreamNames } from "../rpc/namespaces/upstream.js";
 import type { ChainInteropAccess, ChainService, ChainServiceFactory } from "./chain-service.js";
 import { type ChainP2PRuntime, type L1StateSource, startChainP2P } from "./p2p-wiring.js";
+import { UnsafePayloadInbox } from "./unsafe-inbox.js";
 import { builtinMethods } from "./root-methods.js";
 import type { ChainBuildContext, ChainRuntimes } from "./supernode.js";
 
@@ -151,33 +152,37 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
   const metrics = createChainMetrics(ctx.metrics.registry, chain.chainId);
   const predictions = payloadIdPredictionCounter(ctx.metrics.registry, chain.chainId);
   const engineTooLarge = responseTooLargeCounter(ctx.metrics.registry).labels({ upstream: "engine", chain_id: id });
+  // Built once per chain, in dependency order: the execution client, the inbox of payloads from P2P, the P2P host
+  // (it serves blocks from the client and delivers to the inbox); each node instance takes from the inbox.
+  const engine = EngineClient.create(
+    {
+      url: chain.l2,
+      jwtSecret: chain.jwtSecret,
+      kind: chain.engineKind,
+      timeoutMs: chain.l2EngineRpcTimeoutMs,
+      ...(chain.l2MaxResponseBytes === undefined ? {} : { maxResponseBytes: chain.l2MaxResponseBytes }),
+      rollupConfig: chain.rollup,
+    },
+    {
+      clock: ctx.clock,
+      logger: logger.child({ module: "engine" }),
+      turns: ctx.turns,
+      onRequest: (e) => {
+        if (e.outcome === "too_large") engineTooLarge.inc();
+      },
+      onPayloadIdPrediction: (outcome) => predictions.inc({ outcome }),
+    },
+  );
+  const inbox = new UnsafePayloadInbox();
   let p2p: Promise<ChainP2PRuntime> | undefined;
   let identified = false;
   return async (attempt) => {
     if (!chain.p2p.disabled && p2p === undefined) {
-      p2p = startChainP2P(chain, shared.l1, { clock: ctx.clock, logger, registry: ctx.metrics.registry });
+      const ends = { inbox, blocks: engine };
+      p2p = startChainP2P(chain, shared.l1, ends, { clock: ctx.clock, logger, registry: ctx.metrics.registry });
       ctx.p2pHosts.push(p2p);
     }
     const host = p2p === undefined ? undefined : await p2p;
-    const engine = EngineClient.create(
-      {
-        url: chain.l2,
-        jwtSecret: chain.jwtSecret,
-        kind: chain.engineKind,
-        timeoutMs: chain.l2EngineRpcTimeoutMs,
-        ...(chain.l2MaxResponseBytes === undefined ? {} : { maxResponseBytes: chain.l2MaxResponseBytes }),
-        rollupConfig: chain.rollup,
-      },
-      {
-        clock: ctx.clock,
-        logger: logger.child({ module: "engine" }),
-        turns: ctx.turns,
-        onRequest: (e) => {
-          if (e.outcome === "too_large") engineTooLarge.inc();
-        },
-        onPayloadIdPrediction: (outcome) => predictions.inc({ outcome }),
-      },
-    );
     // Nothing on the way to serving the chain's RPC waits for its EL or disk (docs/performance.md): the identification
     // (once per chain; it only logs the engine-kind mismatch and variant B end-of-support warnings and never throws)
     // runs beside the node, and the SafeDB and the deny list open in the background (the node waits for them).
@@ -217,6 +222,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
           safeDb,
           sequencerStore: fileSequencerStateStore(join(chain.dataDir, "sequencer.json")),
           sink: host?.sink,
+          unsafeFeed: host === undefined ? undefined : inbox,
           gapFiller: host?.gapFiller,
           clock: ctx.clock,
           logger,
@@ -227,7 +233,6 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
         },
       );
       logger.debug({ attempt }, "virtual node created");
-      host?.attach(node, engine);
       return nodeService(node, { safeDb, denyList }, chain, ctx, host, engine);
     } catch (err) {
       await safeDb.close();

@@ -1,16 +1,16 @@
 /**
- * Wires one chain's P2P host (src/p2p) to its virtual node: the host lives as long as the supernode (a restarted
- * node re-attaches), accepted gossip payloads go to the current node's unsafe-payload queue, the sequencer's
- * blocks go out through the host (`UnsafeBlockSink`), the unsafe-block signer is read from the L1 SystemConfig,
- * and the `stackp2p_*` methods are served from the host's control view. Nothing here runs under `--disable-p2p`.
+ * Wires one chain's P2P host (src/p2p) for its virtual node: the host lives as long as the supernode; accepted
+ * gossip payloads go to the chain's inbox (unsafe-inbox.ts, which hands them to the node instance that runs),
+ * req-resp serves the chain's blocks from its execution client, the sequencer's blocks go out through the host
+ * (`UnsafeBlockSink`), the unsafe-block signer is read from the L1 SystemConfig, and the `stackp2p_*` methods are
+ * served from the host's control view. Nothing here runs under `--disable-p2p`.
  */
 import type { Registry } from "prom-client";
 import type { ChainConfig } from "../config/types.js";
 import type { Logger } from "../core/logger.js";
 import type { Clock } from "../core/time/clock.js";
 import type { Address, Hash } from "../core/types/primitives.js";
-import type { ChainNode } from "../node/chain-node.js";
-import type { EngineApi, ExecutionPayloadEnvelope, L1Source, UnsafeBlockSink, UnsafeGapFiller } from "../node/ports.js";
+import type { ExecutionPayloadEnvelope, L1Source, UnsafeBlockSink, UnsafeGapFiller } from "../node/ports.js";
 import { RemoteBlockSigner } from "../io/signer/remote-signer.js";
 import { ChainP2PControl } from "../p2p/control.js";
 import { ChainP2P } from "../p2p/host.js";
@@ -29,9 +29,15 @@ export interface ChainP2PRuntime {
   readonly methods: MethodTable;
   readonly sink: UnsafeBlockSink;
   readonly gapFiller: UnsafeGapFiller;
-  /** Routes accepted payloads to this node (the current instance of the chain); req-resp serves from `engine`. */
-  attach(node: ChainNode, engine: EngineApi): void;
   stop(): Promise<void>;
+}
+
+/** What the host talks to on the chain's side, built before it. */
+export interface ChainP2PEnds {
+  /** Where accepted payloads go (the chain's inbox). */
+  readonly inbox: { deliver(envelope: ExecutionPayloadEnvelope): void };
+  /** Where req-resp reads the chain's blocks (its execution client). */
+  readonly blocks: { payloadByNumber(n: number): Promise<ExecutionPayloadEnvelope | undefined> };
 }
 
 /** The shared L1 client as P2P needs it: labels, and storage reads (the unsafe-block signer in SystemConfig). */
@@ -42,6 +48,7 @@ export interface L1StateSource extends L1Source {
 export async function startChainP2P(
   chain: ChainConfig,
   l1: L1StateSource,
+  ends: ChainP2PEnds,
   ctx: { clock: Clock; logger: Logger; registry: Registry },
 ): Promise<ChainP2PRuntime> {
   const logger = ctx.logger.child({ chain: chain.chainId.toString(10), module: "p2p" });
@@ -55,8 +62,6 @@ export async function startChainP2P(
     logger,
     Math.ceil(chain.p2p.gossip.timestampThresholdMs / 1000),
   );
-  let node: ChainNode | undefined;
-  let engine: EngineApi | undefined;
   const remote = chain.p2p.remoteSigner;
   const blockSigner =
     remote === undefined
@@ -86,12 +91,10 @@ export async function startChainP2P(
       metrics: createP2PMetrics(ctx.registry, chain.chainId),
       signer: () => signer.get(),
       blockSigner,
-      onPayload: (env: ExecutionPayloadEnvelope) => {
-        node?.addUnsafePayload(env);
-      },
+      onPayload: (env: ExecutionPayloadEnvelope) => ends.inbox.deliver(env),
     },
   );
-  await p2p.servePayloads(async (n) => engine?.payloadByNumber(n));
+  await p2p.servePayloads((n) => ends.blocks.payloadByNumber(n));
   await p2p.start();
   signer.start(SIGNER_REFRESH_MS);
   return {
@@ -104,10 +107,6 @@ export async function startChainP2P(
       },
     },
     gapFiller: { requestRange: (from, to) => p2p.requestRange(from, to) },
-    attach: (n, e) => {
-      node = n;
-      engine = e;
-    },
     stop: async () => {
       signer.stop();
       await p2p.stop();

@@ -47,23 +47,15 @@ export interface NodeHooks {
   restartFrom(safe: L2BlockRef): Promise<void>;
 }
 
+type Deny = ((height: number, hash: Hash) => boolean) | undefined;
+
+/** Builds each part after the parts it uses; what a part needs of the node itself goes through `hooks`. */
 export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks: NodeHooks): NodeParts {
-  // Each part is built after the parts it uses; what a part needs of the node itself goes through `hooks`.
   const pipeline = deps.createPipeline();
   const finalizer = new Finalizer(cfg.finalityLookback || DEFAULT_FINALITY_LOOKBACK);
   const denyList = deps.denyList;
-  const isDenied = denyList === undefined ? undefined : (n: number, hash: Hash) => denyList.isDenied(n, hash);
-  const engine: EngineController = new EngineController({
-    engine: deps.engine,
-    cfg: cfg.rollup,
-    logger: deps.logger,
-    metrics: deps.metrics,
-    refFromPayload: deps.refFromPayload,
-    onSafeHead: (safe, derivedFrom) => hooks.onSafeHead(safe, derivedFrom),
-    safeFollowsLocal:
-      deps.superAuthority === undefined ? undefined : (ref) => !deps.superAuthority?.isActiveAt(ref.timestamp),
-    isDenied,
-  });
+  const isDenied: Deny = denyList === undefined ? undefined : (n, hash) => denyList.isDenied(n, hash);
+  const engine = engineController(cfg, deps, hooks, isDenied);
   const elSafeOffsetBlocks =
     cfg.elSafeOffsetBlocks ?? durationToBlocks(cfg.syncOffsetElSafeMs ?? 0, cfg.rollup.block_time);
   const elSync = new ElSync(cfg.syncMode, {
@@ -76,63 +68,15 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     logger: deps.logger,
     offsetBlocks: elSafeOffsetBlocks,
   });
-  const interop: InteropControl = new InteropControl({
-    rollup: cfg.rollup,
-    engine: deps.engine,
-    controller: engine,
-    l1: deps.l1,
-    safeDb: deps.safeDb,
-    denyList,
-    logger: deps.logger,
-    refFromPayload: deps.refFromPayload,
-    restartFrom: (safe) => hooks.restartFrom(safe),
-    notReady: () => hooks.busy() ?? (elSync.syncing ? "EL sync" : undefined),
-  });
-  const seq = new SequencerDriver(cfg.sequencer, {
-    rollup: cfg.rollup,
-    l1: deps.l1,
-    engine: engine,
-    attributesBuilder: deps.attributesBuilder,
-    clock: deps.clock,
-    logger: deps.logger,
-    metrics: deps.metrics,
-    sink: deps.sink,
-    store: deps.sequencerStore,
-    excludedTxs: denyList === undefined ? undefined : () => interop.excludedTxs(),
-    holdAt: denyList === undefined ? undefined : (localSafe) => interop.sequencerHoldAt(localSafe),
-  });
-  const unsafe = new UnsafeInput({
-    cfg: cfg.rollup,
-    reqResp: cfg.syncModeReqResp ?? false,
-    engine: engine,
-    elSync: elSync,
-    clock: deps.clock,
-    logger: deps.logger,
-    refFromPayload: deps.refFromPayload,
-    queueBounds: cfg.unsafeQueue,
-    gapFiller: deps.gapFiller,
-    isDenied,
-  });
-  const derivation = new DerivationStep({
-    pipeline: pipeline,
-    engine: engine,
-    metrics: deps.metrics,
-    maxSteps: cfg.maxStepsPerTick ?? 256,
-    turn: hooks.turn,
-    // Yield to the sequencer when a block is due, and to an unsafe payload that extends the unsafe head.
-    shouldYield: () => seq.due() || unsafe.insertable(),
-    aborted: hooks.aborted,
-    onDenied: (a) =>
-      deps.logger.warn(
-        { number: a.parent.number + 1, parent: a.parent.hash },
-        "derived block is denied; building its deposits-only replacement",
-      ),
-  });
+  const interop = interopControl(cfg, deps, hooks, engine, elSync);
+  const seq = sequencer(cfg, deps, engine, interop);
+  const unsafe = unsafeInput(cfg, deps, engine, elSync, isDenied);
+  const derivation = derivationStep(cfg, deps, hooks, { pipeline, engine, seq, unsafe });
   const l1 = new L1Labels(deps.l1);
   const safety = new SafetySteps({
     engine: deps.engine,
     controller: engine,
-    finalizer: finalizer,
+    finalizer,
     l1: deps.l1,
     logger: deps.logger,
     superAuthority: deps.superAuthority,
@@ -141,9 +85,9 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     rollup: cfg.rollup,
     engine: deps.engine,
     controller: engine,
-    elSync: elSync,
+    elSync,
     unsafeQueue: unsafe.queue,
-    l1: l1,
+    l1,
     origin: () => (hooks.initialised() ? pipeline.origin : undefined),
     refFromPayload: deps.refFromPayload,
     safeDb: deps.safeDb,
@@ -163,4 +107,105 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
     safety,
     view,
   };
+}
+
+function engineController(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks: NodeHooks, isDenied: Deny) {
+  const authority = deps.superAuthority;
+  return new EngineController({
+    engine: deps.engine,
+    cfg: cfg.rollup,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    refFromPayload: deps.refFromPayload,
+    onSafeHead: (safe, derivedFrom) => hooks.onSafeHead(safe, derivedFrom),
+    safeFollowsLocal: authority === undefined ? undefined : (ref) => !authority.isActiveAt(ref.timestamp),
+    isDenied,
+  });
+}
+
+function interopControl(
+  cfg: ChainNodeConfig,
+  deps: ChainNodeDeps,
+  hooks: NodeHooks,
+  controller: EngineController,
+  elSync: ElSync,
+): InteropControl {
+  return new InteropControl({
+    rollup: cfg.rollup,
+    engine: deps.engine,
+    controller,
+    l1: deps.l1,
+    safeDb: deps.safeDb,
+    denyList: deps.denyList,
+    logger: deps.logger,
+    refFromPayload: deps.refFromPayload,
+    restartFrom: (safe) => hooks.restartFrom(safe),
+    notReady: () => hooks.busy() ?? (elSync.syncing ? "EL sync" : undefined),
+  });
+}
+
+function sequencer(
+  cfg: ChainNodeConfig,
+  deps: ChainNodeDeps,
+  engine: EngineController,
+  interop: InteropControl,
+): SequencerDriver {
+  const interopOn = deps.denyList !== undefined;
+  return new SequencerDriver(cfg.sequencer, {
+    rollup: cfg.rollup,
+    l1: deps.l1,
+    engine,
+    attributesBuilder: deps.attributesBuilder,
+    clock: deps.clock,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    sink: deps.sink,
+    store: deps.sequencerStore,
+    excludedTxs: interopOn ? () => interop.excludedTxs() : undefined,
+    holdAt: interopOn ? (localSafe) => interop.sequencerHoldAt(localSafe) : undefined,
+  });
+}
+
+function unsafeInput(
+  cfg: ChainNodeConfig,
+  deps: ChainNodeDeps,
+  engine: EngineController,
+  elSync: ElSync,
+  isDenied: Deny,
+): UnsafeInput {
+  return new UnsafeInput({
+    cfg: cfg.rollup,
+    reqResp: cfg.syncModeReqResp ?? false,
+    engine,
+    elSync,
+    clock: deps.clock,
+    logger: deps.logger,
+    refFromPayload: deps.refFromPayload,
+    queueBounds: cfg.unsafeQueue,
+    gapFiller: deps.gapFiller,
+    isDenied,
+  });
+}
+
+function derivationStep(
+  cfg: ChainNodeConfig,
+  deps: ChainNodeDeps,
+  hooks: NodeHooks,
+  p: { pipeline: DerivationPipeline; engine: EngineController; seq: SequencerDriver; unsafe: UnsafeInput },
+): DerivationStep {
+  return new DerivationStep({
+    pipeline: p.pipeline,
+    engine: p.engine,
+    metrics: deps.metrics,
+    maxSteps: cfg.maxStepsPerTick ?? 256,
+    turn: hooks.turn,
+    // Yield to the sequencer when a block is due, and to an unsafe payload that extends the unsafe head.
+    shouldYield: () => p.seq.due() || p.unsafe.insertable(),
+    aborted: hooks.aborted,
+    onDenied: (a) =>
+      deps.logger.warn(
+        { number: a.parent.number + 1, parent: a.parent.hash },
+        "derived block is denied; building its deposits-only replacement",
+      ),
+  });
 }

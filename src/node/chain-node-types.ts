@@ -18,6 +18,7 @@ import type {
   SequencerStateStore,
   SuperAuthority,
   UnsafeBlockSink,
+  UnsafePayloadFeed,
   UnsafeGapFiller,
 } from "./ports.js";
 import type { SequencerConfig } from "./sequencer/sequencer-driver.js";
@@ -61,6 +62,8 @@ export interface ChainNodeDeps {
   readonly engine: EngineApi;
   readonly safeDb?: SafeDbPort | undefined;
   readonly sink?: UnsafeBlockSink | undefined;
+  /** Payloads from P2P, taken while the node runs. */
+  readonly unsafeFeed?: UnsafePayloadFeed | undefined;
   /** Req-resp gap filling over P2P (used with `syncmode.req-resp`). */
   readonly gapFiller?: UnsafeGapFiller | undefined;
   readonly sequencerStore?: SequencerStateStore | undefined;

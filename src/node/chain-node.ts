@@ -59,6 +59,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   private readonly safeDbPending: [BlockId, BlockId][] = [];
   private fatal: SupernodeError | Error | undefined;
   private readonly tracker: HealthTracker;
+  /** Ends the subscription to the P2P payload feed (taken while the node runs). */
+  private unsubscribe: (() => void) | undefined;
 
   private constructor(cfg: ChainNodeConfig, deps: ChainNodeDeps) {
     this.cfg = cfg;
@@ -122,6 +124,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     if (this.state !== "created") throw new Error(`chain node cannot be started in state ${this.state}`);
     this.state = "running";
     signal?.addEventListener("abort", () => void this.stop(), { once: true });
+    this.unsubscribe = this.d.unsafeFeed?.subscribe((env) => void this.addUnsafePayload(env));
     if (signal?.aborted === true) void this.stop(); // aborted before it started: the event will not fire again
     this.loop = this.run().catch((err) => {
       this.fatal = err as Error;
@@ -138,6 +141,8 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     this.abort.abort();
     this.sleeper.wake();
     await this.loop;

@@ -185,6 +185,15 @@ export interface UnsafeBlockSink {
 }
 
 /**
+ * Unsafe payloads the chain's P2P host accepted (gossip, req-resp answers). The feed outlives node instances (a
+ * restarted node subscribes again); a node takes them while it runs.
+ */
+export interface UnsafePayloadFeed {
+  /** `take` receives every payload from now on, until the returned function is called. */
+  subscribe(take: (envelope: ExecutionPayloadEnvelope) => void): () => void;
+}
+
+/**
  * Req-resp gap filling (`syncmode.req-resp`): fetch the unsafe blocks strictly between `from` and `to` (whose
  * parent hash anchors the chain) from P2P peers; they come back through the node's unsafe-payload input.
  */
