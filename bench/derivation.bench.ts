@@ -1,6 +1,6 @@
 /**
  * Derivation catch-up speed of one virtual node from L1 data, with the simulated execution client over the real
- * JWT-authenticated Engine API (EngineClient) on loopback.
+ * JWT-authenticated Engine API (EngineRpcClient) on loopback.
  *
  * Setup: a sequencing node builds N L2 blocks on an in-memory L1 (origins every 12 s), each with 12 user
  * transactions of every signed type (bench/derivation/user-txs.ts, OP Mainnet density) sent to its EL's pool
@@ -54,7 +54,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { bytesToHex, hexToBytes } from "../src/core/codec/hex.js";
 import type { Clock } from "../src/core/time/clock.js";
 import { type Hash, type Hex, ZERO_HASH } from "../src/core/types/primitives.js";
-import type { EngineClient } from "../src/io/engine/engine-client.js";
+import type { EngineRpcClient } from "../src/io/engine/engine-rpc-client.js";
 import type { ChainNode, ChainNodeConfig } from "../src/node/chain-node.js";
 import type { L1Source, L1Transaction } from "../src/node/ports.js";
 import { SINGULAR_BATCH_TYPE } from "../src/protocol/derive/batch.js";
@@ -99,7 +99,7 @@ function nodeConfig(cfg: RollupConfig, sequencer: boolean): ChainNodeConfig {
 async function startNode(cfg: RollupConfig, l1: L1Source, el: ElHandle, sequencer: boolean, clock: Clock) {
   const safeDb = new MemSafeDb();
   safeDb.wanted = [1, Math.floor(N / 3), N];
-  const engine = code.EngineClient.create(
+  const engine = code.EngineRpcClient.create(
     {
       url: el.authUrl,
       jwtSecret: SECRET,
@@ -309,7 +309,7 @@ const bench: Bench = {
 };
 
 /** Re-derives on the sequencer's EL, which already has every block: each must consolidate, none be built. */
-async function consolidatePhase(cfg: RollupConfig, l1: MemL1, seqEl: ElHandle, seqEngine: EngineClient) {
+async function consolidatePhase(cfg: RollupConfig, l1: MemL1, seqEl: ElHandle, seqEngine: EngineRpcClient) {
   const con = await startNode(cfg, l1, seqEl, false, code.systemClock);
   const phase = await timeToSafe(con.node, N, seqEl, con.safeDb);
   const built = [...calls].filter(([m]) => m.startsWith("engine_getPayload")).reduce((a, [, k]) => a + k, 0);
@@ -322,7 +322,7 @@ async function consolidatePhase(cfg: RollupConfig, l1: MemL1, seqEl: ElHandle, s
 }
 
 /** A verifier with a fresh EL derives all N blocks, building each: the same chain as the sequencer's. */
-async function buildPhase(cfg: RollupConfig, l1: MemL1, seqEngine: EngineClient): Promise<Phase> {
+async function buildPhase(cfg: RollupConfig, l1: MemL1, seqEngine: EngineRpcClient): Promise<Phase> {
   const verEl = await startEl(cfg, SECRET);
   try {
     const ver = await startNode(cfg, l1, verEl, false, code.systemClock);

@@ -25,7 +25,7 @@ import { silentLogger } from "../src/core/logger.js";
 import { systemClock } from "../src/core/time/clock.js";
 import type { L2BlockRef } from "../src/core/types/block-ref.js";
 import type { Hash, Hex } from "../src/core/types/primitives.js";
-import { EngineClient } from "../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../src/io/engine/engine-rpc-client.js";
 import { EngineController } from "../src/node/engine/engine-controller.js";
 import type { PayloadAttributes } from "../src/node/ports.js";
 import type { RollupConfig } from "../src/protocol/rollup-config.js";
@@ -66,14 +66,14 @@ const cpuUs = (): number => {
 
 /** One node's engine path against its own replaying EL. */
 interface Chain {
-  readonly engine: EngineClient;
+  readonly engine: EngineRpcClient;
   buildOne(n: number): Promise<void>;
   finish(): Promise<void>;
 }
 
 function chainOn(url: string, blocks: (n: number) => PayloadAttributes): Chain {
   const rollup = cfg(h("genesis"));
-  const engine = EngineClient.create(
+  const engine = EngineRpcClient.create(
     { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: rollup },
     { clock: systemClock, logger: silentLogger },
   );

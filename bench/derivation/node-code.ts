@@ -25,7 +25,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type * as Errors from "../../src/core/errors/supernode-error.js";
 import type * as Log from "../../src/core/logger.js";
 import type * as Time from "../../src/core/time/clock.js";
-import type * as Client from "../../src/io/engine/engine-client.js";
+import type * as Client from "../../src/io/engine/engine-rpc-client.js";
 import type * as Create from "../../src/node/create.js";
 import { note } from "../harness.js";
 
@@ -33,7 +33,7 @@ export interface NodeCode {
   /** "dist" (compiled by tsc), "src" (TypeScript through tsx) or the absolute path of another compiled build. */
   readonly kind: string;
   readonly createChainNode: typeof Create.createChainNode;
-  readonly EngineClient: typeof Client.EngineClient;
+  readonly EngineRpcClient: typeof Client.EngineRpcClient;
   readonly TemporaryError: typeof Errors.TemporaryError;
   readonly silentLogger: typeof Log.silentLogger;
   readonly systemClock: typeof Time.systemClock;
@@ -80,7 +80,7 @@ export async function loadNodeCode(): Promise<NodeCode> {
   const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(base, `${path}.js`)).href) as Promise<T>;
   const [create, client, errors, log, time] = await Promise.all([
     load<typeof Create>("node/create"),
-    load<typeof Client>("io/engine/engine-client"),
+    load<typeof Client>("io/engine/engine-rpc-client"),
     load<typeof Errors>("core/errors/supernode-error"),
     load<typeof Log>("core/logger"),
     load<typeof Time>("core/time/clock"),
@@ -88,7 +88,7 @@ export async function loadNodeCode(): Promise<NodeCode> {
   return {
     kind,
     createChainNode: create.createChainNode,
-    EngineClient: client.EngineClient,
+    EngineRpcClient: client.EngineRpcClient,
     TemporaryError: errors.TemporaryError,
     silentLogger: log.silentLogger,
     systemClock: time.systemClock,

@@ -29,14 +29,14 @@ interface Side {
 /** The build path of the checkout at `root`, on its own replaying EL; `hexes`: the blocks' transactions as hex. */
 async function sideOf(root: string, hexes: (n: number) => readonly Hex[]): Promise<Side> {
   const load = (path: string) => import(pathToFileURL(join(root, path)).href);
-  const { EngineClient } = await load("src/io/engine/engine-client.ts");
+  const { EngineRpcClient } = await load("src/io/engine/engine-rpc-client.ts");
   const { EngineController } = await load("src/node/engine/engine-controller.ts");
   const { hexToBytes } = await load("src/core/codec/hex.ts");
   const { silentLogger } = await load("src/core/logger.ts");
   const { systemClock } = await load("src/core/time/clock.ts");
   const el = await startReplayEl();
   const cfg = benchRollupConfig(benchHash("genesis"), `0x${"ab".repeat(20)}`);
-  const engine = EngineClient.create(
+  const engine = EngineRpcClient.create(
     { url: el.url, jwtSecret: new Uint8Array(32).fill(7), kind: "variant_a", rollupConfig: cfg },
     { clock: systemClock, logger: silentLogger },
   );

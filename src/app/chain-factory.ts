@@ -9,7 +9,7 @@ import type { BlockId, L2BlockRef } from "../core/types/block-ref.js";
 import { ZERO_HASH } from "../core/types/primitives.js";
 import { DenyList } from "../io/db/deny-list.js";
 import { SafeDB } from "../io/db/safe-db.js";
-import { EngineClient } from "../io/engine/engine-client.js";
+import { EngineRpcClient } from "../io/engine/engine-rpc-client.js";
 import { L1Client } from "../io/l1/l1-client.js";
 import { createBeaconMetrics } from "../io/beacon/metrics.js";
 import { createL1Metrics } from "../io/l1/metrics.js";
@@ -154,7 +154,7 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
   const engineTooLarge = responseTooLargeCounter(ctx.metrics.registry).labels({ upstream: "engine", chain_id: id });
   // Built once per chain, in dependency order: the execution client, the inbox of payloads from P2P, the P2P host
   // (it serves blocks from the client and delivers to the inbox); each node instance takes from the inbox.
-  const engine = EngineClient.create(
+  const engine = EngineRpcClient.create(
     {
       url: chain.l2,
       jwtSecret: chain.jwtSecret,
@@ -257,7 +257,7 @@ function nodeService(
   chain: ChainConfig,
   ctx: ChainCtx,
   p2p: ChainP2PRuntime | undefined,
-  engine: EngineClient,
+  engine: EngineRpcClient,
 ): ChainService {
   let exited: Promise<void> | undefined;
   let stopped: Promise<void> | undefined;
@@ -370,7 +370,7 @@ export async function blockAt(
  */
 export function interopAccess(
   node: ChainNode,
-  engine: Pick<EngineClient, "l2BlockRefByHash" | "l2BlockRefByNumber" | "blockReceipts" | "payloadByHash">,
+  engine: Pick<EngineRpcClient, "l2BlockRefByHash" | "l2BlockRefByNumber" | "blockReceipts" | "payloadByHash">,
 ): ChainInteropAccess {
   const withReceipts = async (ref: L2BlockRef | undefined) => {
     if (ref === undefined) return undefined;

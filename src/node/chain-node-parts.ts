@@ -20,7 +20,7 @@ import { StatusView } from "./status-view.js";
 
 export interface NodeParts {
   readonly finalizer: Finalizer;
-  readonly engine: EngineController;
+  readonly controller: EngineController;
   readonly interop: InteropControl;
   readonly pipeline: DerivationPipeline;
   readonly seq: SequencerDriver;
@@ -55,27 +55,27 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
   const finalizer = new Finalizer(cfg.finalityLookback || DEFAULT_FINALITY_LOOKBACK);
   const denyList = deps.denyList;
   const isDenied: Deny = denyList === undefined ? undefined : (n, hash) => denyList.isDenied(n, hash);
-  const engine = engineController(cfg, deps, hooks, isDenied);
+  const controller = engineController(cfg, deps, hooks, isDenied);
   const elSafeOffsetBlocks =
     cfg.elSafeOffsetBlocks ?? durationToBlocks(cfg.syncOffsetElSafeMs ?? 0, cfg.rollup.block_time);
   const elSync = new ElSync(cfg.syncMode, {
     cfg: cfg.rollup,
     kind: cfg.engineKind,
     engine: deps.engine,
-    controller: engine,
+    controller,
     safeDb: deps.safeDb,
     clock: deps.clock,
     logger: deps.logger,
     offsetBlocks: elSafeOffsetBlocks,
   });
-  const interop = interopControl(cfg, deps, hooks, engine, elSync);
-  const seq = sequencer(cfg, deps, engine, interop);
-  const unsafe = unsafeInput(cfg, deps, engine, elSync, isDenied);
-  const derivation = derivationStep(cfg, deps, hooks, { pipeline, engine, seq, unsafe });
+  const interop = interopControl(cfg, deps, hooks, controller, elSync);
+  const seq = sequencer(cfg, deps, controller, interop);
+  const unsafe = unsafeInput(cfg, deps, controller, elSync, isDenied);
+  const derivation = derivationStep(cfg, deps, hooks, { pipeline, controller, seq, unsafe });
   const l1 = new L1Labels(deps.l1);
   const safety = new SafetySteps({
     engine: deps.engine,
-    controller: engine,
+    controller,
     finalizer,
     l1: deps.l1,
     logger: deps.logger,
@@ -84,7 +84,7 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
   const view = new StatusView({
     rollup: cfg.rollup,
     engine: deps.engine,
-    controller: engine,
+    controller,
     elSync,
     unsafeQueue: unsafe.queue,
     l1,
@@ -95,7 +95,7 @@ export function buildNodeParts(cfg: ChainNodeConfig, deps: ChainNodeDeps, hooks:
   });
   return {
     finalizer,
-    engine,
+    controller,
     interop,
     pipeline,
     seq,
@@ -147,14 +147,14 @@ function interopControl(
 function sequencer(
   cfg: ChainNodeConfig,
   deps: ChainNodeDeps,
-  engine: EngineController,
+  controller: EngineController,
   interop: InteropControl,
 ): SequencerDriver {
   const interopOn = deps.denyList !== undefined;
   return new SequencerDriver(cfg.sequencer, {
     rollup: cfg.rollup,
     l1: deps.l1,
-    engine,
+    controller,
     attributesBuilder: deps.attributesBuilder,
     clock: deps.clock,
     logger: deps.logger,
@@ -169,14 +169,14 @@ function sequencer(
 function unsafeInput(
   cfg: ChainNodeConfig,
   deps: ChainNodeDeps,
-  engine: EngineController,
+  controller: EngineController,
   elSync: ElSync,
   isDenied: Deny,
 ): UnsafeInput {
   return new UnsafeInput({
     cfg: cfg.rollup,
     reqResp: cfg.syncModeReqResp ?? false,
-    engine,
+    controller,
     elSync,
     clock: deps.clock,
     logger: deps.logger,
@@ -191,11 +191,11 @@ function derivationStep(
   cfg: ChainNodeConfig,
   deps: ChainNodeDeps,
   hooks: NodeHooks,
-  p: { pipeline: DerivationPipeline; engine: EngineController; seq: SequencerDriver; unsafe: UnsafeInput },
+  p: { pipeline: DerivationPipeline; controller: EngineController; seq: SequencerDriver; unsafe: UnsafeInput },
 ): DerivationStep {
   return new DerivationStep({
     pipeline: p.pipeline,
-    engine: p.engine,
+    controller: p.controller,
     metrics: deps.metrics,
     maxSteps: cfg.maxStepsPerTick ?? 256,
     turn: hooks.turn,

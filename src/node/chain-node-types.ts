@@ -11,7 +11,7 @@ import type { ChainMetrics } from "./metrics.js";
 import type {
   BlobSource,
   DenyListPort,
-  EngineApi,
+  ExecutionEngine,
   ExecutionPayloadEnvelope,
   L1Source,
   SafeDbPort,
@@ -59,7 +59,7 @@ export interface ChainNodeConfig {
 export interface ChainNodeDeps {
   readonly l1: L1Source;
   readonly blobs?: BlobSource | undefined;
-  readonly engine: EngineApi;
+  readonly engine: ExecutionEngine;
   readonly safeDb?: SafeDbPort | undefined;
   readonly sink?: UnsafeBlockSink | undefined;
   /** Payloads from P2P, taken while the node runs. */

@@ -35,7 +35,7 @@ export type ChainNodeState = "created" | "running" | "stopped" | "failed";
 export class ChainNode implements ChainRpcView, ChainAdminControl {
   readonly cfg: ChainNodeConfig;
   private readonly d: ChainNodeDeps;
-  readonly engine: EngineController;
+  readonly controller: EngineController;
   private readonly pipeline: DerivationPipeline;
   private readonly finalizer: Finalizer;
   private readonly unsafe: UnsafeInput;
@@ -85,7 +85,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
       },
     });
     this.finalizer = p.finalizer;
-    this.engine = p.engine;
+    this.controller = p.controller;
     this.interop = p.interop;
     this.pipeline = p.pipeline;
     this.seq = p.seq;
@@ -98,7 +98,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
     this.resets = new Resets({
       cfg,
       deps,
-      engine: p.engine,
+      controller: p.controller,
       finalizer: p.finalizer,
       derivation: p.derivation,
       pipeline: p.pipeline,
@@ -195,7 +195,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
               if ((await this.safety.finality(this.l1.current.finalized)) === "l1-reorg")
                 this.resets.requested = "finality-l1-reorg";
             }
-            if (!progressed) await this.engine.flushForkchoice();
+            if (!progressed) await this.controller.flushForkchoice();
           }
         }
         this.failures = 0;
@@ -237,7 +237,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   private progressMark() {
-    const h = this.engine.heads;
+    const h = this.controller.heads;
     return {
       l1Head: this.l1.current.head.number,
       origin: this.resets.initialised ? this.pipeline.origin.number : 0,
@@ -342,7 +342,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   // ChainAdminControl
 
   async startSequencer(expectedHead?: Hash): Promise<void> {
-    await this.seq.start(this.resets.initialised ? this.engine.heads.unsafe : undefined, expectedHead);
+    await this.seq.start(this.resets.initialised ? this.controller.heads.unsafe : undefined, expectedHead);
     this.poke();
   }
 
@@ -364,7 +364,7 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
   }
 
   async sdmStatus(): Promise<SdmStatus> {
-    return this.seq.sdmStatus(this.engine.heads.unsafe);
+    return this.seq.sdmStatus(this.controller.heads.unsafe);
   }
 
   /** Sequencer recover mode (`--sequencer.recover`, `admin_setRecoverMode`). */

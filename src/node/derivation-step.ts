@@ -11,7 +11,7 @@ import type { ChainMetrics } from "./metrics.js";
 
 export interface DerivationStepDeps {
   readonly pipeline: DerivationPipeline;
-  readonly engine: EngineController;
+  readonly controller: EngineController;
   readonly metrics?: ChainMetrics | undefined;
   /** Max attributes applied per call. */
   readonly maxSteps: number;
@@ -43,7 +43,7 @@ export class DerivationStep {
     const progressed = await this.steps();
     if (this.flushOwed) {
       this.flushOwed = false;
-      await this.d.engine.flushForkchoice();
+      await this.d.controller.flushForkchoice();
     }
     return progressed;
   }
@@ -56,7 +56,7 @@ export class DerivationStep {
   private flushOwed = false;
 
   private async steps(): Promise<boolean> {
-    const { pipeline, engine } = this.d;
+    const { pipeline, controller } = this.d;
     let progressed = false;
     for (let i = 0; i < this.d.maxSteps && !this.d.aborted(); i++) {
       if (i > 0) {
@@ -69,8 +69,8 @@ export class DerivationStep {
       this.pendingAttrs = undefined;
       if (attrs === undefined) {
         const before = pipeline.origin.number;
-        const r = await pipeline.step(engine.heads.pendingSafe);
-        if (pipeline.origin.number !== before && engine.forkchoicePending) this.flushOwed = true;
+        const r = await pipeline.step(controller.heads.pendingSafe);
+        if (pipeline.origin.number !== before && controller.forkchoicePending) this.flushOwed = true;
         if (r.kind === "eof") return progressed;
         progressed = true;
         if (r.kind === "progress") continue;
@@ -78,15 +78,15 @@ export class DerivationStep {
       }
       if (this.flushOwed) {
         this.flushOwed = false;
-        if (attrs.parent.hash !== engine.heads.unsafe.hash) await engine.flushForkchoice();
+        if (attrs.parent.hash !== controller.heads.unsafe.hash) await controller.flushForkchoice();
       }
       let res: ApplyResult;
       try {
-        res = await engine.applyDerived(attrs);
+        res = await controller.applyDerived(attrs);
       } catch (err) {
         // A temporary engine failure before the block was adopted: retry the same attributes next time (the
         // pipeline has already moved past them).
-        if (severityOf(err) === "temporary" && engine.heads.pendingSafe.hash === attrs.parent.hash) {
+        if (severityOf(err) === "temporary" && controller.heads.pendingSafe.hash === attrs.parent.hash) {
           this.pendingAttrs = attrs;
         }
         throw err;
@@ -100,7 +100,7 @@ export class DerivationStep {
       if (res === "invalid") {
         const replacement = pipeline.invalidated(attrs);
         if (replacement !== undefined) this.pendingAttrs = replacement;
-        else engine.revertPendingSafe();
+        else controller.revertPendingSafe();
         continue;
       }
       this.d.metrics?.derivedBlocks.inc({ path: res === "consolidated" ? "consolidate" : "build" });

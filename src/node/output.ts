@@ -5,13 +5,13 @@ import { OUTPUT_VERSION_V0, outputRootV0 } from "../protocol/output-root.js";
 import { isForkActive, type RollupConfig } from "../protocol/rollup-config.js";
 import type { OutputAtBlock } from "./chain-view.js";
 import { NodeRpcError } from "./errors.js";
-import type { EngineApi, ExecutionPayloadEnvelope } from "./ports.js";
+import type { ExecutionEngine, ExecutionPayloadEnvelope } from "./ports.js";
 
 export const L2_TO_L1_MESSAGE_PASSER: Address = "0x4200000000000000000000000000000000000016";
 
 export async function computeOutputAtBlock(
   cfg: RollupConfig,
-  engine: EngineApi,
+  engine: ExecutionEngine,
   refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef,
   n: number,
 ): Promise<OutputAtBlock> {

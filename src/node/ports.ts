@@ -119,7 +119,7 @@ import type {
  * back, a predicted payload id) is the implementation's business. JSON-RPC error -38002 (invalid forkchoice state)
  * and -38003 (invalid payload attributes) are reported as errors carrying `rpcCode`.
  */
-export interface EngineApi {
+export interface ExecutionEngine {
   /** `engine_newPayload`: the EL's verdict on `payload`. */
   newPayload(payload: PayloadToInsert): Promise<PayloadStatus>;
   /** `engine_forkchoiceUpdated(state)` without attributes. */

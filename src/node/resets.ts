@@ -17,7 +17,7 @@ import type { HealthTracker, RepeatGate } from "./health.js";
 export interface ResetParts {
   readonly cfg: ChainNodeConfig;
   readonly deps: ChainNodeDeps;
-  readonly engine: EngineController;
+  readonly controller: EngineController;
   readonly finalizer: Finalizer;
   readonly derivation: DerivationStep;
   readonly pipeline: DerivationPipeline;
@@ -74,7 +74,7 @@ export class Resets {
   async elLostChain(err: unknown): Promise<boolean> {
     const p = this.#p;
     if (!(err instanceof SupernodeError) || err.code !== "ENGINE_SYNCING" || p.elSync.syncing) return false;
-    const safe = p.engine.heads.safe;
+    const safe = p.controller.heads.safe;
     const known = await p.deps.engine.l2BlockRefByHash(safe.hash).catch(() => null);
     if (known !== undefined) return false; // the EL has it (or did not answer): an ordinary temporary error
     p.deps.logger.warn(
@@ -87,14 +87,14 @@ export class Resets {
 
   /** Runs the pending reset: the heads found are forced into the EL, the SafeDB and the pipeline restart on them. */
   async run(reason: string): Promise<void> {
-    const { cfg, deps, engine } = this.#p;
+    const { cfg, deps, controller } = this.#p;
     deps.metrics?.resets.inc({ reason });
     const found = await findL2Heads(cfg.rollup, deps.engine, deps.l1, deps.safeDb, {
       // op-node skips the genesis check in EL-sync mode (the EL may not serve it yet).
       skipGenesisCheck: this.#p.elSync.syncing,
       elSafeOffsetBlocks: this.#p.elSafeOffsetBlocks,
     });
-    await engine.forceReset(found.unsafe, found.safe, found.finalized);
+    await controller.forceReset(found.unsafe, found.safe, found.finalized);
     await resetSafeDb(cfg.rollup, deps.l1, deps.safeDb, found);
     this.#p.finalizer.reset();
     this.#p.derivation.reset();

@@ -7,10 +7,10 @@ import type { Logger } from "../core/logger.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../core/types/block-ref.js";
 import type { EngineController } from "./engine/engine-controller.js";
 import type { Finalizer } from "./engine/finalizer.js";
-import type { EngineApi, L1Source, SuperAuthority } from "./ports.js";
+import type { ExecutionEngine, L1Source, SuperAuthority } from "./ports.js";
 
 export interface SafetyStepsDeps {
-  readonly engine: EngineApi;
+  readonly engine: ExecutionEngine;
   readonly controller: EngineController;
   readonly finalizer: Finalizer;
   readonly l1: L1Source;

@@ -14,11 +14,11 @@ import type { L1Labels } from "./l1-labels.js";
 import type { ChainMetrics } from "./metrics.js";
 import { computeOutputAtBlock } from "./output.js";
 import { OutputCache } from "./output-cache.js";
-import type { EngineApi, ExecutionPayloadEnvelope, SafeDbPort } from "./ports.js";
+import type { ExecutionEngine, ExecutionPayloadEnvelope, SafeDbPort } from "./ports.js";
 
 export interface StatusSource {
   readonly rollup: RollupConfig;
-  readonly engine: EngineApi;
+  readonly engine: ExecutionEngine;
   readonly controller: EngineController;
   readonly elSync: ElSync;
   readonly unsafeQueue: UnsafePayloadQueue;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { bytesToHex } from "../../src/core/codec/hex.js";
 import { decodeOutputV0, encodeOutputV0, type OutputV0, outputRootV0 } from "../../src/protocol/output-root.js";
 import { computeOutputAtBlock } from "../../src/node/output.js";
-import type { EngineApi, ExecutionPayloadEnvelope } from "../../src/node/ports.js";
+import type { ExecutionEngine, ExecutionPayloadEnvelope } from "../../src/node/ports.js";
 import type { L2BlockRef } from "../../src/core/types/block-ref.js";
 import type { RollupConfig } from "../../src/protocol/rollup-config.js";
 import { conformanceAvailable, readConformanceJson } from "./conformance-dir.js";
@@ -36,7 +36,7 @@ describe.skipIf(!have)(
           expect(hash).toBe(o.blockHash);
           return { storageHash: o.messagePasserStorageRoot, accountProof: [], storageProof: [] };
         },
-      } as unknown as EngineApi;
+      } as unknown as ExecutionEngine;
       const cfg = { genesis: { l2_time: 0 }, block_time: 2 } as unknown as RollupConfig;
       const out = await computeOutputAtBlock(cfg, engine, (_e: ExecutionPayloadEnvelope) => ({}) as L2BlockRef, 7);
       expect(out.version).toBe(`0x${"00".repeat(32)}`);

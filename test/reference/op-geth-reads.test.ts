@@ -11,7 +11,7 @@ import { systemClock } from "../../src/core/time/clock.js";
 import type { Hash } from "../../src/core/types/primitives.js";
 import { devnetRollupConfig, writeJwtSecret } from "supernode-devnet/config";
 import { l2GenesisJson } from "supernode-devnet/l2-genesis";
-import { EngineClient } from "../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../src/io/engine/engine-rpc-client.js";
 import { jsonRpc, type OpGeth, referenceBinary, referenceSkipReason, startOpGeth } from "../support/reference.js";
 
 const skip = referenceSkipReason("op-geth reads", ["geth"]);
@@ -49,7 +49,7 @@ describe.skipIf(skip !== undefined)("L2 reads on a fresh op-geth", () => {
       /finalized block not found/,
     );
     const cfg = { ...draft, genesis: { ...draft.genesis, l2: { hash: g.hash, number: 0 } } };
-    const engine = EngineClient.create(
+    const engine = EngineRpcClient.create(
       { url: geth.authUrl, jwtSecret: secret, kind: "variant_b", rollupConfig: cfg },
       { clock: systemClock, logger: silentLogger },
     );

@@ -17,7 +17,7 @@ import type { UpgradeInputs } from "../../protocol/l2/upgrade-txs.js";
 import type { PayloadAttributes } from "../../protocol/l2/attributes.js";
 import type { Hash, Hex } from "../../core/types/primitives.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
-import type { EngineApi, L1BlockInfo, L1Source } from "../ports.js";
+import type { ExecutionEngine, L1BlockInfo, L1Source } from "../ports.js";
 import type { AttributesBuilder, PreparedAttributes } from "./types.js";
 import { systemConfigFromPayload } from "./l2-block.js";
 import { RECENT_SYSTEM_CONFIGS, RecentSystemConfigs } from "./recent-system-configs.js";
@@ -60,7 +60,7 @@ export class FetchingAttributesBuilder implements AttributesBuilder {
   constructor(
     private readonly cfg: RollupConfig,
     private readonly l1: L1Source,
-    private readonly engine: EngineApi,
+    private readonly engine: ExecutionEngine,
     l1cfg?: L1ChainConfig,
     /** The dependency-set size and the NUT bundles the activation blocks of Karst and Lagoon need. */
     private readonly upgrades: UpgradeInputs = {},

@@ -25,7 +25,7 @@ import { decodeBlob } from "../../protocol/l1/blob.js";
 import { applySystemConfigReceipts } from "../../protocol/l1/system-config.js";
 import { isForkActive, type RollupConfig, type SystemConfig } from "../../protocol/rollup-config.js";
 import type { DerivedAttributes } from "../engine/engine-controller.js";
-import type { BlobSource, EngineApi, ExecutionPayloadEnvelope, L1Source } from "../ports.js";
+import type { BlobSource, ExecutionEngine, ExecutionPayloadEnvelope, L1Source } from "../ports.js";
 import { receiptsOf, txsTo } from "./l1-slices.js";
 import type { AttributesBuilder, DerivationPipeline, StepResult } from "./types.js";
 
@@ -33,7 +33,7 @@ export interface PipelineDeps {
   readonly cfg: RollupConfig;
   readonly l1: L1Source;
   readonly blobs?: BlobSource | undefined;
-  readonly engine: EngineApi;
+  readonly engine: ExecutionEngine;
   readonly builder: AttributesBuilder & { systemConfigOf(parent: L2BlockRef): Promise<SystemConfig> };
   readonly refFromPayload: (env: ExecutionPayloadEnvelope) => L2BlockRef;
   readonly logger: Logger;

@@ -12,13 +12,13 @@ import { TemporaryError } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { Hex } from "../../core/types/primitives.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
-import type { EngineApi, ForkchoiceState, PayloadAttributes, SealedPayload } from "../ports.js";
+import type { ExecutionEngine, ForkchoiceState, PayloadAttributes, SealedPayload } from "../ports.js";
 import { buildStartFailure, sealFailure } from "./engine-errors.js";
 import type { PayloadInserter } from "./payload-inserter.js";
 import { sealedPayloadMismatch } from "./sealed-payload.js";
 
 export interface BuildStartDeps {
-  readonly engine: EngineApi;
+  readonly engine: ExecutionEngine;
   readonly logger: Logger;
   readonly inserter: PayloadInserter;
   /** Times an engine call (latency metric by method). */

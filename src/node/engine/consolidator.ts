@@ -9,7 +9,7 @@ import type { Logger } from "../../core/logger.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hash } from "../../core/types/primitives.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
-import type { EngineApi, ExecutionPayloadEnvelope } from "../ports.js";
+import type { ExecutionEngine, ExecutionPayloadEnvelope } from "../ports.js";
 import { AttributesTxHashes } from "./attributes-match.js";
 import { BlockLookahead } from "./block-lookahead.js";
 import type { DerivedAttributes } from "./derived-attributes.js";
@@ -18,7 +18,7 @@ import { type ExistingBlock, existingBlockRef, existingBlockSource, matchExistin
 type Timed = <T>(method: string, fn: () => Promise<T>) => Promise<T>;
 
 export interface ConsolidatorDeps {
-  readonly engine: EngineApi;
+  readonly engine: ExecutionEngine;
   readonly cfg: RollupConfig;
   readonly logger: Logger;
   /** L2 block ref of an execution payload (decodes the L1-info deposit). */

@@ -20,7 +20,7 @@ import type { Logger } from "../../core/logger.js";
 import type { Clock } from "../../core/time/clock.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
-import type { EngineApi, ForkchoiceState, PayloadStatusKind, SafeDbPort } from "../ports.js";
+import type { ExecutionEngine, ForkchoiceState, PayloadStatusKind, SafeDbPort } from "../ports.js";
 import type { EngineController } from "./engine-controller.js";
 import type { UnsafePayload } from "./unsafe-queue.js";
 
@@ -46,7 +46,7 @@ const RPC_INVALID_FORKCHOICE = -38002;
 export interface ElSyncDeps {
   readonly cfg: RollupConfig;
   readonly kind: EngineKind;
-  readonly engine: EngineApi;
+  readonly engine: ExecutionEngine;
   /** Heads are read from and written to its public `heads` field. */
   readonly controller: EngineController;
   readonly safeDb?: SafeDbPort | undefined;
@@ -125,7 +125,7 @@ export class ElSync {
     }
 
     const p = env.executionPayload;
-    let np: Awaited<ReturnType<EngineApi["newPayload"]>>;
+    let np: Awaited<ReturnType<ExecutionEngine["newPayload"]>>;
     try {
       np = await d.engine.newPayload(env);
     } catch (err) {
@@ -155,7 +155,7 @@ export class ElSync {
       fc.safeBlockHash = safeRef.hash;
       fc.finalizedBlockHash = finRef.hash;
     }
-    let fcu: Awaited<ReturnType<EngineApi["forkchoiceUpdated"]>>;
+    let fcu: Awaited<ReturnType<ExecutionEngine["forkchoiceUpdated"]>>;
     try {
       fcu = await d.engine.forkchoiceUpdated(fc);
     } catch (err) {
@@ -209,7 +209,7 @@ export class ElSync {
     const { envelope: env, ref } = u;
     const p = env.executionPayload;
     await d.controller.flushForkchoice();
-    let np: Awaited<ReturnType<EngineApi["newPayload"]>>;
+    let np: Awaited<ReturnType<ExecutionEngine["newPayload"]>>;
     try {
       np = await d.engine.newPayload(env);
     } catch (err) {
@@ -218,7 +218,7 @@ export class ElSync {
     if (np.status === "INVALID" || np.status === "INVALID_BLOCK_HASH") return "invalid";
     if (np.status !== "VALID" && np.status !== "SYNCING") return "syncing";
     const heads = d.controller.heads;
-    let fcu: Awaited<ReturnType<EngineApi["forkchoiceUpdated"]>>;
+    let fcu: Awaited<ReturnType<ExecutionEngine["forkchoiceUpdated"]>>;
     try {
       fcu = await d.engine.forkchoiceUpdated({
         headBlockHash: p.blockHash,

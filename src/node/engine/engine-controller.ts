@@ -11,7 +11,7 @@ import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref
 import { l2BlockRef } from "../../protocol/l2/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ChainMetrics } from "../metrics.js";
-import type { EngineApi, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
+import type { ExecutionEngine, ExecutionPayloadEnvelope, ForkchoiceState, PayloadAttributes } from "../ports.js";
 import { DeniedPayloadError } from "../denied-txs.js";
 import type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 import { Consolidator } from "./consolidator.js";
@@ -24,7 +24,7 @@ export type { ApplyResult, DerivedAttributes } from "./derived-attributes.js";
 export { DeniedPayloadError } from "../denied-txs.js";
 
 export interface EngineControllerDeps {
-  readonly engine: EngineApi;
+  readonly engine: ExecutionEngine;
   readonly cfg: RollupConfig;
   readonly logger: Logger;
   readonly metrics?: ChainMetrics | undefined;

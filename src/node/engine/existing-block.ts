@@ -6,14 +6,14 @@ import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hex } from "../../core/types/primitives.js";
 import { l2BlockRef } from "../../protocol/l2/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
-import type { EngineApi, ExecutionPayloadEnvelope, L2BlockHeader } from "../ports.js";
+import type { ExecutionEngine, ExecutionPayloadEnvelope, L2BlockHeader } from "../ports.js";
 import { type AttributesTxHashes, attributesMatchBlock, attributesMatchHeader } from "./attributes-match.js";
 import type { LookaheadSource } from "./block-lookahead.js";
 
 export type ExistingBlock = { readonly header: L2BlockHeader } | { readonly envelope: ExecutionPayloadEnvelope };
 
 /** How the look-ahead reads existing blocks from `engine`: headers, in batches. */
-export function existingBlockSource(engine: EngineApi): LookaheadSource<ExistingBlock> {
+export function existingBlockSource(engine: ExecutionEngine): LookaheadSource<ExistingBlock> {
   const many = async (ns: readonly number[]) =>
     (await engine.headersByNumber(ns)).map((r) => (r === undefined || r instanceof Error ? r : { header: r }));
   return {

@@ -17,7 +17,7 @@
 import { CriticalError, TemporaryError, severityOf } from "../../core/errors/supernode-error.js";
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
-import type { EngineApi, L1Source, SafeDbPort } from "../ports.js";
+import type { ExecutionEngine, L1Source, SafeDbPort } from "../ports.js";
 import { genesisL2Ref } from "./heads.js";
 
 /** How the safe head was found (logged with the reset). */
@@ -65,7 +65,7 @@ const refStr = (r: BlockId): string => `${r.hash}:${r.number}`;
 /** op-node `L2HeadsForELSyncWithOffset`: unsafe at the tip, safe = finalized = tip − offset (not below genesis). */
 export async function headsForElSyncTip(
   cfg: RollupConfig,
-  engine: EngineApi,
+  engine: ExecutionEngine,
   tip: L2BlockRef,
   offsetBlocks: number,
   how: FoundHow,
@@ -122,7 +122,7 @@ async function originBlock(l1: L1Source, n: L2BlockRef, prev: L1BlockRef | undef
 
 export async function findL2Heads(
   cfg: RollupConfig,
-  engine: EngineApi,
+  engine: ExecutionEngine,
   l1: L1Source,
   safeDb: SafeDbPort | undefined,
   opts: FindHeadsOptions = {},

@@ -3,7 +3,7 @@ import { ZERO_HASH } from "../../core/types/primitives.js";
 import type { L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
 import { l2BlockRef } from "../../protocol/l2/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
-import type { EngineApi } from "../ports.js";
+import type { ExecutionEngine } from "../ports.js";
 
 export interface L2Heads {
   unsafe: L2BlockRef;
@@ -23,7 +23,7 @@ export function genesisL2Ref(cfg: RollupConfig): L2BlockRef {
 }
 
 /** The heads under the EL's labels (`latest`, `safe`, `finalized`); missing ones default to genesis. */
-export async function headsFromEngine(e: EngineApi, cfg: RollupConfig): Promise<L2Heads> {
+export async function headsFromEngine(e: ExecutionEngine, cfg: RollupConfig): Promise<L2Heads> {
   const genesis = (await e.l2BlockRefByNumber(cfg.genesis.l2.number)) ?? genesisL2Ref(cfg);
   const finalized = (await e.l2BlockRefByLabel("finalized")) ?? genesis;
   const safe = (await e.l2BlockRefByLabel("safe")) ?? finalized;

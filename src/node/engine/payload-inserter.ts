@@ -12,7 +12,7 @@ import { ResetError, TemporaryError } from "../../core/errors/supernode-error.js
 import type { Logger } from "../../core/logger.js";
 import type { Hash } from "../../core/types/primitives.js";
 import type {
-  EngineApi,
+  ExecutionEngine,
   ForkchoiceResult,
   ForkchoiceState,
   PayloadAttributes,
@@ -24,7 +24,7 @@ import type {
 import type { L2Heads } from "./heads.js";
 
 export interface PayloadInserterDeps {
-  readonly engine: EngineApi;
+  readonly engine: ExecutionEngine;
   readonly logger: Logger;
   /** Times an engine call (latency metric by method). */
   readonly timed: <T>(method: string, fn: () => Promise<T>) => Promise<T>;

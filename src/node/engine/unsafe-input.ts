@@ -19,7 +19,7 @@ export interface UnsafeInputDeps {
   readonly cfg: RollupConfig;
   /** `syncmode.req-resp`. */
   readonly reqResp: boolean;
-  readonly engine: EngineController;
+  readonly controller: EngineController;
   readonly elSync: ElSync;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -77,12 +77,12 @@ export class UnsafeInput {
    */
   insertable(): boolean {
     if (this.d.elSync.directInsert(this.d.reqResp)) return false;
-    return this.queue.hasNextFor(this.d.engine.heads.unsafe);
+    return this.queue.hasNextFor(this.d.controller.heads.unsafe);
   }
 
   /** One insertion attempt, if any payload is due. */
   async step(signal: AbortSignal): Promise<UnsafeStepResult> {
-    const h = this.d.engine.heads;
+    const h = this.d.controller.heads;
     const none = { progressed: false, elSyncFinished: false };
     if (this.d.elSync.directInsert(this.d.reqResp)) {
       const u = this.queue.popAbove(h.unsafe.number);
@@ -95,7 +95,7 @@ export class UnsafeInput {
     const next = this.queue.nextFor(h.unsafe, h.safe);
     if (next === undefined) return { progressed: await this.gapStep(), elSyncFinished: false };
     // Popped only after a definite answer.
-    const res = await this.attempt(next, signal, () => this.d.engine.insertUnsafePayload(next.envelope, next.ref));
+    const res = await this.attempt(next, signal, () => this.d.controller.insertUnsafePayload(next.envelope, next.ref));
     if (res === undefined) return none;
     if (this.queue.peek() === next) this.queue.pop();
     const number = next.ref.number;
@@ -132,7 +132,7 @@ export class UnsafeInput {
     const now = this.d.clock.nowMs();
     if (now - this.lastGapCheckMs < 2 * this.d.cfg.block_time * 1000) return false;
     const lowest = this.queue.peek();
-    const unsafe = this.d.engine.heads.unsafe;
+    const unsafe = this.d.controller.heads.unsafe;
     if (lowest === undefined || lowest.ref.number <= unsafe.number + 1) {
       return false;
     }

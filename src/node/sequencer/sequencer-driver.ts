@@ -37,7 +37,7 @@ export interface SequencerConfig {
 export interface SequencerDriverDeps {
   readonly rollup: RollupConfig;
   readonly l1: L1Source;
-  readonly engine: EngineController;
+  readonly controller: EngineController;
   readonly attributesBuilder: AttributesBuilder;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -84,7 +84,7 @@ export class SequencerDriver {
 
   /** Wall-clock time (ms) at which the next block should be sealed. */
   nextDueMs(): number {
-    const u = this.d.engine.heads.unsafe;
+    const u = this.d.controller.heads.unsafe;
     return (u.timestamp + this.d.rollup.block_time) * 1000 - (this.cfg.sealingDurationMs ?? 50);
   }
 
@@ -95,8 +95,8 @@ export class SequencerDriver {
   /** Builds, inserts and publishes the next block when due; `ready` = the node has heads and is not EL syncing. */
   async step(ready: boolean): Promise<boolean> {
     if (!ready || !this.due()) return false;
-    const engine = this.d.engine;
-    const h = engine.heads;
+    const controller = this.d.controller;
+    const h = controller.heads;
     const lag = this.cfg.maxSafeLag;
     if (lag > 0 && h.unsafe.number >= h.safe.number + lag) return false;
     const parent = h.unsafe;
@@ -116,7 +116,7 @@ export class SequencerDriver {
       txBytes: prepared.attributes.txBytes,
     };
     const excluded = this.d.excludedTxs?.();
-    const built = await engine
+    const built = await controller
       .buildAndInsert(
         attributes,
         parent,
@@ -133,7 +133,7 @@ export class SequencerDriver {
       this.d.logger.warn({ parent: parent.number }, "sequencer: block building failed; retrying next block time");
       return false;
     }
-    await engine.flushForkchoice();
+    await controller.flushForkchoice();
     this.d.metrics?.sequencedBlocks.inc();
     try {
       this.d.sink?.publish(built.envelope); // hands the block over; never waited on
@@ -175,7 +175,7 @@ export class SequencerDriver {
     this.state.checkStop();
     await this.d.store?.save(false);
     this.state.confirmStop();
-    const head = this.d.engine.heads.unsafe;
+    const head = this.d.controller.heads.unsafe;
     this.d.logger.info({ head: head.number }, "sequencer stopped");
     return head.hash;
   }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock, type Clock } from "../../../src/core/time/clock.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import { readJwtSecret } from "../../../src/io/engine/jwt.js";
 import { HttpRpcClient } from "../../../src/io/json-rpc/http-client.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
@@ -49,9 +49,9 @@ function rollupConfig(genesisHash: Hash, genesisTime: number): RollupConfig {
 
 const beforeEos: Clock = { nowMs: () => Date.UTC(2026, 0, 15), sleep: systemClock.sleep };
 
-describe("EngineClient against @ethereumjs/client (real Engine API with JWT)", () => {
+describe("EngineRpcClient against @ethereumjs/client (real Engine API with JWT)", () => {
   let ejs: EthereumJsNode;
-  let engine: EngineClient;
+  let engine: EngineRpcClient;
   let genesis: { hash: Hash; timestamp: number };
 
   beforeAll(async () => {
@@ -59,7 +59,7 @@ describe("EngineClient against @ethereumjs/client (real Engine API with JWT)", (
     const plain = new HttpRpcClient({ url: ejs.rpcUrl });
     const g = (await plain.call("eth_getBlockByNumber", ["0x0", false])) as { hash: Hash; timestamp: Hex };
     genesis = { hash: g.hash, timestamp: Number(g.timestamp) };
-    engine = EngineClient.create(
+    engine = EngineRpcClient.create(
       {
         url: ejs.engineUrl,
         jwtSecret: await readJwtSecret(ejs.jwtPath),
@@ -78,7 +78,7 @@ describe("EngineClient against @ethereumjs/client (real Engine API with JWT)", (
   });
 
   it("rejects a request signed with the wrong secret", async () => {
-    const wrong = EngineClient.create(
+    const wrong = EngineRpcClient.create(
       { ...engine.opts, jwtSecret: new Uint8Array(32).fill(7) },
       { clock: systemClock, logger: silentLogger },
     );
@@ -100,7 +100,7 @@ describe("EngineClient against @ethereumjs/client (real Engine API with JWT)", (
         : "variant B execution client reaches end of support on 2026-05-31; plan a migration to variant A",
     ]);
     // the injected clock decides (this one is before the date; its JWTs are stale, identify still never throws)
-    const early = EngineClient.create(engine.opts, { clock: beforeEos, logger: silentLogger });
+    const early = EngineRpcClient.create(engine.opts, { clock: beforeEos, logger: silentLogger });
     const earlyId = await early.identify();
     expect(earlyId.clientVersion).toBeUndefined();
     expect(earlyId.warnings[0]).toContain("reaches end of support on 2026-05-31");

@@ -9,7 +9,7 @@ import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
 import { HttpRpcClient } from "../../../src/io/json-rpc/http-client.js";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { useAnvil } from "../../support/anvil.js";
 
@@ -25,7 +25,7 @@ function ecotoneL1Info(seq: number, l1Number: number, l1Hash: Hash): Hex {
   return `0x440a5e20${u(1, 4)}${u(2, 4)}${u(seq, 8)}${u(1700000000, 8)}${u(l1Number, 8)}${u(7, 32)}${u(1, 32)}${l1Hash.slice(2)}${"00".repeat(32)}`;
 }
 
-describe("EngineClient L2 reads against anvil --optimism", () => {
+describe("EngineRpcClient L2 reads against anvil --optimism", () => {
   const anvil = useAnvil({ blockTimeSec: 0, hardfork: "isthmus", extraArgs: ["--optimism"] });
 
   it("derives L2 block refs from the L1-info deposit and rebuilds deposit transaction bytes", async () => {
@@ -37,7 +37,7 @@ describe("EngineClient L2 reads against anvil --optimism", () => {
       canyon_time: 0,
       ecotone_time: 0,
     } as unknown as RollupConfig;
-    const engine = EngineClient.create(
+    const engine = EngineRpcClient.create(
       { url: a.rpcUrl, jwtSecret: new Uint8Array(32).fill(1), kind: "variant_a", rollupConfig: cfg },
       { clock: systemClock, logger: silentLogger },
     );

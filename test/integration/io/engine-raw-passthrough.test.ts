@@ -1,5 +1,5 @@
 /**
- * EngineClient against a bare node:http Engine API on port 0 that writes its JSON by hand (whitespace, its own key
+ * EngineRpcClient against a bare node:http Engine API on port 0 that writes its JSON by hand (whitespace, its own key
  * order, fields the node does not model, escapes): the payload of a getPayload result goes back in newPayload as
  * the very text the EL wrote, byte for byte, also inside a batch with the next build start; the attributes go out as
  * the JSON the EL parses back to the node's attributes; a build start sealed at once brings the same payload back.
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import { encodePayloadAttributes, type PayloadAttributes } from "../../../src/io/engine/engine-types.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { attributesFromHex } from "../../../src/protocol/l2/attributes.js";
@@ -51,7 +51,7 @@ const ID_UPPER = "0x0102030405060708";
 const ID_EXACT = "0x0000000000000002";
 const ID_UNKNOWN = "0x0000000000000003";
 
-describe("EngineClient: the EL's own payload text goes back as it is", () => {
+describe("EngineRpcClient: the EL's own payload text goes back as it is", () => {
   let server: Server;
   let url = "";
   const bodies: string[] = [];
@@ -101,7 +101,7 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
   });
 
   it("newPayload and the batch carry the payload text byte for byte; the attributes parse back exactly", async () => {
-    const c = EngineClient.create(
+    const c = EngineRpcClient.create(
       { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: CFG },
       { clock: systemClock, logger: silentLogger },
     );
@@ -145,7 +145,7 @@ describe("EngineClient: the EL's own payload text goes back as it is", () => {
   });
 
   it("build start with getPayload: the same payload whether its transactions are the ones asked for or not", async () => {
-    const c = EngineClient.create(
+    const c = EngineRpcClient.create(
       { url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: CFG },
       { clock: systemClock, logger: silentLogger },
     );

@@ -1,5 +1,5 @@
 /**
- * EngineClient against a strict fake Engine API (Fastify on port 0): every request must carry a valid HS256 JWT
+ * EngineRpcClient against a strict fake Engine API (Fastify on port 0): every request must carry a valid HS256 JWT
  * with a fresh `iat` and exactly the expected JSON body; the fake also checks that calls never overlap (serial queue).
  */
 import Fastify, { type FastifyInstance } from "fastify";
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
 import type { Clock } from "../../../src/core/time/clock.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import {
   type ExecutionPayload,
   encodeExecutionPayload,
@@ -43,7 +43,7 @@ interface Seen {
   body: string;
 }
 
-describe("EngineClient against a strict fake Engine API", () => {
+describe("EngineRpcClient against a strict fake Engine API", () => {
   let app: FastifyInstance;
   let url = "";
   const seen: Seen[] = [];
@@ -90,7 +90,7 @@ describe("EngineClient against a strict fake Engine API", () => {
   });
 
   const client = (timeoutMs = 30_000) =>
-    EngineClient.create(
+    EngineRpcClient.create(
       { url, jwtSecret: SECRET, kind: "variant_a", timeoutMs, rollupConfig: CFG },
       { clock, logger: silentLogger },
     );
@@ -297,7 +297,7 @@ describe("EngineClient against a strict fake Engine API", () => {
   });
 
   it("a wrong secret is refused by the server (HTTP 401 → critical error)", async () => {
-    const bad = EngineClient.create(
+    const bad = EngineRpcClient.create(
       { url, jwtSecret: new Uint8Array(32), kind: "variant_a", rollupConfig: CFG },
       { clock, logger: silentLogger },
     );

@@ -1,5 +1,5 @@
 /**
- * EngineClient's walk back along parent hashes (finding the heads after a restart) against the simulated execution
+ * EngineRpcClient's walk back along parent hashes (finding the heads after a restart) against the simulated execution
  * client: the read-ahead asks for each block's header and its transaction 0 (the L1-info deposit) only, and every
  * ref it serves equals the ref read on its own with full transactions.
  */
@@ -9,7 +9,7 @@ import { systemClock } from "../../../src/core/time/clock.js";
 import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
 import type { SimulatedExecutionClient } from "supernode-devnet/el";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import {
   GENESIS_TIME,
@@ -24,7 +24,7 @@ import { EVERY_FORK_AT_GENESIS } from "../../support/fork-times.js";
 
 const BLOCKS = 90;
 
-describe("EngineClient walk read-ahead against the simulated EL", () => {
+describe("EngineRpcClient walk read-ahead against the simulated EL", () => {
   let el: SimulatedExecutionClient;
   beforeAll(async () => {
     el = await startEl({ variant: "a" });
@@ -46,7 +46,7 @@ describe("EngineClient walk read-ahead against the simulated EL", () => {
       ...EVERY_FORK_AT_GENESIS,
     } as unknown as RollupConfig;
     const calls: string[] = [];
-    const engine = EngineClient.create(
+    const engine = EngineRpcClient.create(
       { url: el.authUrl, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg },
       { clock: systemClock, logger: silentLogger, onRequest: (e) => calls.push(e.method) },
     );

@@ -6,7 +6,7 @@ import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import { BeaconClient } from "../../../src/io/beacon/beacon-client.js";
 import { ResponseTooLargeError } from "../../../src/io/common/response-limit.js";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import { HttpRpcClient, type RpcRequestEvent } from "../../../src/io/json-rpc/http-client.js";
 import { postHttp1 } from "../../../src/io/http1/post.js";
 import { postText } from "../../../src/io/json-rpc/http-post.js";
@@ -139,7 +139,7 @@ describe("response size bounds (real HTTP server on port 0)", () => {
 
   it("the Engine API client aborts an oversized answer (lean transport)", async () => {
     const events: RpcRequestEvent[] = [];
-    const engine = EngineClient.create(
+    const engine = EngineRpcClient.create(
       {
         url: `${base}/close`,
         jwtSecret: new Uint8Array(32).fill(1),

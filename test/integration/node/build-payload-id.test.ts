@@ -1,5 +1,5 @@
 /**
- * Derived blocks built against the simulated EL (op-geth's payload ids) through the real EngineClient and
+ * Derived blocks built against the simulated EL (op-geth's payload ids) through the real EngineRpcClient and
  * EngineController, with a counting node:http proxy in front of the EL: getPayload rides in the build start's
  * request when the id is predicted (one HTTP request per derived block); a miss (the EL returns other ids, or its
  * batched getPayload fails) falls back to a separate getPayload, builds the same blocks, stops prediction and counts
@@ -14,7 +14,7 @@ import { systemClock } from "../../../src/core/time/clock.js";
 import type { L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hex } from "../../../src/core/types/primitives.js";
 import type { SimulatedExecutionClient } from "supernode-devnet/el";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import { EngineController } from "../../../src/node/engine/engine-controller.js";
 import { createChainMetrics, payloadIdPredictionCounter } from "../../../src/app/chain-metrics.js";
 import type { PayloadAttributes } from "../../../src/node/ports.js";
@@ -166,7 +166,7 @@ describe("derived blocks: getPayload in the build-start request (local payload i
     const logger = { ...silentLogger, info: (o: unknown, msg?: string) => void infos.push([o, msg]) };
     const registry = new Registry();
     const counter = payloadIdPredictionCounter(registry, 901n);
-    const engine = EngineClient.create(
+    const engine = EngineRpcClient.create(
       { url: proxy.url, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg, predictPayloadIds },
       {
         clock: systemClock,

@@ -1,5 +1,5 @@
 /**
- * Consolidation against the simulated execution client through the real EngineClient: blocks the EL already has are
+ * Consolidation against the simulated execution client through the real EngineRpcClient: blocks the EL already has are
  * read ahead as headers with transaction hashes (batched `eth_getBlockByNumber(n, false)`, nothing else per block),
  * a match yields the ref the EL's full block gives, and any difference (a field, one transaction's bytes, a denied
  * block) is decided on a fresh read of the whole block and leaves the block to be built.
@@ -11,7 +11,7 @@ import { systemClock } from "../../../src/core/time/clock.js";
 import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
 import type { SimulatedExecutionClient } from "supernode-devnet/el";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import { Consolidator } from "../../../src/node/engine/consolidator.js";
 import type { DerivedAttributes } from "../../../src/node/engine/derived-attributes.js";
 import type { PayloadAttributes } from "../../../src/node/ports.js";
@@ -73,7 +73,7 @@ const asJson = (a: PayloadAttributes): Record<string, unknown> => ({
   minBaseFee: 0,
 });
 
-describe("Consolidator against the simulated EL (real EngineClient)", () => {
+describe("Consolidator against the simulated EL (real EngineRpcClient)", () => {
   let el: SimulatedExecutionClient;
   const derived: { attrs: PayloadAttributes; origin: number; seq: number }[] = [];
   let cfg: RollupConfig;
@@ -101,7 +101,7 @@ describe("Consolidator against the simulated EL (real EngineClient)", () => {
 
   function setup(isDenied?: (height: number, hash: Hash) => boolean) {
     const calls: string[] = [];
-    const engine = EngineClient.create(
+    const engine = EngineRpcClient.create(
       { url: el.authUrl, jwtSecret: SECRET, kind: "variant_a", rollupConfig: cfg },
       { clock: systemClock, logger: silentLogger, onRequest: (e) => calls.push(e.method) },
     );

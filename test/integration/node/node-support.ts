@@ -21,7 +21,7 @@ import { warmUpAnvilKzg } from "supernode-devnet/l1/kzg-warm-up";
 import { devnetKzg } from "supernode-devnet/l1/l1-client";
 import { BeaconClient } from "../../../src/io/beacon/beacon-client.js";
 import { SafeDB } from "../../../src/io/db/safe-db.js";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import { L1Client } from "../../../src/io/l1/l1-client.js";
 import type { ChainNode, ChainNodeConfig } from "../../../src/node/chain-node.js";
 import { createChainNode } from "../../../src/node/create.js";
@@ -63,7 +63,7 @@ export async function startVerifierEl(devnet: Devnet, chain: DevnetChain): Promi
 
 export interface TestNode {
   readonly node: ChainNode;
-  readonly engine: EngineClient;
+  readonly engine: EngineRpcClient;
   readonly safeDb: SafeDB;
   close(): Promise<void>;
 }
@@ -91,7 +91,7 @@ export async function startNode(opts: {
     ...(opts.health === undefined ? {} : { health: opts.health }),
   };
   const logger = opts.logger ?? silentLogger;
-  const engine = EngineClient.create(
+  const engine = EngineRpcClient.create(
     {
       url: opts.authUrl,
       jwtSecret: opts.chain.jwtSecret,

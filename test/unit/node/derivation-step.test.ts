@@ -43,7 +43,7 @@ function rig(n: number) {
   } as unknown as EngineController;
   const step = new DerivationStep({
     pipeline,
-    engine,
+    controller: engine,
     maxSteps: 256,
     turn: () => undefined,
     shouldYield: () => yieldNow,
@@ -95,7 +95,7 @@ async function buildAcrossOrigins(concluding: boolean, moveAfter: number) {
   };
   const step = new DerivationStep({
     pipeline: pipeline as unknown as DerivationPipeline,
-    engine: ctl,
+    controller: ctl,
     maxSteps: 256,
     turn: () => undefined,
     shouldYield: () => false,
@@ -169,7 +169,7 @@ describe("DerivationStep at a new L1 origin", () => {
     };
     const step = new DerivationStep({
       pipeline: pipeline as unknown as DerivationPipeline,
-      engine: engine as unknown as EngineController,
+      controller: engine as unknown as EngineController,
       maxSteps: 256,
       turn: () => undefined,
       shouldYield: () => false,

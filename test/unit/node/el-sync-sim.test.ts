@@ -1,6 +1,6 @@
 /**
  * Execution-layer sync against real pieces: the virtual node in `execution-layer` mode drives a simulated execution
- * client over the JWT Engine API (EngineClient); the client answers SYNCING for payloads far ahead of it, fetches
+ * client over the JWT Engine API (EngineRpcClient); the client answers SYNCING for payloads far ahead of it, fetches
  * the missing chain from the sequencer's client (devnet sync source), answers VALID, and the node finishes EL sync
  * with safe = finalized = the tip on the client's forkchoice.
  */
@@ -11,7 +11,7 @@ import { systemClock } from "../../../src/core/time/clock.js";
 import type { L1BlockRef } from "../../../src/core/types/block-ref.js";
 import type { SimulatedExecutionClient } from "supernode-devnet/el";
 import { ElSyncSource, httpBlockFetcher } from "supernode-devnet/el/sync-source";
-import { EngineClient } from "../../../src/io/engine/engine-client.js";
+import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
 import { ChainNode } from "../../../src/node/chain-node.js";
 import { l2RefFromPayload } from "../../../src/node/derivation/l2-block.js";
 import type { AttributesBuilder, DerivationPipeline } from "../../../src/node/derivation/types.js";
@@ -53,7 +53,7 @@ describe("EL sync with the simulated execution client over the Engine API", () =
       await buildAndSeal(sequencerEl, jovianAttrs(GENESIS_TIME + 2 * k, [l1info]));
     }
     const client = (url: string) =>
-      EngineClient.create(
+      EngineRpcClient.create(
         { url, jwtSecret: SECRET, kind: "variant_b", rollupConfig: cfg },
         { clock: systemClock, logger: silentLogger },
       );

@@ -6,7 +6,7 @@ import type { ChainNode, ChainNodeConfig } from "../../../src/node/chain-node.js
 import { ElSync, shouldStartElSync, supportsPostFinalizationElSync } from "../../../src/node/engine/el-sync.js";
 import type { EngineController } from "../../../src/node/engine/engine-controller.js";
 import { allHeads, type L2Heads } from "../../../src/node/engine/heads.js";
-import type { EngineApi, ExecutionPayloadEnvelope, PayloadStatusKind } from "../../../src/node/ports.js";
+import type { ExecutionEngine, ExecutionPayloadEnvelope, PayloadStatusKind } from "../../../src/node/ports.js";
 import type { UnsafePayload } from "../../../src/node/engine/unsafe-queue.js";
 import { envelopeOf } from "../../../src/protocol/engine-api-types.js";
 import {
@@ -233,7 +233,7 @@ function stubEngine(np: PayloadStatusKind[], fcu: PayloadStatusKind[], fcuError?
     async l2BlockRefByNumber() {
       return undefined;
     },
-  } as unknown as EngineApi;
+  } as unknown as ExecutionEngine;
   return { engine, calls };
 }
 
@@ -260,7 +260,7 @@ function payloadEnvelope(n: number): ExecutionPayloadEnvelope {
   };
 }
 
-function elSync(engine: EngineApi, kind: "variant_a" | "variant_b" = "variant_b") {
+function elSync(engine: ExecutionEngine, kind: "variant_a" | "variant_b" = "variant_b") {
   const controller: {
     heads: L2Heads;
     flushes: number;

@@ -14,7 +14,7 @@ import type {
   BlockLabel,
   BuildStart,
   BuildStarted,
-  EngineApi,
+  ExecutionEngine,
   ExecutionPayloadEnvelope,
   ForkchoiceState,
   HeadInsertion,
@@ -172,7 +172,7 @@ export function fakeRefFromPayload(cfg: RollupConfig) {
 // ---------------------------------------------------------------------------------------------------------------
 // Execution client
 
-export class FakeEngine implements EngineApi {
+export class FakeEngine implements ExecutionEngine {
   readonly byHash = new Map<Hash, ExecutionPayloadEnvelope>();
   canonical: Hash[] = [];
   safe: Hash;

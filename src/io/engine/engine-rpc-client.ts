@@ -40,7 +40,7 @@ import { L2BlockReads, type L2Label } from "./l2-reads.js";
 export { type EngineIdentity, type EngineKind, VARIANT_B_END_OF_SUPPORT_MS } from "./engine-identity.js";
 export type { L2Label } from "./l2-reads.js";
 
-export interface EngineClientOptions {
+export interface EngineRpcClientOptions {
   readonly url: string;
   readonly jwtSecret: Uint8Array;
   readonly kind: EngineKind;
@@ -61,7 +61,7 @@ export interface EngineClientOptions {
   readonly predictPayloadIds?: boolean;
 }
 
-export interface EngineClientDeps {
+export interface EngineRpcClientDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly onRequest?: (e: RpcRequestEvent) => void;
@@ -77,7 +77,7 @@ export interface EngineClientDeps {
  * versions follow the fork schedule of the rollup config (op-node §3.1; engine-calls.ts). L2 block reads on the
  * same endpoint: l2-reads.ts; identification of the client: engine-identity.ts.
  */
-export class EngineClient {
+export class EngineRpcClient {
   private readonly rpc: HttpRpcClient;
   private readonly queue = new SerialQueue();
   private readonly cfg: RollupConfig;
@@ -87,8 +87,8 @@ export class EngineClient {
   private readonly combined: CombinedCalls;
 
   private constructor(
-    readonly opts: EngineClientOptions,
-    private readonly deps: EngineClientDeps,
+    readonly opts: EngineRpcClientOptions,
+    private readonly deps: EngineRpcClientDeps,
   ) {
     this.cfg = opts.rollupConfig;
     this.standardOnly = opts.standardAttributesOnly === true;
@@ -116,8 +116,8 @@ export class EngineClient {
     });
   }
 
-  static create(opts: EngineClientOptions, deps: EngineClientDeps): EngineClient {
-    return new EngineClient(opts, deps);
+  static create(opts: EngineRpcClientOptions, deps: EngineRpcClientDeps): EngineRpcClient {
+    return new EngineRpcClient(opts, deps);
   }
 
   /** Engine calls waiting or running (the serial queue's length). */
