@@ -15,7 +15,14 @@ import type { RollupConfig } from "../protocol/rollup-config.js";
 import { offendingTxHashes } from "./denied-txs.js";
 import type { EngineController } from "./engine/engine-controller.js";
 import { resetSafeDb } from "./engine/find-heads.js";
-import type { DeniedBlock, DenyListPort, ExecutionEngine, ExecutionPayloadEnvelope, L1Source, SafeDbPort } from "./ports.js";
+import type {
+  DeniedBlock,
+  DenyListPort,
+  ExecutionEngine,
+  ExecutionPayloadEnvelope,
+  L1Source,
+  SafeDbPort,
+} from "./ports.js";
 
 /**
  * A block the interop activity found invalid, with its output (kept for the super roots of the original), and the
