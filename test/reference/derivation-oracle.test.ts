@@ -26,8 +26,15 @@ const CASES: OracleCase[] = [
   // Calldata only: op-node's beacon client also needs /eth/v1/beacon/genesis and /eth/v1/config/spec, which the
   // devnet's L1 beacon endpoint (anvil's) does not serve, so it cannot fetch the devnet's blobs.
   { name: "calldata-singular-jovian-at-genesis", dataMode: "calldata", batchType: "singular" },
-  // P2P on loopback: the blocks the supernode sequences reach op-node by gossip before their batches do.
-  { name: "gossip-to-op-node", dataMode: "calldata", batchType: "span", gossip: true },
+  // P2P on loopback: the blocks the supernode sequences reach op-node by gossip before their batches do, on the v2
+  // (Canyon), v3 (Ecotone) and v4 (Isthmus) topics in turn.
+  {
+    name: "gossip-to-op-node",
+    dataMode: "calldata",
+    batchType: "span",
+    gossip: true,
+    forkOffsets: devnetForkOffsets({ ecotone: 6, fjord: 8, granite: 10, holocene: 12, isthmus: 14, jovian: 16 }),
+  },
 ];
 
 describe.skipIf(skip !== undefined)("derivation oracle: op-node and the supernode on one devnet L1", () => {
