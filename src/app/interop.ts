@@ -64,6 +64,11 @@ export class InteropRuntime implements SuperRootVerifier {
     };
   }
 
+  /** The newest verified block of chain `chainId` (decimal); undefined when nothing is verified. */
+  verifiedHeadOf(chainId: string): BlockId | undefined {
+    return this.verified.last()?.l2Heads[chainId];
+  }
+
   /**
    * `superroot_atTimestamp`'s view of the verifier at `ts` (op-supernode's regimes): hand-off before the activation,
    * before the first verifiable timestamp (the verified store's first, else the cold start's) and before the

@@ -7,6 +7,7 @@ import type { MethodTable } from "../rpc/method-table.js";
 import { clientSafeMessage } from "../rpc/errors.js";
 import { RpcServer } from "../rpc/server.js";
 import type { ChainSupervisor } from "./chain-supervisor.js";
+import type { VerifiedBarrier } from "./verified-barrier.js";
 
 /** The process's listeners: the JSON-RPC server, the metrics servers (shared and per chain) and the profiler. */
 export interface Servers {
@@ -29,6 +30,8 @@ export async function listenServers(
     metrics: SupernodeMetrics;
     logger: Logger;
     cleanups: Array<() => Promise<void>>;
+    /** Interop: holds a chain's requests until its safe head is back at what was verified. */
+    barrier?: VerifiedBarrier | undefined;
   },
 ): Promise<Servers> {
   const { supervisors, metrics, cleanups } = p;
@@ -56,9 +59,10 @@ export async function listenServers(
         },
         restarting: (id) => {
           const sup = supervisors.get(id);
-          return (
-            sup !== undefined && sup.current === undefined && (sup.state === "starting" || sup.state === "backoff")
-          );
+          if (sup === undefined) return false;
+          const svc = sup.current;
+          if (svc === undefined) return sup.state === "starting" || sup.state === "backoff";
+          return p.barrier?.holds(id, svc) ?? false;
         },
       },
       readiness: () => readiness(supervisors),

@@ -16,6 +16,7 @@ import { ChainSupervisor, isReadyState, type SupervisorOptions } from "./chain-s
 import { InteropRuntime } from "./interop.js";
 import { createRootMethods } from "./root-methods.js";
 import { listenServers } from "./servers.js";
+import { VerifiedBarrier } from "./verified-barrier.js";
 
 export const SUPERNODE_VERSION = "v0.1.0";
 
@@ -115,6 +116,7 @@ export class Supernode {
         logger: log,
         cleanups,
         version: SUPERNODE_VERSION,
+        barrier: interop === undefined ? undefined : new VerifiedBarrier((id) => interop.verifiedHeadOf(id)),
       });
       const abort = new AbortController();
       const activities = startActivities({ config, deps, clock, metrics, supervisors, interop, runtimes, abort });

@@ -75,8 +75,11 @@ export interface ChainTables {
    * table lacks then answer -32000 "chain N is not running (<state>)" rather than -32601.
    */
   notRunning?(chainId: string): string | undefined;
-  /** Whether a hosted chain is between two instances and coming back (a request then waits for it). */
-  restarting?(chainId: string): boolean;
+  /**
+   * Whether a hosted chain is between two instances and coming back, or not yet back where it was (a request then
+   * waits for it).
+   */
+  restarting?(chainId: string): boolean | Promise<boolean>;
 }
 
 /** op-supernode's readiness gate: poll interval and default wait. */
@@ -84,9 +87,9 @@ const READY_POLL_MS = 25;
 const DEFAULT_CHAIN_READY_WAIT_MS = 60_000;
 
 /** Waits until `restarting()` is false (true) or `waitMs` passed (false). */
-async function waitUntilBack(restarting: () => boolean, waitMs: number): Promise<boolean> {
+async function waitUntilBack(restarting: () => boolean | Promise<boolean>, waitMs: number): Promise<boolean> {
   const deadline = Date.now() + waitMs;
-  while (restarting()) {
+  while (await restarting()) {
     if (Date.now() >= deadline) return false;
     await new Promise((r) => setTimeout(r, READY_POLL_MS));
   }
@@ -314,7 +317,7 @@ function routeJsonRpc(app: FastifyInstance, opts: RpcServerOptions, deps: RpcSer
     const chain = req.params.chain;
     const hosted = CHAIN_ID_RE.test(chain) && deps.chains.tableOf(chain) !== undefined;
     const restarting = deps.chains.restarting;
-    const gated = hosted && readyWaitMs > 0 && restarting?.(chain) === true;
+    const gated = hosted && readyWaitMs > 0 && restarting !== undefined && (await restarting(chain));
     if (gated && !(await waitUntilBack(() => restarting(chain), readyWaitMs))) {
       const state = deps.chains.notRunning?.(chain);
       const err = new RpcError(RPC_SERVER_ERROR, "chain RPC not ready", state === undefined ? undefined : { state });

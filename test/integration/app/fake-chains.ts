@@ -45,6 +45,8 @@ export class FakeChainControl {
   readonly denied = new Map<number, OutputV0>();
   starts = 0;
   stops = 0;
+  /** How often an instance was asked for its sync status. */
+  statusReads = 0;
   live: FakeInstance | undefined;
   constructor(readonly chainId: bigint) {}
 
@@ -91,6 +93,7 @@ export class FakeInstance implements ChainService {
   }
   async syncStatus(): Promise<SyncStatus> {
     if (this.#stopped) throw new Error("virtual node not running");
+    this.ctl.statusReads++;
     return statusAt(this.ctl.head, this.ctl.genesisTime);
   }
   async firstSafeTimestamp(): Promise<number | undefined> {

@@ -57,8 +57,8 @@ function withInterop(ctl: FakeChainControl) {
   };
 }
 
-async function startInterop(dir: string, ctls: FakeChainControl[], backfillDepthMs = 0) {
-  const config = fakeInteropConfig(
+async function startInterop(dir: string, ctls: FakeChainControl[], backfillDepthMs = 0, chainReadyWaitMs = 0) {
+  const base = fakeInteropConfig(
     ctls.map((c) => c.chainId),
     dir,
     {
@@ -67,6 +67,7 @@ async function startInterop(dir: string, ctls: FakeChainControl[], backfillDepth
       rollupOf: () => ({ block_time: 2, genesis: { l2_time: 1000, l2: { number: 0 } } }),
     },
   );
+  const config = { ...base, rpc: { ...base.rpc, chainReadyWaitMs } };
   const l1 = {
     l1BlockRefByNumber: async (n: number) => ({ hash: hash(n), number: n, parentHash: hash(n - 1), timestamp: n }),
   } as unknown as L1Source;
@@ -137,5 +138,38 @@ describe("Supernode with interop", () => {
     expect(l1s).toHaveLength(2);
     expect(before.data?.verified_required_l1.number).toBe(Math.max(...l1s));
     expect(await at(1010)).toHaveProperty("data");
+  });
+
+  it("a warm restart serves no safe_l2 older than what was verified: requests wait until the chain is back there", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "supernode-interop-"));
+    dirs.push(dir);
+    const ctls = [new FakeChainControl(10n), new FakeChainControl(420n)];
+    node = await startInterop(dir, ctls);
+    const first = node;
+    const status = async () =>
+      (await rpc(`${first.rpc.url}/`, "supernode_syncStatus")).result as { interop: Record<string, unknown> };
+    await waitFor(async () => (await status()).interop.verified_timestamp === 1021, 20_000); // block 10 verified
+    await first.stop();
+    node = undefined;
+
+    // The process comes back with the chains re-deriving from an older safe head (block 4).
+    for (const c of ctls) c.head = 4;
+    node = await startInterop(dir, ctls, 0, 20_000);
+    const sn = node;
+    let settled = false;
+    const answer = rpc(`${sn.rpc.url}/10/`, "stack_syncStatus").finally(() => {
+      settled = true;
+    });
+    const reads = ctls[0]!.statusReads;
+    await waitFor(() => ctls[0]!.statusReads >= reads + 5, 20_000); // the barrier looked again and again
+    expect(settled).toBe(false);
+    ctls[0]!.head = 10; // back at the verified block
+    const r = await answer;
+    expect((r.result as { safe_l2: { number: number } }).safe_l2.number).toBe(10);
+    // Passed once, passed for good: the instance answers at once from then on.
+    ctls[0]!.head = 9;
+    expect(
+      ((await rpc(`${sn.rpc.url}/10/`, "stack_syncStatus")).result as { safe_l2: { number: number } }).safe_l2.number,
+    ).toBe(9);
   });
 });
