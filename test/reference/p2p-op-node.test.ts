@@ -4,10 +4,14 @@
  * with `payload_by_number` from op-node, and follows op-node's unsafe head by gossip; every block has op-node's
  * hash on the supernode's op-geth. The opposite direction (our blocks to op-node) is the oracle's gossip case.
  *
+ * A second (in-process) host that knows only op-node's ENR finds the supernode through op-node's discv5 table (op-node's
+ * NODES answers carry the supernode's record).
+ *
  * Blocks followed: REFERENCE_BLOCKS (default 20; `npm run reference` asks for 200, capped here at 60). Figures:
- * discv5_found_opnode, reqresp_blocks_from_opnode, gossip_from_opnode.
+ * discv5_found_opnode, discv5_found_via_opnode, reqresp_blocks_from_opnode, gossip_from_opnode.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { P2PRig } from "../integration/p2p/rig.js";
 import { jsonRpc, printReferenceFigure, referenceSkipReason, until } from "../support/reference.js";
 import {
   compareBlocks,
@@ -24,6 +28,7 @@ const MISSED = 6;
 const skip = referenceSkipReason("P2P with op-node", ["geth", "op-node"]);
 
 let rig: OpNodeSequencerRig | undefined;
+const hosts = new P2PRig();
 const r = (): OpNodeSequencerRig => rig as OpNodeSequencerRig;
 const peersOf = async (url: string, method: string) =>
   Object.keys((await jsonRpc<{ peers: Record<string, unknown> }>(url, method, [true])).peers);
@@ -35,6 +40,7 @@ describe.skipIf(skip !== undefined)("P2P with op-node as the sequencer", () => {
     rig = await startOpNodeSequencerRig(MISSED);
   }, 180_000);
   afterAll(async () => {
+    await hosts.closeAll();
     await rig?.stop();
   }, 60_000);
 
@@ -53,6 +59,27 @@ describe.skipIf(skip !== undefined)("P2P with op-node as the sequencer", () => {
       30_000,
     );
   }, 120_000);
+
+  it("discv5 through op-node's table: a second host that knows only op-node's ENR finds the supernode", async () => {
+    // An in-process host of chain 901 (lookups every 150 ms); neither side knows the other's record, so it can only
+    // come from op-node's NODES answers.
+    const fast = { lookupFastMs: 150, lookupSlowMs: 150, connectFastMs: 150, connectSlowMs: 150, kickoffMs: 50 };
+    const t0 = Date.now();
+    const other = await hosts.host(901n, {
+      signer: () => undefined,
+      noDiscovery: false,
+      bootnodes: [r().opNodeSelf.ENR],
+      discoveryTiming: fast,
+    });
+    await until(
+      "the supernode and the second host connected",
+      async () => ((await peersOf(r().ourRpc, "stackp2p_peers")).includes(other.p2p.peerId) ? true : undefined),
+      60_000,
+    );
+    printReferenceFigure("discv5_found_via_opnode", Date.now() - t0, "ms");
+    // Gone before the gossip test: op-node's blocks reach the supernode from op-node only.
+    await hosts.stop(other.p2p);
+  }, 90_000);
 
   it(`req-resp: the ${MISSED}+ blocks the supernode missed come from op-node by payload_by_number`, async () => {
     const missed = r().missed;
