@@ -11,6 +11,7 @@ import type { SimBlock } from "supernode-devnet/el/types";
 import { hexToBytes } from "../src/core/codec/hex.js";
 import { postText } from "../src/io/json-rpc/http-post.js";
 import { type Bench, note } from "./harness.js";
+import { contractCallBlocks } from "./sim-el/contract-blocks.js";
 import { benchBlockAttributes, userTxBlocks } from "./sim-el/user-blocks.js";
 
 /**
@@ -20,7 +21,8 @@ import { benchBlockAttributes, userTxBlocks } from "./sim-el/user-blocks.js";
  * imports the same payloads (newPayload + fcU only): `import_blocks_per_s`. Without HTTP, the block builder and
  * the re-execution of `newPayload` alone: `inproc_build_blocks_per_s`, `inproc_import_blocks_per_s`. Blocks of 12
  * signed user transactions in process (bench/sim-el/user-blocks.ts): `inproc_user_block_decode_us`,
- * `inproc_user_block_build_us` (SIM_EL_USER_BLOCKS, default 300; 0 skips them).
+ * `inproc_user_block_build_us`, and of 12 contract calls run in the EVM (bench/sim-el/contract-blocks.ts):
+ * `inproc_contract_block_build_us` (SIM_EL_USER_BLOCKS, default 300; 0 skips them).
  */
 const BLOCKS = 500;
 const SECRET = new Uint8Array(32).fill(3);
@@ -80,7 +82,7 @@ function cpuSince(start: NodeJS.CpuUsage): number {
   return (d.user + d.system) / 1e6;
 }
 
-function inProcess(report: Parameters<Bench["run"]>[0]): void {
+async function inProcess(report: Parameters<Bench["run"]>[0]): Promise<void> {
   const p = { chainId: 901n, forks: FORKS, eip1559: DEFAULT_EIP1559 };
   const genesis = makeGenesis(p, { timestamp: 1_700_000_000, gasLimit: 30_000_000n });
   const blocks: SimBlock[] = [];
@@ -113,7 +115,7 @@ function inProcess(report: Parameters<Bench["run"]>[0]): void {
         ),
       ),
     ];
-    parent = buildBlock(p, parent, benchBlockAttributes(1_700_000_000 + 2 * n, txs), []);
+    parent = await buildBlock(p, parent, benchBlockAttributes(1_700_000_000 + 2 * n, txs), []);
     blocks.push(parent);
   }
   const buildS = (performance.now() - t0) / 1000;
@@ -125,7 +127,7 @@ function inProcess(report: Parameters<Bench["run"]>[0]): void {
   let prev = genesis;
   for (const b of blocks) {
     const h = b.header;
-    const r = executePayload(p, prev, {
+    const r = await executePayload(p, prev, {
       timestamp: h.timestamp,
       prevRandao: h.mixHash,
       feeRecipient: h.miner,
@@ -153,9 +155,10 @@ function inProcess(report: Parameters<Bench["run"]>[0]): void {
 const bench: Bench = {
   name: "sim-el",
   async run(report) {
-    inProcess(report);
+    await inProcess(report);
     const userBlocks = Number(process.env.SIM_EL_USER_BLOCKS ?? 300);
     if (userBlocks > 0) await userTxBlocks(report, FORKS, userBlocks);
+    if (userBlocks > 0) await contractCallBlocks(report, FORKS, userBlocks);
     const a = await start("a");
     const b = await start("b");
     try {

@@ -62,7 +62,7 @@ export async function userTxBlocks(report: Parameters<Bench["run"]>[0], forks: E
     const txs = [];
     for (const raw of raws[n - 1]!) txs.push(await decodeAnyTx(raw));
     const c1 = process.cpuUsage();
-    parent = buildBlock(p, parent, benchBlockAttributes(t0 + 2 * n, txs), []);
+    parent = await buildBlock(p, parent, benchBlockAttributes(t0 + 2 * n, txs), []);
     const c2 = process.cpuUsage();
     if (parent.txs.length !== txs.length) throw new Error("user-tx block: a transaction did not apply");
     decodeUs += c1.user + c1.system - c0.user - c0.system;

@@ -214,15 +214,23 @@ export function makeGenesis(p: ChainParams, g: GenesisSpec): SimBlock {
   );
 }
 
-function contextFor(
+export function contextFor(
   p: ChainParams,
   parent: SimBlock,
   t: number,
   gasLimit: bigint,
   baseFee: bigint,
   coinbase: Address,
+  prevRandao?: Hash,
+  blockHash?: (n: number) => Hash | undefined,
 ): BlockContext {
+  const parentNumber = parent.header.number;
   return {
+    ecotone: forkActive(p, "ecotone", t),
+    karst: forkActive(p, "karst", t),
+    ...(prevRandao === undefined ? {} : { prevRandao }),
+    // The parent's hash is always known; earlier ones when the caller can look them up.
+    blockHash: (n) => (n === parentNumber ? parent.hash : blockHash?.(n)),
     chainId: p.chainId,
     number: parent.header.number + 1,
     timestamp: t,
@@ -245,7 +253,13 @@ export class BuildError extends Error {
  * Builds a block on `parent` from attributes: the attribute transactions first (a forced user transaction that
  * does not apply fails the build), then — unless `noTxPool` — pool transactions that apply, in order.
  */
-export function buildBlock(p: ChainParams, parent: SimBlock, a: BuildAttributes, pool: readonly SimTx[]): SimBlock {
+export async function buildBlock(
+  p: ChainParams,
+  parent: SimBlock,
+  a: BuildAttributes,
+  pool: readonly SimTx[],
+  blockHash?: (n: number) => Hash | undefined,
+): Promise<SimBlock> {
   const t = a.timestamp;
   if (t <= parent.header.timestamp) throw new BuildError("timestamp must be greater than the parent's");
   const canyon = forkActive(p, "canyon", t);
@@ -262,12 +276,13 @@ export function buildBlock(p: ChainParams, parent: SimBlock, a: BuildAttributes,
   }
   const gasLimit = a.gasLimit ?? parent.header.gasLimit;
   const baseFee = baseFeeFor(p, parent, t);
-  const ex = new BlockExecutor(parent.state, contextFor(p, parent, t, gasLimit, baseFee, a.suggestedFeeRecipient));
+  const ctx = contextFor(p, parent, t, gasLimit, baseFee, a.suggestedFeeRecipient, a.prevRandao, blockHash);
+  const ex = new BlockExecutor(parent.state, ctx);
   for (const tx of a.transactions) {
-    const r = ex.apply(tx);
+    const r = await ex.apply(tx);
     if (!r.ok) throw new BuildError(`failed to force-include tx ${tx.hash}: ${r.reason}`);
   }
-  if (!a.noTxPool) for (const tx of pool) ex.apply(tx);
+  if (!a.noTxPool) for (const tx of pool) await ex.apply(tx);
   return seal(
     p,
     parent,
@@ -300,14 +315,20 @@ export interface ImportFields {
  * Re-executes a payload on its parent. Returns the block, or an error string when a transaction does not apply or
  * the header values the client derives itself (base fee, extraData shape) disagree.
  */
-export function executePayload(p: ChainParams, parent: SimBlock, f: ImportFields): SimBlock | string {
+export async function executePayload(
+  p: ChainParams,
+  parent: SimBlock,
+  f: ImportFields,
+  blockHash?: (n: number) => Hash | undefined,
+): Promise<SimBlock | string> {
   const t = f.timestamp;
   if (t <= parent.header.timestamp) return "invalid timestamp";
   const baseFee = baseFeeFor(p, parent, t);
   if (baseFee !== f.baseFeePerGas) return `invalid baseFee: have ${f.baseFeePerGas}, want ${baseFee}`;
-  const ex = new BlockExecutor(parent.state, contextFor(p, parent, t, f.gasLimit, baseFee, f.feeRecipient));
+  const ctx = contextFor(p, parent, t, f.gasLimit, baseFee, f.feeRecipient, f.prevRandao, blockHash);
+  const ex = new BlockExecutor(parent.state, ctx);
   for (const tx of f.transactions) {
-    const r = ex.apply(tx);
+    const r = await ex.apply(tx);
     if (!r.ok) return `could not apply tx ${tx.hash}: ${r.reason}`;
   }
   return seal(

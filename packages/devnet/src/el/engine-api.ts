@@ -16,6 +16,7 @@ import type { ElCore } from "./el-core.js";
 import { payloadIdOf, payloadIdVersion } from "./payload-ids.js";
 import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
 import type { RpcHandler } from "./json-rpc.js";
+import { ancestorHashes } from "./evm/block-env.js";
 import type { SimBlock, SimTx } from "./types.js";
 
 export const UNKNOWN_PAYLOAD = -38001;
@@ -224,7 +225,13 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
         let block: SimBlock;
         try {
           const pool = attrs.noTxPool ? [] : core.pool.pending(head.state);
-          block = buildBlock(p, head, attrs, pool);
+          block = await buildBlock(
+            p,
+            head,
+            attrs,
+            pool,
+            ancestorHashes((h) => core.chain.byHash(h), head),
+          );
         } catch (e) {
           if (e instanceof BuildError)
             throw new RpcError(INVALID_PAYLOAD_ATTRIBUTES, `Invalid payload attributes: ${e.message}`);
@@ -361,16 +368,21 @@ export function engineMethods(core: ElCore): Map<string, RpcHandler> {
       if (x.length !== (jovian ? 17 : 9) || x[0] !== (jovian ? 1 : 0)) return reject("invalid extraData");
     }
     if (header.excessBlobGas !== undefined && header.excessBlobGas !== 0n) return reject("excessBlobGas must be 0");
-    const built = executePayload(p, parent, {
-      timestamp,
-      prevRandao: header.mixHash,
-      feeRecipient: header.miner,
-      gasLimit: header.gasLimit,
-      extraData: header.extraData,
-      baseFeePerGas: header.baseFeePerGas!,
-      ...(parentBeaconBlockRoot === undefined ? {} : { parentBeaconBlockRoot }),
-      transactions: txs,
-    });
+    const built = await executePayload(
+      p,
+      parent,
+      {
+        timestamp,
+        prevRandao: header.mixHash,
+        feeRecipient: header.miner,
+        gasLimit: header.gasLimit,
+        extraData: header.extraData,
+        baseFeePerGas: header.baseFeePerGas!,
+        ...(parentBeaconBlockRoot === undefined ? {} : { parentBeaconBlockRoot }),
+        transactions: txs,
+      },
+      ancestorHashes((h) => core.chain.byHash(h), parent),
+    );
     if (typeof built === "string") return reject(built);
     if (built.hash !== blockHash) {
       const bh = built.header;

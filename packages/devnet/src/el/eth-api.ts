@@ -2,15 +2,13 @@ import { type Address, type Hash, type Hex, hexToBytes, isHex, quantityToBigint,
 import { DEPOSIT_TX_TYPE } from "supernode/protocol";
 import { forkActive } from "./block-builder.js";
 import type { ElCore } from "./el-core.js";
-import { MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "./executor.js";
 import { INITIAL_BASE_FEE } from "./fees.js";
 import { blockJson, blockLogs, receiptJson, txJson } from "./format.js";
-import { interopCall } from "./interop-predeploys.js";
 import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
 import type { RpcHandler } from "./json-rpc.js";
-import { EMPTY_CODE_HASH } from "./ledger.js";
+import { evmEthMethods } from "./evm/call-api.js";
 import { poolRejection } from "./pool-rules.js";
-import { decodeSigned, intrinsicGas } from "./tx-decode.js";
+import { decodeSigned } from "./tx-decode.js";
 import type { SimBlock } from "./types.js";
 
 /** Suggested priority fee (0.001 gwei), as OP chains' clients typically suggest. */
@@ -27,16 +25,6 @@ function obj(v: unknown): Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v))
     throw new RpcError(RPC_INVALID_PARAMS, "expected an object");
   return v as Record<string, unknown>;
-}
-
-function optQty(o: Record<string, unknown>, k: string): bigint | undefined {
-  const v = o[k];
-  if (v === undefined || v === null) return undefined;
-  try {
-    return quantityToBigint(v);
-  } catch {
-    throw new RpcError(RPC_INVALID_PARAMS, `invalid ${k}`);
-  }
 }
 
 /** Matches a log filter's `address` / `topics` against a log JSON. */
@@ -98,11 +86,6 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
     }
     return q(block(ps[1]).state.account(addr).nonce);
   });
-  m.set("eth_getCode", (ps) => {
-    address(ps[0]);
-    block(ps[1]);
-    return "0x";
-  });
   m.set("eth_getStorageAt", (ps) => {
     const slot = ps[1];
     if (!isHex(slot)) throw new RpcError(RPC_INVALID_PARAMS, "invalid storage slot");
@@ -160,25 +143,6 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
   m.set("eth_gasPrice", () => q((chain.head.header.baseFeePerGas ?? INITIAL_BASE_FEE) + SUGGESTED_TIP));
   m.set("eth_maxPriorityFeePerGas", () => q(SUGGESTED_TIP));
   m.set("eth_blobBaseFee", () => "0x1");
-  m.set("eth_call", (ps) => {
-    obj(ps[0]);
-    block(ps[1]);
-    return "0x";
-  });
-  m.set("eth_estimateGas", (ps) => {
-    const c = obj(ps[0]);
-    const input = (isHex(c.data) ? c.data : isHex(c.input) ? c.input : "0x") as Hex;
-    const to = c.to === undefined || c.to === null ? null : address(c.to);
-    const value = optQty(c, "value") ?? 0n;
-    if (c.from !== undefined && c.from !== null) {
-      const bal = chain.head.state.account(address(c.from)).balance;
-      if (bal < value) throw new RpcError(-32000, "insufficient funds for transfer");
-    }
-    const native = interopCall(to, value, input);
-    if (native !== undefined && !native.ok) throw new RpcError(3, "execution reverted");
-    const extra = native?.extraGas ?? (to === MESSAGE_PASSER_ADDRESS ? MESSAGE_PASSER_GAS : 0n);
-    return q(intrinsicGas(input, to === null) + extra);
-  });
   m.set("eth_sendRawTransaction", async (ps) => {
     const raw = ps[0];
     let tx: Awaited<ReturnType<typeof decodeSigned>>;
@@ -273,7 +237,7 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
       address: addr,
       accountProof: proof.accountProof,
       balance: q(acc.balance),
-      codeHash: EMPTY_CODE_HASH,
+      codeHash: state.codeHash(addr),
       nonce: q(acc.nonce),
       storageHash: state.storageRoot(addr),
       storageProof: slots.map((slot, i) => ({
@@ -283,6 +247,7 @@ export function ethMethods(core: ElCore): Map<string, RpcHandler> {
       })),
     };
   });
+  for (const [name, handler] of evmEthMethods(core)) m.set(name, handler);
   return m;
 }
 

@@ -2,9 +2,12 @@ import { decodeFunctionData, encodeAbiParameters, keccak256, parseAbi } from "vi
 import { type Address, bytesToHex, type Hash, type Hex, hexToBytes } from "supernode/core";
 import { keccak, keccakHex, logsBloom, rlpEncodeBytes, rlpEncodeListRaw, uintToBytes } from "supernode/protocol";
 import { type L1FeeParams, daFootprint, l1FeeFor, operatorFee, parseL1FeeParams } from "./fees.js";
+import { evmBlockEnv } from "./evm/block-env.js";
+import type { CallTracer } from "./evm/call-tracer.js";
+import { type EvmOutcome, EvmSession } from "./evm/evm-session.js";
+import { accessListOf, floorGasOf, intrinsicGasOf, MAX_TX_GAS, txGasUsed } from "./evm/gas.js";
 import { interopCall } from "./interop-predeploys.js";
 import { type LedgerState, LedgerWriter } from "./ledger.js";
-import { intrinsicGas } from "./tx-decode.js";
 import type { L1FeeFields, SimLog, SimReceipt, SimTx } from "./types.js";
 
 export const L1_BLOCK_ADDRESS: Address = "0x4200000000000000000000000000000000000015";
@@ -34,6 +37,12 @@ export interface BlockContext {
   readonly fjord: boolean;
   readonly isthmus: boolean;
   readonly jovian: boolean;
+  /** EVM rules (absent: Paris/Shanghai by `canyon`, no Ecotone, Karst). */
+  readonly ecotone?: boolean;
+  readonly karst?: boolean;
+  readonly prevRandao?: Hash;
+  /** BLOCKHASH lookups (absent: every earlier block's hash is unknown). */
+  readonly blockHash?: (n: number) => Hash | undefined;
 }
 
 interface TransferResult {
@@ -62,6 +71,10 @@ export class BlockExecutor {
   gasUsed = 0n;
   blobGasUsed = 0n;
   #l1: L1FeeParams | undefined;
+  #l1Info: Hex | undefined;
+  #evm: EvmSession | undefined;
+  /** The call tracer of the transaction being applied (debug_traceTransaction re-executes with one). */
+  #tracer: CallTracer | undefined;
 
   constructor(parent: LedgerState, ctx: BlockContext) {
     this.#w = new LedgerWriter(parent);
@@ -73,23 +86,75 @@ export class BlockExecutor {
   }
 
   /** Applies a transaction if it is valid in this block; an invalid one leaves the state untouched. */
-  apply(tx: SimTx): ApplyResult {
+  apply(tx: SimTx, tracer?: CallTracer): Promise<ApplyResult> {
+    this.#tracer = tracer;
     return tx.deposit !== undefined ? this.#applyDeposit(tx) : this.#applyUser(tx);
   }
 
-  #applyDeposit(tx: SimTx): ApplyResult {
+  get #gasRules() {
+    return { shanghai: this.#ctx.canyon, prague: this.#ctx.isthmus };
+  }
+
+  /** Contract creations and calls to code run in the EVM; value transfers and the modelled predeploys do not. */
+  #usesEvm(tx: SimTx): boolean {
+    return tx.to === null || this.#w.code(tx.to) !== undefined;
+  }
+
+  #session(): EvmSession {
+    const c = this.#ctx;
+    this.#evm ??= new EvmSession(
+      this.#w,
+      evmBlockEnv(
+        {
+          chainId: c.chainId,
+          number: c.number,
+          timestamp: c.timestamp,
+          coinbase: c.coinbase,
+          gasLimit: c.gasLimit,
+          baseFee: c.baseFee,
+          prevRandao: c.prevRandao ?? `0x${"00".repeat(32)}`,
+          blockHash: c.blockHash ?? (() => undefined),
+        },
+        { ...c, ecotone: c.ecotone ?? false, karst: c.karst ?? false },
+        () => this.#l1Info,
+      ),
+    );
+    return this.#evm;
+  }
+
+  #runEvm(tx: SimTx, gas: bigint, gasPrice: bigint): Promise<EvmOutcome> {
+    return this.#session().run(
+      { from: tx.from, to: tx.to, value: tx.value, input: tx.input, gas, gasPrice, accessList: accessListOf(tx) },
+      this.#tracer === undefined ? { keep: true } : { keep: true, tracer: this.#tracer },
+    );
+  }
+
+  async #applyDeposit(tx: SimTx): Promise<ApplyResult> {
     const d = tx.deposit!;
     const ctx = this.#ctx;
     const w = this.#w;
-    if (this.txs.length === 0 && tx.to === L1_BLOCK_ADDRESS) this.#l1 = parseL1FeeParams(tx.input);
+    if (this.txs.length === 0 && tx.to === L1_BLOCK_ADDRESS) {
+      this.#l1 = parseL1FeeParams(tx.input);
+      this.#l1Info = tx.input;
+    }
     w.credit(tx.from, d.mint);
     const depositNonce = w.bumpNonce(tx.from);
     let status: 0 | 1 = 1;
     let logs: SimLog[] = [];
     let extraGas = 0n;
+    const intrinsic = intrinsicGasOf(tx, this.#gasRules);
     if (w.account(tx.from).balance < tx.value) status = 0;
-    else {
-      const budget = ctx.regolith ? tx.gas - intrinsicGas(tx.input, tx.to === null) : tx.gas;
+    else if (this.#usesEvm(tx)) {
+      const budget = ctx.regolith ? tx.gas - intrinsic : tx.gas;
+      if (budget < 0n) status = 0;
+      else {
+        const o = await this.#runEvm(tx, budget, 0n);
+        status = o.success ? 1 : 0;
+        logs = o.logs;
+        extraGas = txGasUsed(intrinsic, o.gasUsed, o.refund, 0n) - intrinsic;
+      }
+    } else {
+      const budget = ctx.regolith ? tx.gas - intrinsic : tx.gas;
       const r = this.#transfer(tx, tx.from, depositNonce, budget);
       status = r.status;
       logs = r.logs;
@@ -98,7 +163,7 @@ export class BlockExecutor {
     let gasUsed: bigint;
     if (!ctx.regolith) gasUsed = d.isSystemTx ? 0n : tx.gas;
     else {
-      gasUsed = intrinsicGas(tx.input, tx.to === null) + extraGas;
+      gasUsed = intrinsic + extraGas;
       if (gasUsed > tx.gas) gasUsed = tx.gas;
     }
     this.#push(tx, {
@@ -114,15 +179,18 @@ export class BlockExecutor {
     return { ok: true };
   }
 
-  #applyUser(tx: SimTx): ApplyResult {
+  async #applyUser(tx: SimTx): Promise<ApplyResult> {
     const ctx = this.#ctx;
     const w = this.#w;
     if (tx.chainId !== undefined && tx.chainId !== ctx.chainId) return { ok: false, reason: "invalid chain id" };
     const acc = w.account(tx.from);
     if (tx.nonce !== acc.nonce)
       return { ok: false, reason: `nonce ${tx.nonce} does not match account nonce ${acc.nonce}` };
-    const intrinsic = intrinsicGas(tx.input, tx.to === null);
-    if (tx.gas < intrinsic) return { ok: false, reason: "intrinsic gas too low" };
+    if (ctx.karst === true && tx.gas > MAX_TX_GAS)
+      return { ok: false, reason: `transaction gas limit too high (cap: ${MAX_TX_GAS}, tx: ${tx.gas})` };
+    const intrinsic = intrinsicGasOf(tx, this.#gasRules);
+    const floor = floorGasOf(tx.input, this.#gasRules);
+    if (tx.gas < intrinsic || tx.gas < floor) return { ok: false, reason: "intrinsic gas too low" };
     if (this.gasUsed + tx.gas > ctx.gasLimit) return { ok: false, reason: "gas limit reached" };
     const feeCap = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
     if (feeCap < ctx.baseFee) return { ok: false, reason: "max fee per gas less than block base fee" };
@@ -139,12 +207,21 @@ export class BlockExecutor {
     w.bumpNonce(tx.from);
     let gasUsed: bigint;
     let r: TransferResult;
-    if (tx.to === MESSAGE_PASSER_ADDRESS && tx.gas < intrinsic + MESSAGE_PASSER_GAS) {
+    if (this.#usesEvm(tx)) {
+      // As a real client: the gas (and the L1 and operator fees) are bought before the EVM runs.
+      const upfront = tx.gas * price + l1Fee + maxOpFee;
+      w.debit(tx.from, upfront);
+      const o = await this.#runEvm(tx, tx.gas - intrinsic, price);
+      w.credit(tx.from, upfront);
+      r = { status: o.success ? 1 : 0, logs: o.logs, extraGas: 0n };
+      gasUsed = txGasUsed(intrinsic, o.gasUsed, o.refund, floor);
+    } else if (tx.to === MESSAGE_PASSER_ADDRESS && tx.gas < intrinsic + MESSAGE_PASSER_GAS) {
       r = { status: 0, logs: [], extraGas: 0n };
       gasUsed = tx.gas;
     } else {
       r = this.#transfer(tx, tx.from, tx.nonce!, tx.gas - intrinsic);
       gasUsed = r.outOfGas === true ? tx.gas : intrinsic + r.extraGas;
+      if (gasUsed < floor) gasUsed = floor;
     }
     const status = r.status;
     const opFee = this.#l1 !== undefined && ctx.isthmus ? operatorFee(gasUsed, this.#l1, ctx.jovian) : 0n;

@@ -11,6 +11,7 @@ import {
 } from "supernode/core";
 import { keccak } from "supernode/protocol";
 import type { ElCore } from "./el-core.js";
+import { evmDebugMethods } from "./evm/call-api.js";
 import { MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "./executor.js";
 import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
 import type { RpcHandler } from "./json-rpc.js";
@@ -126,7 +127,7 @@ export function debugMethods(core: ElCore): Map<string, RpcHandler> {
     };
     return traceResult(node, tracerOf(ps[2]));
   });
-  return m;
+  return new Map([...m, ...evmDebugMethods(core, m)]);
 }
 
 /** Parity-style `trace_*` (variant A with `trace` in `--http.api`). */

@@ -193,7 +193,12 @@ export function fjordEstimatedSizeScaled(raw: Uint8Array): bigint {
     len = flzCompressLen(raw);
     flzLenOf.set(raw, len);
   }
-  const est = FJORD_INTERCEPT + FJORD_FASTLZ_COEF * BigInt(len);
+  return fjordLinearRegression(len);
+}
+
+/** Fjord's size estimate (×1e6) from a FastLZ length: intercept + coefficient × length, at least 100 bytes. */
+export function fjordLinearRegression(flzLen: number): bigint {
+  const est = FJORD_INTERCEPT + FJORD_FASTLZ_COEF * BigInt(flzLen);
   return est < MIN_TX_SIZE_SCALED ? MIN_TX_SIZE_SCALED : est;
 }
 
@@ -202,7 +207,7 @@ export function daFootprint(raw: Uint8Array, scalar: bigint): bigint {
   return (fjordEstimatedSizeScaled(raw) / 1_000_000n) * scalar;
 }
 
-function calldataGas(raw: Uint8Array): bigint {
+export function calldataGas(raw: Uint8Array): bigint {
   let gas = 0; // a number: a bigint sum allocates at every byte
   for (let i = 0; i < raw.length; i++) gas += raw[i] === 0 ? 4 : 16;
   return BigInt(gas);

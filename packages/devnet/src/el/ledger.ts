@@ -3,8 +3,8 @@ import { keccak } from "supernode/protocol";
 import { type TrieNode, keyNibbles, trieDelete, trieGet, trieProof, trieRoot, trieSet } from "./state-trie.js";
 
 /**
- * The simulated client's world state: balances and nonces per account, plus the storage of the few predeploys
- * the simulator models (the L2ToL1MessagePasser). There is no EVM and no code.
+ * The simulated client's world state: balances, nonces, contract code and storage per account (the EVM of
+ * `evm/` reads and writes it through a state-manager adapter; the natively modelled predeploys write storage too).
  *
  * A snapshot (`LedgerState`) is one version of a persistent Merkle-Patricia state trie (state-trie.ts) whose
  * leaves hold the accounts and their storage tries: snapshots are immutable and share every unchanged subtree,
@@ -16,10 +16,17 @@ export interface Account {
   readonly nonce: bigint;
 }
 
-/** A leaf of the state trie: the account and its storage trie (32-byte slot hash → value, non-zero values only). */
+/** Contract code and its keccak256 (kept together: the state trie leaf encodes the hash). */
+export interface Code {
+  readonly bytes: Uint8Array;
+  readonly hash: Uint8Array;
+}
+
+/** A leaf of the state trie: the account, its storage trie (32-byte slot hash → value, non-zero values only), its code. */
 export interface AccountLeaf {
   readonly account: Account;
   readonly storage: TrieNode<bigint> | undefined;
+  readonly code?: Code | undefined;
 }
 
 const EMPTY_ACCOUNT: Account = { balance: 0n, nonce: 0n };
@@ -102,7 +109,7 @@ function encodeAccount(leaf: AccountLeaf): Uint8Array {
   pos = putShortBytes(out, pos, nonce);
   pos = putShortBytes(out, pos, balance);
   pos = putShortBytes(out, pos, storageRootBytes(leaf.storage));
-  putShortBytes(out, pos, EMPTY_CODE_HASH_BYTES);
+  putShortBytes(out, pos, leaf.code?.hash ?? EMPTY_CODE_HASH_BYTES);
   return out;
 }
 
@@ -128,6 +135,17 @@ export class LedgerState {
     return this.#leaf(addr)?.account ?? EMPTY_ACCOUNT;
   }
 
+  /** The account's code (undefined: none). */
+  code(addr: Address): Code | undefined {
+    return this.#leaf(addr)?.code;
+  }
+
+  /** keccak256 of the account's code (the empty code's hash for accounts without code). */
+  codeHash(addr: Address): Hash {
+    const c = this.code(addr);
+    return c === undefined ? EMPTY_CODE_HASH : bytesToHex(c.hash);
+  }
+
   storageAt(addr: Address, slot: Hash): bigint {
     const storage = this.#leaf(addr)?.storage;
     return storage === undefined ? 0n : (trieGet(storage, secureKey(slot.toLowerCase())) ?? 0n);
@@ -140,7 +158,7 @@ export class LedgerState {
 
   /**
    * The state root: the root of a secure Merkle-Patricia trie keccak(address) → rlp([nonce, balance, storageRoot,
-   * emptyCodeHash]) over every account the ledger knows (there is no code).
+   * codeHash]) over every account the ledger knows.
    */
   stateRoot(): Hash {
     this.#stateRoot ??= bytesToHex(trieRoot(this.trie, encodeAccount));
@@ -166,6 +184,10 @@ export class LedgerWriter {
   readonly #storage = new Map<string, Map<string, bigint>>();
   /** Accounts read from the base (a block reads the same few accounts many times: senders, vaults). */
   readonly #read = new Map<string, Account>();
+  /** Code written in this block (null: the account was deleted). */
+  readonly #code = new Map<string, Code | null>();
+  /** Accounts deleted in this block (EIP-6780 self-destruct, EIP-161 empty accounts): their base state is gone. */
+  readonly #deleted = new Set<string>();
 
   constructor(base: LedgerState) {
     this.#base = base;
@@ -195,6 +217,36 @@ export class LedgerWriter {
     this.#accounts.set(addr.toLowerCase(), { balance: a.balance - amount, nonce: a.nonce });
   }
 
+  /** Sets balance and nonce (the EVM adapter's writes). */
+  setAccount(addr: Address, account: Account): void {
+    this.#accounts.set(addr.toLowerCase(), account);
+  }
+
+  code(addr: Address): Code | undefined {
+    const k = addr.toLowerCase();
+    const c = this.#code.get(k);
+    if (c !== undefined) return c ?? undefined;
+    return this.#deleted.has(k) ? undefined : this.#base.code(k as Address);
+  }
+
+  setCode(addr: Address, bytes: Uint8Array): void {
+    this.#code.set(addr.toLowerCase(), { bytes, hash: keccak(bytes) });
+  }
+
+  /** Removes the account, its code and its storage. */
+  deleteAccount(addr: Address): void {
+    const k = addr.toLowerCase();
+    this.#accounts.set(k, EMPTY_ACCOUNT);
+    this.#code.set(k, null);
+    this.#storage.delete(k);
+    this.#deleted.add(k);
+  }
+
+  /** Whether the account was deleted in this block (its storage in the base no longer counts). */
+  isDeleted(addr: Address): boolean {
+    return this.#deleted.has(addr.toLowerCase());
+  }
+
   bumpNonce(addr: Address): bigint {
     const a = this.account(addr);
     this.#accounts.set(addr.toLowerCase(), { balance: a.balance, nonce: a.nonce + 1n });
@@ -202,8 +254,10 @@ export class LedgerWriter {
   }
 
   storageAt(addr: Address, slot: Hash): bigint {
-    const written = this.#storage.get(addr.toLowerCase())?.get(slot.toLowerCase());
-    return written ?? this.#base.storageAt(addr, slot);
+    const k = addr.toLowerCase();
+    const written = this.#storage.get(k)?.get(slot.toLowerCase());
+    if (written !== undefined) return written;
+    return this.#deleted.has(k) ? 0n : this.#base.storageAt(addr, slot);
   }
 
   /** Writes a slot (0 deletes it). Writing storage makes the account known to the state trie, as a credit does. */
@@ -220,10 +274,11 @@ export class LedgerWriter {
   /** The post-state: the base trie with this block's writes applied (the base snapshot is unchanged). */
   seal(): LedgerState {
     let trie = this.#base.trie;
-    const addrs = new Set([...this.#accounts.keys(), ...this.#storage.keys()]);
+    const addrs = new Set([...this.#accounts.keys(), ...this.#storage.keys(), ...this.#code.keys()]);
     for (const addr of addrs) {
       const key = secureKey(addr);
-      const before = trieGet(trie, key);
+      const deleted = this.#deleted.has(addr);
+      const before = deleted ? undefined : trieGet(trie, key);
       let storage = before?.storage;
       const slots = this.#storage.get(addr);
       if (slots !== undefined) {
@@ -233,7 +288,11 @@ export class LedgerWriter {
         }
       }
       const account = this.#accounts.get(addr) ?? before?.account ?? EMPTY_ACCOUNT;
-      trie = trieSet(trie, key, { account, storage });
+      const written = this.#code.get(addr);
+      const code = written === undefined ? before?.code : (written ?? undefined);
+      if (deleted && account.balance === 0n && account.nonce === 0n && storage === undefined && code === undefined)
+        trie = trieDelete(trie, key);
+      else trie = trieSet(trie, key, code === undefined ? { account, storage } : { account, storage, code });
     }
     return new LedgerState(trie);
   }

@@ -99,7 +99,7 @@ export class ElSyncSource {
     for (const t of (json.transactions as unknown[] | undefined) ?? []) {
       txs.push(await this.core.decodeTx(bytesToHex(encodeRpcTransaction(t)) as Hex));
     }
-    const built = executePayload(this.core.params, parent, {
+    const built = await executePayload(this.core.params, parent, {
       timestamp: header.timestamp,
       prevRandao: header.mixHash,
       feeRecipient: header.miner,

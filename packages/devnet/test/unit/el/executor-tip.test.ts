@@ -25,10 +25,10 @@ function tx(nonce: bigint, fees: Partial<SimTx>): SimTx {
 }
 
 describe("simulated EL fees", () => {
-  it("charges a dynamic-fee transaction without a tip the base fee only, and a legacy one its gas price", () => {
+  it("charges a dynamic-fee transaction without a tip the base fee only, and a legacy one its gas price", async () => {
     const genesis = makeGenesis(p, { timestamp: 1000, gasLimit: 30_000_000n, alloc: { [FROM]: 10n ** 20n } });
     const feeCap = 50_000_000_000n;
-    const block = buildBlock(
+    const block = await buildBlock(
       p,
       genesis,
       {

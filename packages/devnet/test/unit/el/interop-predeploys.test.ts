@@ -61,7 +61,7 @@ async function userTx(nonce: number, to: Address, data: Hex, o: { value?: bigint
   return decodeSigned(hexToBytes(raw));
 }
 
-function build(txs: readonly SimTx[]): SimBlock {
+function build(txs: readonly SimTx[]): Promise<SimBlock> {
   return buildBlock(
     p,
     genesis,
@@ -158,7 +158,7 @@ describe("simulated CrossL2Inbox and log emitter", () => {
       }),
       await userTx(6, LOG_EMITTER_ADDRESS, emit),
     ];
-    const b = build(txs);
+    const b = await build(txs);
     expect(b.txs).toHaveLength(7);
     expect(b.receipts.map((r) => r.status)).toEqual([1, 1, 1, 1, 0, 0, 1]);
     expect(b.receipts.map((r) => r.logs.length)).toEqual([1, 0, 1, 1, 0, 0, 1]);
@@ -174,7 +174,7 @@ describe("simulated CrossL2Inbox and log emitter", () => {
     expect(stored[2]?.executing?.payloadHash).toBe(msgHash);
     expect(stored.filter((s) => s.executing !== undefined)).toHaveLength(1);
     expect(b.header.logsBloom).not.toBe(`0x${"00".repeat(256)}`);
-    const again = executePayload(p, genesis, {
+    const again = await executePayload(p, genesis, {
       timestamp: 1002,
       prevRandao: b.header.mixHash,
       feeRecipient: b.header.miner,
@@ -186,7 +186,7 @@ describe("simulated CrossL2Inbox and log emitter", () => {
     expect(typeof again === "string" ? again : again.hash).toBe(b.hash);
   });
 
-  it("lets a deposit emit an initiating log too", () => {
+  it("lets a deposit emit an initiating log too", async () => {
     const raw = encodeDepositTxHex({
       sourceHash: `0x${"05".repeat(32)}`,
       from: SENDER,
@@ -197,7 +197,7 @@ describe("simulated CrossL2Inbox and log emitter", () => {
       isSystemTx: false,
       data: emitData(topics, payload),
     });
-    const b = buildBlock(
+    const b = await buildBlock(
       p,
       genesis,
       {

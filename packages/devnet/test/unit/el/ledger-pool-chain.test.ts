@@ -88,11 +88,11 @@ describe("chain fork choice", () => {
     transactions: [],
     noTxPool: true,
   });
-  it("reorgs to a sibling branch and reports added/removed blocks", () => {
+  it("reorgs to a sibling branch and reports added/removed blocks", async () => {
     const c = new SimChain(g);
-    const a1 = buildBlock(p, g, attrs(102, "01"), []);
-    const a2 = buildBlock(p, a1, attrs(104, "01"), []);
-    const b1 = buildBlock(p, g, attrs(102, "02"), []);
+    const a1 = await buildBlock(p, g, attrs(102, "01"), []);
+    const a2 = await buildBlock(p, a1, attrs(104, "01"), []);
+    const b1 = await buildBlock(p, g, attrs(102, "02"), []);
     for (const blk of [a1, a2, b1]) c.add(blk);
     const seen: number[][] = [];
     c.onHeadChange((ch) => seen.push([ch.added.length, ch.removed.length]));
@@ -108,6 +108,6 @@ describe("chain fork choice", () => {
     ]);
     expect(c.isAncestor(g, a2)).toBe(true);
     expect(c.isAncestor(b1, a2)).toBe(false);
-    expect(() => buildBlock(p, a2, attrs(104, "03"), [])).toThrow(/timestamp/);
+    await expect(buildBlock(p, a2, attrs(104, "03"), [])).rejects.toThrow(/timestamp/);
   });
 });
