@@ -37,7 +37,7 @@ export async function computeOutputAtBlock(
  */
 export async function outputV0ByHash(
   cfg: RollupConfig,
-  engine: Pick<EngineApi, "payloadByHash" | "getProof">,
+  engine: Pick<ExecutionEngine, "payloadByHash" | "getProof">,
   hash: Hash,
 ): Promise<{ stateRoot: Hash; messagePasserStorageRoot: Hash; blockHash: Hash } | undefined> {
   const env = await engine.payloadByHash(hash);
@@ -53,7 +53,7 @@ export async function outputV0ByHash(
 /** The L2ToL1MessagePasser's storage root: the header's withdrawalsRoot from Isthmus, else a proof at the block. */
 async function messagePasserRoot(
   cfg: RollupConfig,
-  engine: Pick<EngineApi, "getProof">,
+  engine: Pick<ExecutionEngine, "getProof">,
   p: ExecutionPayloadEnvelope["executionPayload"],
 ): Promise<Hash> {
   if (isForkActive(cfg, "isthmus", p.timestamp) && p.withdrawalsRoot !== undefined) return p.withdrawalsRoot;
