@@ -40,12 +40,16 @@ export interface OpGethPair {
   readonly jwtPath: string;
 }
 
-/** Starts the supernode's and op-node's op-geth of `chainId` (each `stop` pushed onto `stops`). */
+/**
+ * Starts the supernode's and op-node's op-geth of `chainId` (each `stop` pushed onto `stops`); with `peers`, each
+ * may have that many devp2p peers (connectOpGeth).
+ */
 export async function startOpGethPair(
   devnet: Devnet,
   chainId: bigint,
   dir: string,
   stops: Array<() => Promise<void>>,
+  peers?: number,
 ): Promise<OpGethPair> {
   const chain = devnet.chain(chainId);
   const jwtPath = chain.jwtSecretPath;
@@ -58,6 +62,7 @@ export async function startOpGethPair(
       jwtPath,
       logDir: dir,
       name,
+      ...(peers === undefined ? {} : { peers }),
     });
     stops.push(() => p.stop());
     return p;

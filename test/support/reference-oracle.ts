@@ -141,7 +141,7 @@ async function gossipFigures(ourRpc: string, opNode: OpNode) {
   };
 }
 
-async function compare(ourEl: string, theirEl: string, ourRpc: string, opNode: string, blocks: number) {
+export async function compare(ourEl: string, theirEl: string, ourRpc: string, opNode: string, blocks: number) {
   let blockMismatches = 0;
   let outputs = 0;
   const mismatches: string[] = [];
@@ -179,7 +179,7 @@ async function startSupernode(
  * One round of traffic, at most one a second: a deposit (every fourth round) and one user transaction of each type
  * (legacy, EIP-2930, EIP-1559) from the traffic account to the sequencer's op-geth.
  */
-async function sendTraffic(
+export async function sendTraffic(
   devnet: Devnet,
   elUrl: string,
   t: { userTxs: number; deposits: number; lastMs: number },

@@ -137,7 +137,10 @@ export interface OpGeth extends RefProcess {
   readonly authUrl: string;
 }
 
-/** `geth init` from `genesisPath` into `datadir`, then op-geth on loopback (no P2P, archive). */
+/**
+ * `geth init` from `genesisPath` into `datadir`, then op-geth on loopback (archive, no discovery). Without `peers`
+ * no devp2p peers; with it up to that many, added through its `admin_addPeer` (`connectOpGeth`), e.g. to EL-sync.
+ */
 export async function startOpGeth(o: {
   geth: string;
   datadir: string;
@@ -145,6 +148,7 @@ export async function startOpGeth(o: {
   jwtPath: string;
   logDir: string;
   name: string;
+  peers?: number;
 }): Promise<OpGeth> {
   const log = referenceLog(o.logDir, o.name);
   await runReference(o.geth, ["init", "--datadir", o.datadir, "--state.scheme", "hash", o.genesisPath], log);
@@ -161,7 +165,7 @@ export async function startOpGeth(o: {
       "--http.port",
       String(http),
       "--http.api",
-      "eth,net,web3,debug,txpool",
+      o.peers === undefined ? "eth,net,web3,debug,txpool" : "eth,net,web3,debug,txpool,admin",
       "--authrpc.addr",
       "127.0.0.1",
       "--authrpc.port",
@@ -172,7 +176,7 @@ export async function startOpGeth(o: {
       "0",
       "--nodiscover",
       "--maxpeers",
-      "0",
+      String(o.peers ?? 0),
       "--ipcdisable",
       "--syncmode",
       "full",
@@ -194,4 +198,18 @@ export async function startOpGeth(o: {
     throw err;
   }
   return { ...p, httpUrl, authUrl: `http://127.0.0.1:${auth}` };
+}
+
+/** Makes `from` dial `to` over devp2p (both started with `peers`); resolves once `from` lists it as a peer. */
+export async function connectOpGeth(from: OpGeth, to: OpGeth): Promise<void> {
+  const info = await jsonRpc<{ enode: string; id: string }>(to.httpUrl, "admin_nodeInfo");
+  await jsonRpc<boolean>(from.httpUrl, "admin_addPeer", [info.enode]);
+  await until(
+    "op-geth devp2p peering",
+    async () => {
+      const peers = await jsonRpc<Array<{ id: string }>>(from.httpUrl, "admin_peers");
+      return peers.some((p) => p.id === info.id) ? true : undefined;
+    },
+    30_000,
+  );
 }
