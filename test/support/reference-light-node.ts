@@ -17,7 +17,8 @@ import { startOpGethPair, startOpNode, startSupernodeOn } from "./reference-op-n
 import { sendTraffic } from "./reference-oracle.js";
 
 export interface LightNodeResult {
-  /** The supernode's safe number minus the light node's, the largest seen once the light node had a safe head. */
+  /** The supernode's safe number minus the light node's, sampled each poll once the light node had a safe head. */
+  readonly medianSafeLag: number;
   readonly maxSafeLag: number;
   /** The same at the end of the run. */
   readonly lastSafeLag: number;
@@ -90,18 +91,29 @@ async function rig(blocks: number, dir: string, stops: Array<() => Promise<void>
     },
     blocks * 4_000 + 120_000,
   );
+  // By number on both op-geth: the light node's forkchoice update to its op-geth may trail its own status a moment.
   const mismatches: string[] = [];
   for (const [label, head] of [
     ["safe", last.safe_l2],
     ["finalized", last.finalized_l2],
   ] as const) {
-    const mine = await jsonRpc<Head>(ours.httpUrl, "eth_getBlockByNumber", [`0x${head.number.toString(16)}`, false]);
-    const onTheirEl = await jsonRpc<Head>(theirs.httpUrl, "eth_getBlockByNumber", [label, false]);
+    const q = [`0x${head.number.toString(16)}`, false];
+    const mine = await jsonRpc<Head>(ours.httpUrl, "eth_getBlockByNumber", q);
+    const onTheirEl = await until(
+      `block ${head.number} on the light node's op-geth`,
+      async () => {
+        return (await jsonRpc<Head | null>(theirs.httpUrl, "eth_getBlockByNumber", q)) ?? undefined;
+      },
+      30_000,
+    );
     if (mine.hash !== head.hash) mismatches.push(`${label} ${head.number}: supernode ${mine.hash}, light ${head.hash}`);
     if (onTheirEl.hash !== head.hash)
-      mismatches.push(`${label} on the light node's op-geth: ${onTheirEl.hash}, its op-node ${head.hash}`);
+      mismatches.push(
+        `${label} ${head.number} on the light node's op-geth: ${onTheirEl.hash}, its op-node ${head.hash}`,
+      );
   }
   return {
+    medianSafeLag: [...lags].sort((a, b) => a - b)[Math.floor(lags.length / 2)] ?? 0,
     maxSafeLag: Math.max(0, ...lags),
     lastSafeLag: lags.at(-1) ?? 0,
     safe: last.safe_l2.number,
