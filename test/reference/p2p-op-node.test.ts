@@ -16,7 +16,9 @@ import { jsonRpc, printReferenceFigure, referenceSkipReason, until } from "../su
 import {
   compareBlocks,
   counterSum,
+  largestBlockBytes,
   type OpNodeSequencerRig,
+  sendBigTransactions,
   servedByOpNode,
   startOpNodeSequencerRig,
   syncStatus,
@@ -34,6 +36,7 @@ const peersOf = async (url: string, method: string) =>
   Object.keys((await jsonRpc<{ peers: Record<string, unknown> }>(url, method, [true])).peers);
 const registry = () => r().supernode.metrics.registry;
 const GOSSIP = "supernode_p2p_gossip_messages_total";
+const REQ_RESP = "supernode_p2p_reqresp_requests_total";
 
 describe.skipIf(skip !== undefined)("P2P with op-node as the sequencer", () => {
   beforeAll(async () => {
@@ -88,12 +91,19 @@ describe.skipIf(skip !== undefined)("P2P with op-node as the sequencer", () => {
       async () => ((await syncStatus(r().ourRpc)).unsafe_l2.number > missed ? true : undefined),
       90_000,
     );
-    const fetched = await counterSum(registry(), "supernode_p2p_reqresp_requests_total", {
+    const fetched = await counterSum(registry(), REQ_RESP, {
       role: "client",
       result: "0",
     });
     const served = servedByOpNode(r().opNode);
-    printReferenceFigure("reqresp_blocks_from_opnode", fetched, "blocks", { missed, served_by_opnode: served });
+    const largest = await largestBlockBytes(r().ourEl.httpUrl, r().bigBlocks);
+    printReferenceFigure("reqresp_blocks_from_opnode", fetched, "blocks", {
+      missed,
+      served_by_opnode: served,
+      largest_block_bytes: largest,
+    });
+    // A payload of more than one 64 KiB snappy frame came through req-resp.
+    expect(largest).toBeGreaterThan(65_536);
     expect(fetched).toBeGreaterThanOrEqual(missed);
     expect(served, "op-node's log: requests served").toBeGreaterThanOrEqual(fetched);
     expect(await compareBlocks(r().ourEl.httpUrl, r().theirEl.httpUrl, missed)).toEqual([]);
@@ -101,8 +111,10 @@ describe.skipIf(skip !== undefined)("P2P with op-node as the sequencer", () => {
 
   it(`gossip: the supernode's unsafe head follows op-node's for ${BLOCKS} blocks with op-node's hashes`, async () => {
     const from = (await syncStatus(r().ourRpc)).unsafe_l2.number;
+    const fetchedBefore = await counterSum(registry(), REQ_RESP, { role: "client" });
+    const bigBlocks = await sendBigTransactions(r().theirEl.httpUrl);
     // Past Jovian (+34 s) at least.
-    const target = Math.max(from + BLOCKS, 36);
+    const target = Math.max(from + BLOCKS, 36, ...bigBlocks);
     await until(
       `the supernode's unsafe head at ${target}`,
       async () => ((await syncStatus(r().ourRpc)).unsafe_l2.number >= target ? true : undefined),
@@ -115,12 +127,20 @@ describe.skipIf(skip !== undefined)("P2P with op-node as the sequencer", () => {
       byTopic[topic] = await counterSum(registry(), GOSSIP, { result: "accept", topic });
     const accepted = Object.values(byTopic).reduce((a, b) => a + b, 0);
     const lag = theirs.number - ours.number;
-    printReferenceFigure("gossip_from_opnode", accepted, "blocks", { unsafe_lag_blocks: lag, by_topic: byTopic });
+    const largest = await largestBlockBytes(r().ourEl.httpUrl, bigBlocks);
+    printReferenceFigure("gossip_from_opnode", accepted, "blocks", {
+      unsafe_lag_blocks: lag,
+      by_topic: byTopic,
+      largest_block_bytes: largest,
+    });
+    expect(largest).toBeGreaterThan(65_536);
     expect(accepted).toBeGreaterThanOrEqual(BLOCKS);
     // Ecotone (v3) and Isthmus (v4) activate after the supernode joined (P2P_FORK_OFFSETS).
     expect(byTopic.v3).toBeGreaterThan(0);
     expect(byTopic.v4).toBeGreaterThan(0);
     expect(await counterSum(registry(), GOSSIP, { result: "reject" })).toBe(0);
+    // Every block of this phase came by gossip: no gap was filled by req-resp meanwhile.
+    expect(await counterSum(registry(), REQ_RESP, { role: "client" })).toBe(fetchedBefore);
     expect(await compareBlocks(r().ourEl.httpUrl, r().theirEl.httpUrl, ours.number)).toEqual([]);
     // Both still list each other.
     expect(await peersOf(r().ourRpc, "stackp2p_peers")).toContain(r().opNodeSelf.peerID);

@@ -6,12 +6,13 @@
  * op-node through discv5, fill the blocks it missed with `payload_by_number` from op-node and follow op-node's
  * unsafe head by gossip.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Counter, Registry } from "prom-client";
 import type { Supernode } from "../../src/app/supernode.js";
-import type { Hash } from "../../src/core/types/primitives.js";
+import type { Address, Hash, Hex } from "../../src/core/types/primitives.js";
 import { type Devnet, startDevnet } from "supernode-devnet";
 import { devnetForkOffsets } from "supernode-devnet/config";
 import { prepareSequencerP2P } from "supernode-devnet/cli/p2p";
@@ -20,6 +21,15 @@ import { freePort, jsonRpc, type OpGeth, until } from "./reference.js";
 import { type OpNode, startOpGethPair, startOpNode, startSupernodeOn } from "./reference-op-node.js";
 
 const CHAIN = 901n;
+/** The dev account that sends the large transactions, and where they go. */
+const BIG_SENDER = 9;
+const RECIPIENT: Address = "0x00000000000000000000000000000000000b1c05";
+/**
+ * Random (incompressible) calldata per large transaction: eight of them make a block past one 64 KiB snappy chunk
+ * even when they land in two blocks.
+ */
+export const BIG_TX_BYTES = 24 * 1024;
+export const BIG_TXS = 8;
 
 type Ref = { hash: Hash; number: number };
 type SyncStatus = { unsafe_l2: Ref; safe_l2: Ref };
@@ -38,6 +48,8 @@ export interface OpNodeSequencerRig {
   readonly ourRpc: string;
   /** op-node's unsafe head when the supernode started (the blocks it had missed). */
   readonly missed: number;
+  /** The blocks among the missed ones that hold large transactions (more than 64 KiB together). */
+  readonly bigBlocks: readonly number[];
   /** When the supernode was started (ms, wall clock). */
   readonly supernodeStartedMs: number;
   stop(): Promise<void>;
@@ -60,7 +72,8 @@ export const P2P_FORK_OFFSETS = devnetForkOffsets({
  * Starts the rig: op-node sequences until its unsafe head is at `missed`, then the supernode starts with op-node's
  * ENR as bootnode, `syncmode.req-resp` on and no static peers.
  */
-export async function startOpNodeSequencerRig(missed: number): Promise<OpNodeSequencerRig> {
+export async function startOpNodeSequencerRig(atLeast: number): Promise<OpNodeSequencerRig> {
+  let missed = atLeast;
   const dir = mkdtempSync(join(tmpdir(), "sn-ref-p2p-"));
   const stops: Array<() => Promise<void>> = [];
   const stop = async (): Promise<void> => {
@@ -84,6 +97,13 @@ export async function startOpNodeSequencerRig(missed: number): Promise<OpNodeSeq
     stops.push(() => opNode.stop());
     const opNodeSelf = await jsonRpc<{ peerID: string; ENR: string }>(opNode.url, "opp2p_self");
     await until(
+      "op-node's first block",
+      async () => ((await syncStatus(opNode.url)).unsafe_l2.number > 0 ? true : undefined),
+      60_000,
+    );
+    const bigBlocks = await sendBigTransactions(theirEl.httpUrl);
+    missed = Math.max(missed, ...bigBlocks);
+    await until(
       `op-node's unsafe head at ${missed}`,
       async () => ((await syncStatus(opNode.url)).unsafe_l2.number >= missed ? true : undefined),
       missed * 4_000 + 60_000,
@@ -102,6 +122,7 @@ export async function startOpNodeSequencerRig(missed: number): Promise<OpNodeSeq
       supernode,
       ourRpc: `${supernode.rpc.url}/${CHAIN}/`,
       missed: atStart,
+      bigBlocks,
       supernodeStartedMs,
       stop,
     };
@@ -109,6 +130,43 @@ export async function startOpNodeSequencerRig(missed: number): Promise<OpNodeSeq
     await stop();
     throw err;
   }
+}
+
+/**
+ * Sends BIG_TXS transactions of BIG_TX_BYTES random calldata each to `elUrl` and waits for their receipts; the
+ * numbers of the blocks that hold them.
+ */
+export async function sendBigTransactions(elUrl: string): Promise<number[]> {
+  const sender = devAccount(BIG_SENDER);
+  const nonce = Number(await jsonRpc<Hex>(elUrl, "eth_getTransactionCount", [sender.address, "pending"]));
+  const gasPrice = BigInt(await jsonRpc<Hex>(elUrl, "eth_gasPrice")) * 2n;
+  const hashes: Hash[] = [];
+  for (let i = 0; i < BIG_TXS; i++) {
+    const data = `0x${randomBytes(BIG_TX_BYTES).toString("hex")}` as Hex;
+    const tx = { type: "legacy", chainId: Number(CHAIN), nonce: nonce + i, to: RECIPIENT, gas: 1_500_000n, gasPrice };
+    const raw = await sender.account.signTransaction({ ...tx, type: "legacy", data });
+    hashes.push(await jsonRpc<Hash>(elUrl, "eth_sendRawTransaction", [raw]));
+  }
+  const blocks = new Set<number>();
+  for (const h of hashes) {
+    const receipt = await until(
+      `the receipt of ${h}`,
+      async () => (await jsonRpc<{ blockNumber: Hex } | null>(elUrl, "eth_getTransactionReceipt", [h])) ?? undefined,
+      60_000,
+    );
+    blocks.add(Number(receipt.blockNumber));
+  }
+  return [...blocks];
+}
+
+/** The largest RLP size among `blocks` on `elUrl`. */
+export async function largestBlockBytes(elUrl: string, blocks: readonly number[]): Promise<number> {
+  let max = 0;
+  for (const n of blocks) {
+    const b = await jsonRpc<{ size: Hex }>(elUrl, "eth_getBlockByNumber", [`0x${n.toString(16)}`, false]);
+    max = Math.max(max, Number(b.size));
+  }
+  return max;
 }
 
 export const syncStatus = (url: string): Promise<SyncStatus> => jsonRpc<SyncStatus>(url, "optimism_syncStatus");
