@@ -18,7 +18,7 @@ import { benchBlockAttributes } from "./user-blocks.js";
 
 const CALLS_PER_BLOCK = 12;
 /** Runtime: slot = calldata[0:32]; storage[slot] += 1; LOG0(memory[0:32]); STOP. Init code copies and returns it. */
-const RUNTIME = "600035805460010190556020600060a000";
+const RUNTIME = "6000358054600101905560206000a000";
 const INIT: Hex = `0x601080600b6000396000f3${RUNTIME}`;
 const SENDERS = Array.from({ length: 16 }, (_, i) =>
   privateKeyToAccount(`0x${(i + 1).toString(16).padStart(2, "0").repeat(32)}`),

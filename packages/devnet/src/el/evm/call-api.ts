@@ -1,5 +1,5 @@
 /**
- * JSON-RPC over real state (docs/adr/0110): `eth_call`, `eth_estimateGas` (geth's binary search), `eth_getCode`,
+ * JSON-RPC over real state (docs/adr/0111): `eth_call`, `eth_estimateGas` (geth's binary search), `eth_getCode`,
  * `eth_createAccessList`, `eth_simulateV1` (the common shape), and `debug_traceTransaction` / `debug_traceCall`
  * with geth's `callTracer`. Calls run in a throw-away EVM session on the block's state; nothing they do is kept.
  */

@@ -1,6 +1,6 @@
 /**
  * Runs EVM messages (transactions' execution part, `eth_call`s) with @ethereumjs/evm over the ledger of one block
- * (docs/adr/0110). The executor keeps the OP transaction rules (nonces, fees, L1 fee, deposits' mint); this file
+ * (docs/adr/0111). The executor keeps the OP transaction rules (nonces, fees, L1 fee, deposits' mint); this file
  * runs the message itself — value transfer, contract creation, calls, logs, storage, gas and refunds — at the
  * hardfork rules the L2 forks name.
  */

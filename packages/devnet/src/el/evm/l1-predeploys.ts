@@ -1,6 +1,6 @@
 /**
  * GasPriceOracle (`0x4200…000F`) and L1Block (`0x4200…0015`) answered natively behind the EVM's precompile hook
- * (docs/adr/0110): the real contracts' ABI, their values from the block's L1-info deposit (the L1 attributes the
+ * (docs/adr/0111): the real contracts' ABI, their values from the block's L1-info deposit (the L1 attributes the
  * real L1Block stores) and the fee formulas of the fee model in force, from the fee code the receipts use
  * (fees.ts). The L1-info deposit itself still lands as before (a call the executor does not run through the EVM).
  */

@@ -1,5 +1,5 @@
 /**
- * The EVM library's state-manager interface over the simulated client's ledger (docs/adr/0110): the EVM reads the
+ * The EVM library's state-manager interface over the simulated client's ledger (docs/adr/0111): the EVM reads the
  * block's working state (`LedgerWriter`) and writes into a stack of overlay frames, one per EVM checkpoint (call
  * frame); `flush` writes the transaction's surviving changes into the ledger, which keeps computing the state root
  * with its persistent trie. The ledger is the transaction-start state while the EVM runs, so it also answers the
