@@ -193,6 +193,48 @@ describe("simulated execution client: EVM execution (both variants)", () => {
     expect(onB).toEqual(trace);
   });
 
+  it("eth_createAccessList, eth_simulateV1 and debug_traceCall run on the latest state", async () => {
+    const { encodeFunctionData, decodeFunctionResult } = await import("viem");
+    const set9 = encodeFunctionData({ abi: store.abi, functionName: "set", args: [9n] });
+    const al = await call<{ accessList: { address: Address; storageKeys: Hash[] }[]; gasUsed: Hex }>(
+      a.httpUrl,
+      "eth_createAccessList",
+      [{ from: alice.address, to: address, data: set9 }, "latest"],
+    );
+    expect(al.accessList).toEqual([]); // the contract is the call's target: warm already, as geth leaves it out
+    expect(BigInt(al.gasUsed)).toBeGreaterThan(21_000n);
+    const readValue = encodeFunctionData({ abi: store.abi, functionName: "value" });
+    const sim = await call<{ calls: { returnData: Hex; status: Hex; logs: unknown[] }[] }[]>(
+      b.httpUrl,
+      "eth_simulateV1",
+      [
+        {
+          blockStateCalls: [
+            {
+              calls: [
+                { from: alice.address, to: address, data: set9 },
+                { to: address, data: readValue },
+              ],
+            },
+          ],
+        },
+        "latest",
+      ],
+    );
+    expect(sim[0]?.calls.map((c) => c.status)).toEqual(["0x1", "0x1"]);
+    expect(sim[0]?.calls[0]?.logs).toHaveLength(1);
+    expect(decodeFunctionResult({ abi: store.abi, functionName: "value", data: sim[0]!.calls[1]!.returnData })).toBe(
+      9n,
+    );
+    const spawn = encodeFunctionData({ abi: store.abi, functionName: "spawn" });
+    const t = await call<{ type: string; calls?: { type: string }[] }>(a.httpUrl, "debug_traceCall", [
+      { from: alice.address, to: address, data: spawn },
+      "latest",
+      { tracer: "callTracer" },
+    ]);
+    expect(t.calls?.map((c) => c.type)).toEqual(["CREATE", "STATICCALL"]);
+  });
+
   it("the gas price oracle answers: L1 fee estimates match the receipt's l1Fee; L1Block holds the L1 attributes", async () => {
     const l2 = pub.extend(publicActionsL2());
     const { encodeFunctionData } = await import("viem");

@@ -48,7 +48,19 @@ describe("supernode-devnet --data-mode blobs with --fork-offsets", () => {
   it("the CLI rejects the combination before starting anything (exit status 2, the reason on stderr)", () => {
     const r = spawnSync(
       process.execPath,
-      [BIN, "--data-mode", "blobs", "--fork-offsets", "ecotone=20", "--rpc.port", "0", "--metrics.port", "0", "--el.port", "0"],
+      [
+        BIN,
+        "--data-mode",
+        "blobs",
+        "--fork-offsets",
+        "ecotone=20",
+        "--rpc.port",
+        "0",
+        "--metrics.port",
+        "0",
+        "--el.port",
+        "0",
+      ],
       { encoding: "utf8", timeout: 60_000 },
     );
     expect(r.status).toBe(2);
