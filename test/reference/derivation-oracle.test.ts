@@ -23,9 +23,9 @@ const CASES: OracleCase[] = [
     batchType: "span",
     forkOffsets: devnetForkOffsets({ ecotone: 4, fjord: 6, granite: 8, holocene: 10, isthmus: 12, jovian: 14 }),
   },
-  // Calldata only: op-node's beacon client also needs /eth/v1/beacon/genesis and /eth/v1/config/spec, which the
-  // devnet's L1 beacon endpoint (anvil's) does not serve, so it cannot fetch the devnet's blobs.
   { name: "calldata-singular-jovian-at-genesis", dataMode: "calldata", batchType: "singular" },
+  // Blobs: both rollup nodes fetch them through the devnet's beacon API (config/spec, blobs by slot).
+  { name: "blobs-span-jovian-at-genesis", dataMode: "blobs", batchType: "span" },
   // P2P on loopback: the blocks the supernode sequences reach op-node by gossip before their batches do, on the v2
   // (Canyon), v3 (Ecotone) and v4 (Isthmus) topics in turn.
   {

@@ -60,6 +60,8 @@ export interface DevnetOptions {
   readonly dir: string;
   readonly chains: readonly DevnetChainSpec[];
   readonly l1ChainId?: number;
+  /** Serve the L1 beacon API as a consensus client does (DevnetL1Options.beaconApi). Default false. */
+  readonly l1BeaconApi?: boolean;
   /** L1 block time; 0 = mine on every transaction. Default 2. */
   readonly l1BlockTimeSec?: number;
   /**
@@ -147,6 +149,7 @@ export async function startDevnet(opts: DevnetOptions, deps: DevnetDeps = {}): P
     slotsInAnEpoch: opts.l1SlotsInAnEpoch ?? 2,
     chainIds: ids,
     logger: log,
+    ...(opts.l1BeaconApi === true ? { beaconApi: true } : {}),
   });
   const chains: DevnetChain[] = [];
   const stopAll = async (): Promise<void> => {

@@ -13,6 +13,7 @@ import {
   SYSTEM_CONFIG_CODE,
   systemConfigAddress,
 } from "./contracts.js";
+import { type BeaconApi, startBeaconApi } from "./beacon-api.js";
 import { DEPLOYER_INDEX, devAccount } from "./dev-accounts.js";
 import { L1Client } from "./l1-client.js";
 
@@ -71,12 +72,18 @@ export const configPayload = {
 export interface DevnetL1Options extends AnvilOptions {
   /** Chains whose contracts are placed at start (more can be added with `deployChain`). */
   readonly chainIds?: readonly (bigint | number)[];
+  /**
+   * Serve the beacon API as a consensus client does (`config/spec`, blobs by slot; beacon-api.ts) in front of
+   * anvil's, so `beaconUrl` works for op-node's beacon client. Default false: `beaconUrl` is anvil's own.
+   */
+  readonly beaconApi?: boolean;
 }
 
 /** Anvil plus the per-chain rollup contracts. */
 export class DevnetL1 {
   readonly client: L1Client;
   private readonly chains = new Map<bigint, L1ChainContracts>();
+  private beacon: BeaconApi | undefined;
 
   private constructor(readonly anvil: Anvil) {
     this.client = new L1Client(anvil.rpcUrl, anvil.chainId);
@@ -89,6 +96,14 @@ export class DevnetL1 {
       const l1 = new DevnetL1(anvil);
       for (const id of opts.chainIds ?? []) await l1.deployChain(id, false);
       await anvil.mine(1);
+      if (opts.beaconApi === true) {
+        const secondsPerSlot = Math.max(1, anvil.blockTimeSec);
+        l1.beacon = await startBeaconApi({
+          anvilUrl: anvil.beaconUrl,
+          secondsPerSlot,
+          slotsPerEpoch: anvil.slotsInAnEpoch,
+        });
+      }
       return l1;
     } catch (err) {
       await anvil.stop();
@@ -106,7 +121,7 @@ export class DevnetL1 {
   }
 
   get beaconUrl(): string {
-    return this.anvil.beaconUrl;
+    return this.beacon?.url ?? this.anvil.beaconUrl;
   }
 
   /** Places the deposit and SystemConfig contracts of `chainId` (idempotent). */
@@ -130,6 +145,7 @@ export class DevnetL1 {
   }
 
   async stop(): Promise<void> {
+    await this.beacon?.close();
     await this.anvil.stop();
   }
 
