@@ -16,7 +16,10 @@ import type { LogLevel } from "../../src/config/types.js";
 import { loadConfig } from "../../src/config/load.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { type Devnet, devnetProcessArgs } from "supernode-devnet";
+import { Batcher, type DataMode } from "supernode-devnet/batcher/batcher";
+import type { BatchType } from "supernode-devnet/batcher/channel-builder";
 import { rollupConfigJson } from "supernode-devnet/config";
+import { batcherAccountIndex } from "supernode-devnet/l1/dev-accounts";
 import {
   freePort,
   jsonRpc,
@@ -38,7 +41,12 @@ export interface OpGethPair {
   readonly cfg: RollupConfig;
   readonly rollupPath: string;
   readonly jwtPath: string;
+  /** One more op-geth from the same genesis (datadir `<dir>/<name>`; its `stop` pushed onto `stops`). */
+  el(name: string, opts?: OpGethOptions): Promise<OpGeth>;
 }
+
+/** Devp2p peers (`peers`, see connectOpGeth); `ports`: the HTTP and Engine API ports it had before a restart. */
+export type OpGethOptions = { readonly peers?: number; readonly ports?: { http: number; auth: number } };
 
 /**
  * Starts the supernode's and op-node's op-geth of `chainId` (each `stop` pushed onto `stops`); with `peers`, each
@@ -53,7 +61,7 @@ export async function startOpGethPair(
 ): Promise<OpGethPair> {
   const chain = devnet.chain(chainId);
   const jwtPath = chain.jwtSecretPath;
-  const el = async (name: string): Promise<OpGeth> => {
+  const el = async (name: string, opts: OpGethOptions = {}): Promise<OpGeth> => {
     const geth = referenceBinary("geth") as string;
     const p = await startOpGeth({
       geth,
@@ -63,23 +71,28 @@ export async function startOpGethPair(
       logDir: dir,
       name,
       ...(peers === undefined ? {} : { peers }),
+      ...opts,
     });
     stops.push(() => p.stop());
     return p;
   };
   const ours = await el("geth-ours");
-  const theirs = await el("geth-op-node");
   // op-geth computes the genesis hash of the devnet's genesis.json; both rollup nodes get a rollup config with it.
   const g0 = await jsonRpc<{ hash: Hash }>(ours.httpUrl, "eth_getBlockByNumber", ["0x0", false]);
-  const g1 = await jsonRpc<{ hash: Hash }>(theirs.httpUrl, "eth_getBlockByNumber", ["0x0", false]);
-  if (g0.hash !== g1.hash) throw new Error(`the two op-geth disagree on the genesis: ${g0.hash} / ${g1.hash}`);
+  const checked = async (name: string, opts: OpGethOptions = {}): Promise<OpGeth> => {
+    const p = await el(name, opts);
+    const g = await jsonRpc<{ hash: Hash }>(p.httpUrl, "eth_getBlockByNumber", ["0x0", false]);
+    if (g.hash !== g0.hash) throw new Error(`two op-geth disagree on the genesis: ${g0.hash} / ${g.hash} (${name})`);
+    return p;
+  };
+  const theirs = await checked("geth-op-node");
   const cfg: RollupConfig = {
     ...chain.rollupConfig,
     genesis: { ...chain.rollupConfig.genesis, l2: { hash: g0.hash, number: 0 } },
   };
   const rollupPath = join(dir, "rollup-op-geth.json");
   writeFileSync(rollupPath, rollupConfigJson(cfg));
-  return { ours, theirs, cfg, rollupPath, jwtPath };
+  return { ours, theirs, cfg, rollupPath, jwtPath, el: checked };
 }
 
 export async function startOpNode(
@@ -108,34 +121,54 @@ export async function startOpNode(
   return { ...p, url };
 }
 
-/**
- * The supernode of chain `chainId` on `el` (variant B, the pair's rollup config), RPC on a free loopback port, its
- * log in `<dir>/supernode.log`; `extra` arguments and `env` (e.g. a sequencer key) are the case's.
- */
-export async function startSupernodeOn(
+/** How the supernode of a case runs: `name` names its data dir and log (default "supernode"). */
+export type SupernodeRunOptions = {
+  readonly jwtPath: string;
+  readonly rollupPath: string;
+  readonly logLevel: LogLevel;
+  readonly name?: string;
+};
+
+/** The supernode's arguments for chain `chainId` on `el` (variant B, the pair's rollup config) plus `extra`. */
+export function supernodeArgsOn(
   devnet: Devnet,
   dir: string,
   chainId: bigint,
   el: OpGeth,
-  o: { readonly jwtPath: string; readonly rollupPath: string; readonly logLevel: LogLevel },
+  o: SupernodeRunOptions,
   extra: readonly string[],
-  env: Readonly<Record<string, string>> = {},
-): Promise<Supernode> {
-  const args = [
+  ports: { readonly rpc: number; readonly metrics: number } = { rpc: 0, metrics: 0 },
+): string[] {
+  return [
     ...devnetProcessArgs(devnet, {
       dir,
-      dataDir: join(dir, "supernode"),
-      rpcPort: 0,
-      metricsPort: 0,
+      dataDir: join(dir, o.name ?? "supernode"),
+      rpcPort: ports.rpc,
+      metricsPort: ports.metrics,
       logLevel: o.logLevel,
     }),
     ...[`--vn.${chainId}.l2`, el.authUrl, `--vn.${chainId}.l2.jwt-secret`, o.jwtPath],
     ...[`--vn.${chainId}.rollup.config`, o.rollupPath, `--vn.${chainId}.l2.enginekind`, "variant_b"],
     ...extra,
   ];
-  const loaded = loadConfig(args, env);
+}
+
+/**
+ * The supernode of chain `chainId` on `el` in this process, RPC on a free loopback port, its log in
+ * `<dir>/<name>.log`; `extra` arguments and `env` (e.g. a sequencer key) are the case's.
+ */
+export async function startSupernodeOn(
+  devnet: Devnet,
+  dir: string,
+  chainId: bigint,
+  el: OpGeth,
+  o: SupernodeRunOptions,
+  extra: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<Supernode> {
+  const loaded = loadConfig(supernodeArgsOn(devnet, dir, chainId, el, o, extra), env);
   if (!loaded.ok) throw new Error(formatIssues(loaded.issues));
-  const logPath = join(dir, "supernode.log");
+  const logPath = join(dir, `${o.name ?? "supernode"}.log`);
   const logger = createLogger({
     level: o.logLevel,
     format: "logfmt",
@@ -143,4 +176,25 @@ export async function startSupernodeOn(
     destination: { write: (line: string) => appendFileSync(logPath, line) },
   });
   return Supernode.start(loaded.config, { logger, buildChains: buildChainRuntimes, hashing: protocolHashing });
+}
+
+/** The devnet's batcher posting `el`'s blocks to L1 (its `stop` pushed onto `stops`). */
+export function startBatcher(
+  devnet: Devnet,
+  el: OpGeth,
+  cfg: RollupConfig,
+  o: { readonly mode: DataMode; readonly batchType: BatchType },
+  stops: Array<() => Promise<void>>,
+): void {
+  const batcher = new Batcher({
+    rollupConfig: cfg,
+    l2RpcUrl: el.httpUrl,
+    l1: devnet.l1Node.client,
+    accountIndex: batcherAccountIndex(0),
+    mode: o.mode,
+    batchType: o.batchType,
+    pollIntervalMs: 1000,
+  });
+  batcher.start();
+  stops.push(() => batcher.stop());
 }

@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hash, Hex } from "../../src/core/types/primitives.js";
 import { type Devnet, startDevnet } from "supernode-devnet";
-import { Batcher, type DataMode } from "supernode-devnet/batcher/batcher";
+import type { DataMode } from "supernode-devnet/batcher/batcher";
 import type { BatchType } from "supernode-devnet/batcher/channel-builder";
 import { DEVNET_P2P_ARGS, loopbackAddr, prepareSequencerP2P, waitForP2PSelf } from "supernode-devnet/cli/p2p";
-import { batcherAccountIndex, devAccount } from "supernode-devnet/l1/dev-accounts";
+import { devAccount } from "supernode-devnet/l1/dev-accounts";
 import type { Fork } from "../../src/protocol/rollup-config.js";
 import { freePort, jsonRpc, type OpGeth, until } from "./reference.js";
-import { type OpNode, startOpGethPair, startOpNode, startSupernodeOn } from "./reference-op-node.js";
+import { type OpNode, startBatcher, startOpGethPair, startOpNode, startSupernodeOn } from "./reference-op-node.js";
 
 export interface OracleCase {
   readonly name: string;
@@ -42,9 +42,9 @@ export interface OracleResult {
   readonly mismatches: string[];
 }
 
-type Ref = { hash: Hash; number: number; transactions?: unknown[] };
+export type Ref = { hash: Hash; number: number; transactions?: unknown[] };
 type Output = { outputRoot: Hash };
-const CHAIN = 901n;
+export const CHAIN = 901n;
 const TRAFFIC_SENDER = 8;
 const RECIPIENT: Address = "0x00000000000000000000000000000000000d3b05";
 
@@ -77,17 +77,7 @@ async function oracle(c: OracleCase, blocks: number, dir: string, stops: Array<(
 
   const supernode = await startSupernode(devnet, dir, ours, jwtPath, rollupPath, c.gossip === true);
   stops.push(() => supernode.stop());
-  const batcher = new Batcher({
-    rollupConfig: cfg,
-    l2RpcUrl: ours.httpUrl,
-    l1: devnet.l1Node.client,
-    accountIndex: batcherAccountIndex(0),
-    mode: c.dataMode,
-    batchType: c.batchType,
-    pollIntervalMs: 1000,
-  });
-  batcher.start();
-  stops.push(() => batcher.stop());
+  startBatcher(devnet, ours, cfg, { mode: c.dataMode, batchType: c.batchType }, stops);
   const ourRpcBase = supernode.rpc.url;
   const p2p =
     c.gossip === true

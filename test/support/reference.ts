@@ -8,7 +8,7 @@
  * after it built them), where a missing binary is a failure.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, openSync } from "node:fs";
+import { existsSync, openSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 
@@ -138,8 +138,9 @@ export interface OpGeth extends RefProcess {
 }
 
 /**
- * `geth init` from `genesisPath` into `datadir`, then op-geth on loopback (archive, no discovery). Without `peers`
- * no devp2p peers; with it up to that many, added through its `admin_addPeer` (`connectOpGeth`), e.g. to EL-sync.
+ * `geth init` from `genesisPath` into `datadir` (a no-op on a datadir it initialised before), then op-geth on
+ * loopback (archive, no discovery). Without `peers` no devp2p peers; with it up to that many, added through its
+ * `admin_addPeer` (`connectOpGeth`), e.g. to EL-sync. Its devp2p listens on 127.0.0.1 only.
  */
 export async function startOpGeth(o: {
   geth: string;
@@ -149,11 +150,17 @@ export async function startOpGeth(o: {
   logDir: string;
   name: string;
   peers?: number;
+  /** Its HTTP and Engine API ports (default free ones): a restart keeps its URLs. */
+  ports?: { http: number; auth: number };
 }): Promise<OpGeth> {
   const log = referenceLog(o.logDir, o.name);
   await runReference(o.geth, ["init", "--datadir", o.datadir, "--state.scheme", "hash", o.genesisPath], log);
-  const http = await freePort();
-  const auth = await freePort();
+  const http = o.ports?.http ?? (await freePort());
+  const auth = o.ports?.auth ?? (await freePort());
+  // geth has no flag for the devp2p listening address: its TOML config file sets it (loopback only).
+  const toml = join(o.logDir, `${o.name}.toml`);
+  const listen = `127.0.0.1:${o.peers === undefined ? 0 : await freePort()}`;
+  writeFileSync(toml, `[Node.P2P]\nListenAddr = "${listen}"\nNoDiscovery = true\nMaxPeers = ${o.peers ?? 0}\n`);
   const p = startReference(
     o.geth,
     [
@@ -172,11 +179,10 @@ export async function startOpGeth(o: {
       String(auth),
       "--authrpc.jwtsecret",
       o.jwtPath,
-      "--port",
-      "0",
-      "--nodiscover",
-      "--maxpeers",
-      String(o.peers ?? 0),
+      "--config",
+      toml,
+      "--nat",
+      "extip:127.0.0.1",
       "--ipcdisable",
       "--syncmode",
       "full",

@@ -159,7 +159,11 @@ export class L1DerivationPipeline implements DerivationPipeline {
   private async loadItems(): Promise<void> {
     const cfg = this.d.cfg;
     const origin = this.originRef;
-    const entries = await txsTo(this.d.l1, origin.hash, cfg.batch_inbox_address);
+    const entries = await txsTo(this.d.l1, origin.hash, cfg.batch_inbox_address).catch((err: unknown) => {
+      // The origin is gone (an L1 reorg replaced it before its data was read): reset, as op-node's data sources do.
+      if ((err as { code?: string }).code !== "NOT_FOUND") throw err;
+      throw new ResetError("L1_ORIGIN_NOT_FOUND", "L1 origin not found", { origin: origin.hash }, err);
+    });
     const blobs = isForkActive(cfg, "ecotone", origin.timestamp);
     const selected = selectBatcherEntries(entries, {
       batchInbox: cfg.batch_inbox_address,

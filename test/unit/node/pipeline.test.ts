@@ -8,7 +8,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterEach, describe, expect, it } from "vitest";
 import { bytesToHex, hexToBytes } from "../../../src/core/codec/hex.js";
-import { TemporaryError } from "../../../src/core/errors/supernode-error.js";
+import { severityOf, TemporaryError } from "../../../src/core/errors/supernode-error.js";
 import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock, type Clock } from "../../../src/core/time/clock.js";
 import type { L1BlockRef } from "../../../src/core/types/block-ref.js";
@@ -22,7 +22,8 @@ import { encodeChannel, splitIntoFrames } from "../../../src/protocol/derive/cha
 import { encodeFrames } from "../../../src/protocol/derive/frame.js";
 import { ecotoneUpgradeDeposits } from "../../../src/protocol/l2/upgrade-txs.js";
 import { encodeDepositTxHex } from "../../../src/protocol/l2/deposit-tx.js";
-import { FakeEngine, GENESIS_TIME, MemorySafeDb, testRollupConfig, waitFor } from "./fakes.js";
+import { L1DerivationPipeline } from "../../../src/node/derivation/pipeline.js";
+import { FakeEngine, fakeAttributesBuilder, GENESIS_TIME, MemorySafeDb, testRollupConfig, waitFor } from "./fakes.js";
 
 const BATCHER = privateKeyToAccount(`0x${"ab".repeat(32)}`);
 const MALLORY = privateKeyToAccount(`0x${"cd".repeat(32)}`);
@@ -45,12 +46,13 @@ class MemL1 implements L1Source {
   constructor() {
     this.push([]);
   }
-  push(txs: L1Transaction[]): void {
+  /** Appends a block; `branch` names the blocks an L1 reorg put in place of the first ones. */
+  push(txs: L1Transaction[], branch = ""): void {
     const parent = this.blocks[this.blocks.length - 1];
     const number = parent === undefined ? 0 : parent.ref.number + 1;
     this.blocks.push({
       ref: {
-        hash: h(`mem-l1-${number}`),
+        hash: h(`mem-l1-${number}${branch}`),
         number,
         parentHash: parent?.ref.hash ?? ZERO_HASH,
         timestamp: GENESIS_TIME + 6 * number,
@@ -187,5 +189,35 @@ describe("L1 derivation pipeline (pre-Holocene channel bank + batch queue)", () 
     expect(b12.transactions.slice(1)).toEqual(upgrades);
     const b11 = (await verEngine.payloadByNumber(11))!.executionPayload;
     expect(b11.transactions).toHaveLength(1);
+  });
+});
+
+describe("L1 derivation pipeline: an L1 reorg under an origin not read yet", () => {
+  it("resets (as op-node's data sources do) instead of retrying a block that is gone for good", async () => {
+    const l1 = new MemL1();
+    l1.push([]);
+    l1.push([]);
+    const engine = new FakeEngine(cfg);
+    const pipeline = new L1DerivationPipeline({
+      cfg,
+      l1,
+      engine,
+      builder: { ...fakeAttributesBuilder(cfg, l1), systemConfigOf: async () => cfg.genesis.system_config },
+      refFromPayload: (env) => l2RefFromPayload(cfg, env),
+      logger: silentLogger,
+      l1Confs: 0,
+    });
+    const genesis = (await engine.l2BlockRefByNumber(0))!;
+    while (pipeline.origin.number < 1) await pipeline.step(genesis);
+    // L1 block 1 (the origin, its data not read yet) and 2 are replaced: by hash the origin is found no more.
+    l1.blocks.splice(1);
+    l1.push([], "-fork");
+    l1.push([], "-fork");
+    const err = await pipeline.step(genesis).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(severityOf(err)).toBe("reset");
+    expect((err as { code?: string }).code).toBe("L1_ORIGIN_NOT_FOUND");
   });
 });
