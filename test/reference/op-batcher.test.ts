@@ -14,14 +14,18 @@ const BLOCKS = Number(process.env.REFERENCE_BLOCKS ?? 20);
 const skip = referenceSkipReason("op-batcher", ["geth", "op-node", "op-batcher"]);
 
 describe.skipIf(skip !== undefined)("op-batcher posts the supernode's blocks, op-node derives them", () => {
-  it(`calldata: op-node's and the supernode's safe heads reach ${BLOCKS}, every block and output agree`, async () => {
-    const r = await runOpBatcher("calldata", BLOCKS);
-    const extra = { case: "op-batcher-calldata", user_txs: r.userTxs };
-    printReferenceFigure("batches_posted_by_op_batcher", r.batchesPosted, "transactions", extra);
-    printReferenceFigure("blocks_compared", r.blocksCompared, "blocks", extra);
-    printReferenceFigure("block_mismatches", r.blockMismatches, "blocks", extra);
-    printReferenceFigure("outputs_compared", r.outputsCompared, "outputs", extra);
-    expect(r.batchesPosted).toBeGreaterThan(0);
-    expect(r.mismatches).toEqual([]);
-  }, 900_000);
+  it.each(["calldata", "blobs"] as const)(
+    `%s: op-node's and the supernode's safe heads reach ${BLOCKS}, every block and output agree`,
+    async (mode) => {
+      const r = await runOpBatcher(mode, BLOCKS);
+      const extra = { case: `op-batcher-${mode}`, user_txs: r.userTxs };
+      printReferenceFigure("batches_posted_by_op_batcher", r.batchesPosted, "transactions", extra);
+      printReferenceFigure("blocks_compared", r.blocksCompared, "blocks", extra);
+      printReferenceFigure("block_mismatches", r.blockMismatches, "blocks", extra);
+      printReferenceFigure("outputs_compared", r.outputsCompared, "outputs", extra);
+      expect(r.batchesPosted).toBeGreaterThan(0);
+      expect(r.mismatches).toEqual([]);
+    },
+    900_000,
+  );
 });

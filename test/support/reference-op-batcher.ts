@@ -59,6 +59,8 @@ async function rig(mode: OpBatcherDataMode, blocks: number, dir: string, stops: 
     l1BlockTimeSec: 1,
     l2BlockTimeSec: 1,
     dataMode: mode,
+    // op-node's beacon client needs config/spec and blobs by slot, which anvil's own endpoint lacks.
+    l1BeaconApi: true,
   });
   stops.push(() => devnet.stop());
   const { ours, theirs, cfg, rollupPath, jwtPath } = await startOpGethPair(devnet, CHAIN, dir, stops);
