@@ -17,7 +17,8 @@ import { L1_BLOCK_PREDEPLOY } from "supernode/protocol";
 import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
 import { contextFor, forkActive } from "../block-builder.js";
 import type { ElCore } from "../el-core.js";
-import { BlockExecutor } from "../executor.js";
+import { BlockExecutor, MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "../executor.js";
+import { interopCall } from "../interop-predeploys.js";
 import type { RpcHandler } from "../json-rpc.js";
 import { LedgerWriter } from "../ledger.js";
 import type { SimBlock } from "../types.js";
@@ -162,6 +163,13 @@ function callError(o: EvmOutcome): RpcError {
   return new RpcError(-32000, o.error ?? "execution failed");
 }
 
+/** The gas the executor's native predeploys charge on top of the intrinsic gas (executor.ts, `#transfer`). */
+function nativeGas(c: CallRequest): bigint {
+  const native = interopCall(c.to, c.value, c.input);
+  if (native !== undefined) return native.extraGas;
+  return c.to === MESSAGE_PASSER_ADDRESS ? MESSAGE_PASSER_GAS : 0n;
+}
+
 async function estimate(r: CallRunner): Promise<bigint> {
   let hi = r.cap;
   const first = await r.run(hi);
@@ -170,8 +178,9 @@ async function estimate(r: CallRunner): Promise<bigint> {
     if (first.error === "revert") throw callError(first);
     throw new RpcError(-32000, `gas required exceeds allowance (${hi})`);
   }
-  // geth: a call to an account without code needs exactly what it used
-  if (r.call.to !== null && r.block.state.code(r.call.to) === undefined) return first.txGas;
+  // geth: a call to an account without code needs exactly what it used, plus what the executor's native
+  // predeploys without code (the message passer, the interop contracts) charge
+  if (r.call.to !== null && r.block.state.code(r.call.to) === undefined) return first.txGas + nativeGas(r.call);
   let lo = first.txGas - 1n;
   const optimistic = ((first.txGas + first.refund + CALL_STIPEND) * 64n) / 63n;
   if (optimistic < hi) {
