@@ -128,9 +128,13 @@ export class Anvil {
     args.push(...(opts.extraArgs ?? []));
     const bin = opts.binary ?? resolveAnvilBinary();
     // Under a small guard that kills it when this process ends, however it ends (anvil-guard.mjs): an orphaned
-    // anvil would keep mining and hold its port.
+    // anvil would keep mining and hold its port. In a process group of its own, so that a Ctrl-C in the terminal
+    // reaches only the devnet, which stops the L1 last (after the batchers and clients that still read it).
     const guard = join(import.meta.dirname, "anvil-guard.mjs");
-    const child = spawn(process.execPath, [guard, bin, ...args], { stdio: ["ignore", "pipe", "pipe", "ipc"] });
+    const child = spawn(process.execPath, [guard, bin, ...args], {
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      detached: true,
+    });
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";
       const timer = setTimeout(() => {
