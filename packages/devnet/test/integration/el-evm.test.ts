@@ -193,6 +193,21 @@ describe("simulated execution client: EVM execution (both variants)", () => {
     expect(onB).toEqual(trace);
   });
 
+  it("the pool asks for the builder's intrinsic gas: an access list's entries count", async () => {
+    const raw = await alice.signTransaction({
+      chainId: 901,
+      type: "eip1559",
+      nonce: 99,
+      to: address,
+      gas: 21_000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+      accessList: [{ address, storageKeys: [`0x${"00".repeat(32)}`] }],
+    });
+    const r = await (await import("../support/el-support.js")).rpc(b.httpUrl, "eth_sendRawTransaction", [raw]);
+    expect(r.error?.message).toBe("intrinsic gas too low: gas 21000, minimum needed 25300");
+  });
+
   it("eth_createAccessList, eth_simulateV1 and debug_traceCall run on the latest state", async () => {
     const { encodeFunctionData, decodeFunctionResult } = await import("viem");
     const set9 = encodeFunctionData({ abi: store.abi, functionName: "set", args: [9n] });
