@@ -5,16 +5,16 @@
 import type { L1BlockRef, L2BlockRef } from "../core/types/block-ref.js";
 import type { Hash } from "../core/types/primitives.js";
 import type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
-import { DerivationStep } from "./derivation-step.js";
+import { DerivationStep } from "./derivation/derivation-step.js";
 import type { DerivationPipeline } from "./derivation/types.js";
-import { ElSync } from "./engine/el-sync.js";
+import { ElSync } from "./sync/el-sync.js";
 import { EngineController } from "./engine/engine-controller.js";
-import { durationToBlocks } from "./engine/find-heads.js";
-import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./engine/finalizer.js";
-import { UnsafeInput } from "./engine/unsafe-input.js";
+import { durationToBlocks } from "./sync/find-heads.js";
+import { DEFAULT_FINALITY_LOOKBACK, Finalizer } from "./finality/finalizer.js";
+import { UnsafeInput } from "./sync/unsafe-input.js";
 import { InteropControl } from "./interop-control.js";
 import { L1Labels } from "./l1-labels.js";
-import { SafetySteps } from "./safety-steps.js";
+import { SafetySteps } from "./finality/safety-steps.js";
 import { SequencerDriver } from "./sequencer/sequencer-driver.js";
 import { StatusView } from "./status-view.js";
 

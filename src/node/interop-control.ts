@@ -14,7 +14,7 @@ import type { InvalidationPayloads } from "../protocol/interop/types.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import { offendingTxHashes } from "./denied-txs.js";
 import type { EngineController } from "./engine/engine-controller.js";
-import { resetSafeDb } from "./engine/find-heads.js";
+import { resetSafeDb } from "./sync/find-heads.js";
 import type {
   DeniedBlock,
   DenyListPort,

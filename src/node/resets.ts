@@ -6,12 +6,12 @@
 import { SupernodeError } from "../core/errors/supernode-error.js";
 import type { L2BlockRef } from "../core/types/block-ref.js";
 import type { ChainNodeConfig, ChainNodeDeps } from "./chain-node-types.js";
-import type { DerivationStep } from "./derivation-step.js";
+import type { DerivationStep } from "./derivation/derivation-step.js";
 import type { DerivationPipeline } from "./derivation/types.js";
-import type { ElSync } from "./engine/el-sync.js";
+import type { ElSync } from "./sync/el-sync.js";
 import type { EngineController } from "./engine/engine-controller.js";
-import { findL2Heads, resetSafeDb } from "./engine/find-heads.js";
-import type { Finalizer } from "./engine/finalizer.js";
+import { findL2Heads, resetSafeDb } from "./sync/find-heads.js";
+import type { Finalizer } from "./finality/finalizer.js";
 import type { HealthTracker, RepeatGate } from "./health.js";
 
 export interface ResetParts {

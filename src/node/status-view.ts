@@ -5,10 +5,10 @@
 import type { L1BlockRef, L2BlockRef, SyncStatus } from "../core/types/block-ref.js";
 import type { RollupConfig } from "../protocol/rollup-config.js";
 import type { OutputAtBlock, SafeHeadAtL1 } from "./chain-view.js";
-import type { ElSync } from "./engine/el-sync.js";
+import type { ElSync } from "./sync/el-sync.js";
 import type { EngineController } from "./engine/engine-controller.js";
 import { blockNumberAtTimestamp, ZERO_L1_REF, ZERO_L2_REF } from "./engine/heads.js";
-import type { UnsafePayloadQueue } from "./engine/unsafe-queue.js";
+import type { UnsafePayloadQueue } from "./sync/unsafe-queue.js";
 import { NodeRpcError } from "./errors.js";
 import type { L1Labels } from "./l1-labels.js";
 import type { ChainMetrics } from "./metrics.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/core/logger.js";
 import type { L1BlockRef, L2BlockRef } from "../../../src/core/types/block-ref.js";
-import { DerivationStep } from "../../../src/node/derivation-step.js";
+import { DerivationStep } from "../../../src/node/derivation/derivation-step.js";
 import type { DerivationPipeline, StepResult } from "../../../src/node/derivation/types.js";
 import { type DerivedAttributes, EngineController } from "../../../src/node/engine/engine-controller.js";
 import { derivedChild } from "./derived-fixture.js";

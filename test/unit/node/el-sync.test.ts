@@ -3,11 +3,11 @@ import { startToyNode, toyNodeConfig } from "./toy-node.js";
 import type { SupernodeError } from "../../../src/core/errors/supernode-error.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { ChainNode, ChainNodeConfig } from "../../../src/node/chain-node.js";
-import { ElSync, shouldStartElSync, supportsPostFinalizationElSync } from "../../../src/node/engine/el-sync.js";
+import { ElSync, shouldStartElSync, supportsPostFinalizationElSync } from "../../../src/node/sync/el-sync.js";
 import type { EngineController } from "../../../src/node/engine/engine-controller.js";
 import { allHeads, type L2Heads } from "../../../src/node/engine/heads.js";
 import type { ExecutionEngine, ExecutionPayloadEnvelope, PayloadStatusKind } from "../../../src/node/ports.js";
-import type { UnsafePayload } from "../../../src/node/engine/unsafe-queue.js";
+import type { UnsafePayload } from "../../../src/node/sync/unsafe-queue.js";
 import { envelopeOf } from "../../../src/protocol/engine-api-types.js";
 import {
   FakeEngine,

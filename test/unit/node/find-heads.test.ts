@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SupernodeError } from "../../../src/core/errors/supernode-error.js";
-import { durationToBlocks, findL2Heads } from "../../../src/node/engine/find-heads.js";
+import { durationToBlocks, findL2Heads } from "../../../src/node/sync/find-heads.js";
 import {
   FakeEngine,
   FakeL1,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type UnsafePayload, UnsafePayloadQueue, payloadMemSize } from "../../../src/node/engine/unsafe-queue.js";
+import { type UnsafePayload, UnsafePayloadQueue, payloadMemSize } from "../../../src/node/sync/unsafe-queue.js";
 import type { ExecutionPayloadEnvelope } from "../../../src/node/ports.js";
 import type { L2BlockRef } from "../../../src/core/types/block-ref.js";
 import { h } from "./fakes.js";

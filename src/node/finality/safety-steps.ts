@@ -3,11 +3,11 @@
  * active (the super authority, op-supernode §2.9), and finality (op-node's finalizer, capped by what interop
  * verified with finalized L1 data).
  */
-import type { Logger } from "../core/logger.js";
-import type { BlockId, L1BlockRef, L2BlockRef } from "../core/types/block-ref.js";
-import type { EngineController } from "./engine/engine-controller.js";
-import type { Finalizer } from "./engine/finalizer.js";
-import type { ExecutionEngine, L1Source, SuperAuthority } from "./ports.js";
+import type { Logger } from "../../core/logger.js";
+import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
+import type { EngineController } from "../engine/engine-controller.js";
+import type { Finalizer } from "./finalizer.js";
+import type { ExecutionEngine, L1Source, SuperAuthority } from "../ports.js";
 
 export interface SafetyStepsDeps {
   readonly engine: ExecutionEngine;

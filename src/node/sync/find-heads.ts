@@ -18,7 +18,7 @@ import { CriticalError, TemporaryError, severityOf } from "../../core/errors/sup
 import type { BlockId, L1BlockRef, L2BlockRef } from "../../core/types/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ExecutionEngine, L1Source, SafeDbPort } from "../ports.js";
-import { genesisL2Ref } from "./heads.js";
+import { genesisL2Ref } from "../engine/heads.js";
 
 /** How the safe head was found (logged with the reset). */
 export type FoundHow = "walk" | "safedb" | "finalized" | "recover-no-finality" | "recover-el-rewound";

@@ -12,7 +12,7 @@ import type { Hash } from "../../core/types/primitives.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ExecutionPayloadEnvelope, UnsafeGapFiller } from "../ports.js";
 import type { ElSync } from "./el-sync.js";
-import type { EngineController } from "./engine-controller.js";
+import type { EngineController } from "../engine/engine-controller.js";
 import { type UnsafePayload, UnsafePayloadQueue } from "./unsafe-queue.js";
 
 export interface UnsafeInputDeps {

@@ -21,7 +21,7 @@ import type { Clock } from "../../core/time/clock.js";
 import type { L2BlockRef } from "../../core/types/block-ref.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import type { ExecutionEngine, ForkchoiceState, PayloadStatusKind, SafeDbPort } from "../ports.js";
-import type { EngineController } from "./engine-controller.js";
+import type { EngineController } from "../engine/engine-controller.js";
 import type { UnsafePayload } from "./unsafe-queue.js";
 
 export type EngineKind = "variant_a" | "variant_b";

@@ -3,11 +3,11 @@
  * or build), up to a bounded number per turn, keeping attributes that failed on a temporary engine error for the
  * next turn and handing rejected ones back to the pipeline (Holocene deposits-only replacement or batch drop).
  */
-import { severityOf } from "../core/errors/supernode-error.js";
-import type { DerivationPipeline } from "./derivation/types.js";
-import type { ApplyResult, DerivedAttributes, EngineController } from "./engine/engine-controller.js";
-import { depositsOnlyAttributes } from "./denied-txs.js";
-import type { ChainMetrics } from "./metrics.js";
+import { severityOf } from "../../core/errors/supernode-error.js";
+import type { DerivationPipeline } from "./types.js";
+import type { ApplyResult, DerivedAttributes, EngineController } from "../engine/engine-controller.js";
+import { depositsOnlyAttributes } from "../denied-txs.js";
+import type { ChainMetrics } from "../metrics.js";
 
 export interface DerivationStepDeps {
   readonly pipeline: DerivationPipeline;
