@@ -6,7 +6,7 @@ import { generatePrivateKey } from "viem/accounts";
 import { chainConfig } from "viem/op-stack";
 import { describe, expect, it } from "vitest";
 import { devnetBin } from "../../src/bin-path.js";
-import { MESSAGE_PASSER, withdrawalCalldata } from "../support/el-support.js";
+import { MESSAGE_PASSER, withdrawalCalldata, firstEvent } from "../support/el-support.js";
 
 /**
  * The devnet as `npm start` runs it (the supernode sequencing), seen from an application: the banner names each
@@ -17,16 +17,6 @@ import { MESSAGE_PASSER, withdrawalCalldata } from "../support/el-support.js";
 interface Endpoints {
   readonly http: string;
   readonly ws: string;
-}
-
-function event<T>(subscribe: (cb: (v: T) => void) => void, ms = 30_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error("timed out waiting for an event")), ms);
-    subscribe((v) => {
-      clearTimeout(t);
-      resolve(v);
-    });
-  });
 }
 
 async function asDeveloper(chainId: number, el: Endpoints, key: Hex): Promise<void> {
@@ -41,12 +31,12 @@ async function asDeveloper(chainId: number, el: Endpoints, key: Hex): Promise<vo
   const provider = new JsonRpcProvider(el.http, chainId, { staticNetwork: true, pollingInterval: 100 });
   const unwatch: (() => void)[] = [];
   try {
-    const head = await event<{ number: bigint | null }>((cb) => unwatch.push(ws.watchBlocks({ onBlock: cb })));
+    const head = await firstEvent<{ number: bigint | null }>((cb) => unwatch.push(ws.watchBlocks({ onBlock: cb })));
     expect(head.number).toBeGreaterThan(0n);
     const wallet = new Wallet(key, provider);
-    const log = event<EthersLog>((cb) => void provider.on({ address: MESSAGE_PASSER }, cb));
+    const log = firstEvent<EthersLog>((cb) => void provider.on({ address: MESSAGE_PASSER }, cb));
     // the filter is installed with the subscriber's first block
-    await event<number>((cb) => void provider.once("block", cb));
+    await firstEvent<number>((cb) => void provider.once("block", cb));
     const tx = await wallet.sendTransaction({ to: MESSAGE_PASSER, data: withdrawalCalldata(wallet.address as Hex) });
     expect((await log).transactionHash).toBe(tx.hash);
     const refused = await new Wallet(generatePrivateKey(), provider)

@@ -8,7 +8,7 @@ import { createPublicClient, createWalletClient, defineChain, type Hex, http, pa
 import { chainConfig, publicActionsL2 } from "viem/op-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimulatedExecutionClient } from "../../src/el/index.js";
-import { ALICE_KEY, alice, call, startEl, startMiner } from "../support/el-support.js";
+import { ALICE_KEY, alice, call, startEl, startMiner, firstEvent } from "../support/el-support.js";
 import { compileSolidity } from "../support/solidity.js";
 
 const SOURCE = `// SPDX-License-Identifier: MIT
@@ -25,16 +25,6 @@ const abi = parseAbi([
   "event Stored(uint256 value)",
 ]);
 let bytecode: Hex;
-
-function first<T>(subscribe: (cb: (v: T) => void) => void, ms = 20_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error("timed out waiting for an event")), ms);
-    subscribe((v) => {
-      clearTimeout(t);
-      resolve(v);
-    });
-  });
-}
 
 describe.each(["a", "b"] as const)("variant %s: the docs' viem script and ethers contract.on", (variant) => {
   let el: SimulatedExecutionClient;
@@ -68,13 +58,13 @@ describe.each(["a", "b"] as const)("variant %s: the docs' viem script and ethers
     const address = deployed.contractAddress!;
     expect(await call(el.httpUrl, "eth_getCode", [address, "latest"])).not.toBe("0x");
 
-    const stored = first<{ args: { value?: bigint | undefined } }[]>((cb) =>
+    const stored = firstEvent<{ args: { value?: bigint | undefined } }[]>((cb) =>
       live.watchContractEvent({ address, abi, eventName: "Stored", onLogs: cb }),
     );
     const provider = new JsonRpcProvider(el.httpUrl, 901, { staticNetwork: true, pollingInterval: 50 });
     const contract = new Contract(address, abi, new Wallet(ALICE_KEY, provider));
     const before = el.filters.size;
-    const onStored = first<unknown[]>((cb) => void contract.on("Stored", (...args: unknown[]) => cb(args)));
+    const onStored = firstEvent<unknown[]>((cb) => void contract.on("Stored", (...args: unknown[]) => cb(args)));
     while (el.filters.size === before) await new Promise((r) => setTimeout(r, 10));
 
     const fee = await client.estimateContractTotalFee({ account, address, abi, functionName: "store", args: [42n] });

@@ -30,20 +30,10 @@ import {
   startEl,
   startMiner,
   withdrawalCalldata,
+  firstEvent,
 } from "../support/el-support.js";
 
 const withdrawal = withdrawalCalldata(BOB, "0x1234");
-
-/** Resolves with the first value `subscribe` hands its callback; rejects after `ms`. */
-function first<T>(subscribe: (cb: (v: T) => void) => void, ms = 20_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error("timed out waiting for an event")), ms);
-    subscribe((v) => {
-      clearTimeout(t);
-      resolve(v);
-    });
-  });
-}
 
 /** Waits (bounded) until `pred` holds. */
 async function until(pred: () => boolean, ms = 20_000): Promise<void> {
@@ -77,9 +67,9 @@ describe.each(["a", "b"] as const)("variant %s through ethers 6 and viem 2", (va
   it("ethers: provider.on('block'), on('pending') and on(filter) over HTTP filters see blocks, transactions and logs", async () => {
     const provider = new JsonRpcProvider(el.httpUrl, 901, { staticNetwork: true, pollingInterval: 50 });
     try {
-      const block = first<number>((cb) => void provider.on("block", cb));
-      const pending = first<string>((cb) => void provider.on("pending", cb));
-      const log = first<EthersLog>((cb) => void provider.on({ address: MESSAGE_PASSER }, cb));
+      const block = firstEvent<number>((cb) => void provider.on("block", cb));
+      const pending = firstEvent<string>((cb) => void provider.on("pending", cb));
+      const log = firstEvent<EthersLog>((cb) => void provider.on({ address: MESSAGE_PASSER }, cb));
       expect(await block).toBeGreaterThan(0);
       // ethers installs its filters once the subscribers start: the transaction goes out after that
       await until(() => el.filters.size >= 2);
@@ -104,7 +94,7 @@ describe.each(["a", "b"] as const)("variant %s through ethers 6 and viem 2", (va
       ];
       const passer = new Contract(MESSAGE_PASSER, abi, new Wallet(ALICE_KEY, provider));
       const before = el.filters.size;
-      const passed = first<unknown[]>((cb) => void passer.on("MessagePassed", (...args: unknown[]) => cb(args)));
+      const passed = firstEvent<unknown[]>((cb) => void passer.on("MessagePassed", (...args: unknown[]) => cb(args)));
       await until(() => el.filters.size > before);
       const tx = (await passer.getFunction("initiateWithdrawal")(BOB, 100_000n, "0xbeef", { value: 11n })) as {
         hash: string;
@@ -127,10 +117,10 @@ describe.each(["a", "b"] as const)("variant %s through ethers 6 and viem 2", (va
     const httpClient = createPublicClient({ chain, transport: http(el.httpUrl), pollingInterval: 50 });
     const unwatch: (() => void)[] = [];
     try {
-      const head = first<{ hash: Hash | null; number: bigint | null }>((cb) =>
+      const head = firstEvent<{ hash: Hash | null; number: bigint | null }>((cb) =>
         unwatch.push(ws.watchBlocks({ onBlock: cb })),
       );
-      const wsLogs = first<{ transactionHash: Hash | null }[]>((cb) =>
+      const wsLogs = firstEvent<{ transactionHash: Hash | null }[]>((cb) =>
         unwatch.push(ws.watchEvent({ address: MESSAGE_PASSER, onLogs: cb })),
       );
       const filter = await httpClient.createEventFilter({ address: MESSAGE_PASSER });

@@ -284,3 +284,14 @@ export function startMiner(el: SimulatedExecutionClient, intervalMs = 100): { st
     },
   };
 }
+
+/** Resolves with the first value `subscribe` hands its callback (an event a client library emits); rejects after `ms`. */
+export function firstEvent<T>(subscribe: (cb: (v: T) => void) => void, ms = 20_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error("timed out waiting for an event")), ms);
+    subscribe((v) => {
+      clearTimeout(t);
+      resolve(v);
+    });
+  });
+}
