@@ -2,7 +2,7 @@ import { RPC_SERVER_ERROR, RpcError } from "supernode/json-rpc";
 import { type ChainParams, forkActive } from "./block-builder.js";
 import { type L1FeeParams, l1FeeFor, operatorFee, parseL1FeeParams } from "./fees.js";
 import type { LedgerState } from "./ledger.js";
-import { floorGasOf, intrinsicGasOf, MAX_TX_GAS } from "./evm/gas.js";
+import { MAX_TX_GAS, requiredGasOf } from "./evm/gas.js";
 import type { SimBlock, SimTx, Variant } from "./types.js";
 
 /** EIP-1474 "transaction rejected": variant A's code for a transaction its pool refuses for its sender's state. */
@@ -53,9 +53,7 @@ export function poolRejection(
     return new RpcError(RPC_SERVER_ERROR, `transaction gas limit too high (cap: ${MAX_TX_GAS}, tx: ${tx.gas})`);
   // the block builder's intrinsic gas (access lists, init code, authorizations) and, from Isthmus, the EIP-7623 floor
   const rules = { shanghai: forkActive(params, "canyon", t), prague: forkActive(params, "isthmus", t) };
-  const floor = floorGasOf(tx.input, rules);
-  const needed = intrinsicGasOf(tx, rules);
-  const intrinsic = needed > floor ? needed : floor;
+  const intrinsic = requiredGasOf(tx, rules);
   if (tx.gas < intrinsic) {
     const detail = `: gas ${tx.gas}, minimum needed ${intrinsic}`;
     return new RpcError(RPC_SERVER_ERROR, `intrinsic gas too low${geth ? detail : ""}`);

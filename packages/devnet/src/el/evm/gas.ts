@@ -52,6 +52,14 @@ export function floorGasOf(input: Hex, r: GasRules): bigint {
   return r.prague ? 21000n + 10n * BigInt(tokens(input)) : 0n;
 }
 
+/** The least gas a transaction must carry: its intrinsic gas, and from Prague at least the calldata floor. */
+export function requiredGasOf(m: GasFields, r: GasRules): bigint {
+  const intrinsic = intrinsicGasOf(m, r);
+  const floor = floorGasOf(m.input, r);
+  if (floor > intrinsic) return floor;
+  return intrinsic;
+}
+
 /** Gas used by a transaction: intrinsic + execution, minus the refund (at most a fifth), at least the floor. */
 export function txGasUsed(intrinsic: bigint, execution: bigint, refund: bigint, floor: bigint): bigint {
   const spent = intrinsic + execution;
