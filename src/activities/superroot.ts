@@ -1,4 +1,4 @@
-import { DecodeError } from "../core/errors/supernode-error.js";
+import { CriticalError, DecodeError, TemporaryError } from "../core/errors/supernode-error.js";
 import type { BlockId } from "../core/types/block-ref.js";
 import type { ChainId, Hash, Hex } from "../core/types/primitives.js";
 import type { ActivityChainView, OutputV0 } from "./ports.js";
@@ -141,7 +141,8 @@ async function verifiedData(
   hashing: SuperRootHashing,
 ): Promise<NonNullable<SuperRootResult["data"]>> {
   if (Object.keys(v.l2Heads).length !== sorted.length) {
-    throw new Error(
+    throw new CriticalError(
+      "SUPERROOT_DEPSET_MISMATCH",
       `dependency-set size mismatch at ${ts}: verified store ${Object.keys(v.l2Heads).length} chains, ${sorted.length} configured`,
     );
   }
