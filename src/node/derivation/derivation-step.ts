@@ -92,8 +92,13 @@ export class DerivationStep {
         throw err;
       }
       if (res === "denied") {
-        // Interop: the block these attributes build is denied; build its deposits-only replacement instead.
-        this.pendingAttrs = { ...attrs, attributes: depositsOnlyAttributes(attrs.attributes), depositsOnly: true };
+        // Interop: the block these attributes build is denied; build its deposits-only replacement instead, and
+        // drop the rest of its channel (its later blocks were built on the denied one), as op-node does.
+        this.pendingAttrs = pipeline.invalidated(attrs, true) ?? {
+          ...attrs,
+          attributes: depositsOnlyAttributes(attrs.attributes),
+          depositsOnly: true,
+        };
         this.d.onDenied?.(attrs);
         continue;
       }

@@ -338,8 +338,8 @@ export class L1DerivationPipeline implements DerivationPipeline {
     return (await this.advanceOrigin()) ? { kind: "progress" } : { kind: "eof" };
   }
 
-  invalidated(last: DerivedAttributes): DerivedAttributes | undefined {
-    if (!isHoloceneDerivation(this.d.cfg, last.derivedFrom.timestamp)) return undefined;
+  invalidated(last: DerivedAttributes, denied = false): DerivedAttributes | undefined {
+    if (!denied && !isHoloceneDerivation(this.d.cfg, last.derivedFrom.timestamp)) return undefined;
     if (this.stage instanceof BatchStage) this.stage.flushChannel(this.source);
     const deposits = last.attributes.txBytes.filter((t) => t[0] === DEPOSIT_TX_TYPE);
     return { ...last, attributes: { ...last.attributes, txBytes: deposits }, depositsOnly: true };

@@ -23,9 +23,11 @@ export interface DerivationPipeline {
   reset(safeHead: L2BlockRef): Promise<void>;
   /**
    * Holocene: the last attributes were invalid; returns deposits-only attributes for the same parent and flushes
-   * the channel stages. Pre-Holocene: drops the batch (returns undefined).
+   * the channel stages. Pre-Holocene: drops the batch (returns undefined). `denied` (interop: the block they build
+   * is on the deny list): deposits-only and flushed whatever the fork, as op-node's `DepositsOnlyAttributes`, so
+   * the rest of the denied block's span batch is not derived on top of its replacement.
    */
-  invalidated(last: DerivedAttributes): DerivedAttributes | undefined;
+  invalidated(last: DerivedAttributes, denied?: boolean): DerivedAttributes | undefined;
 }
 
 /** Payload attributes for the next block on `parent` with L1 origin `epoch` (shared by derivation and sequencer). */

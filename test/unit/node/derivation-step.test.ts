@@ -64,6 +64,48 @@ describe("DerivationStep", () => {
   });
 });
 
+describe("DerivationStep: a denied derived block", () => {
+  it("asks the pipeline for its deposits-only replacement as denied (the pipeline flushes the rest of the channel)", async () => {
+    const heads = { pendingSafe: ref(0) };
+    const calls: Array<{ parent: number; denied: boolean | undefined }> = [];
+    const replacement = { parent: ref(0), concluding: true, depositsOnly: true } as unknown as DerivedAttributes;
+    const pipeline = {
+      origin: { hash: h("l1"), number: 0, parentHash: h("l0"), timestamp: 0 },
+      async step(ps: L2BlockRef): Promise<StepResult> {
+        if (ps.number >= 1) return { kind: "eof" };
+        return { kind: "attributes", attrs: { parent: ps, concluding: true } as unknown as DerivedAttributes };
+      },
+      reset: async () => {},
+      invalidated(last: DerivedAttributes, denied?: boolean) {
+        calls.push({ parent: last.parent.number, denied });
+        return replacement;
+      },
+    } as unknown as DerivationPipeline;
+    const applied: DerivedAttributes[] = [];
+    const engine = {
+      heads,
+      flushForkchoice: async () => {},
+      async applyDerived(a: DerivedAttributes) {
+        applied.push(a);
+        if (applied.length === 1) return "denied" as const;
+        heads.pendingSafe = ref(1);
+        return "built" as const;
+      },
+    } as unknown as EngineController;
+    const step = new DerivationStep({
+      pipeline,
+      controller: engine,
+      maxSteps: 256,
+      turn: () => undefined,
+      shouldYield: () => false,
+      aborted: () => false,
+    });
+    await step.run();
+    expect(calls).toEqual([{ parent: 0, denied: true }]);
+    expect(applied[1]).toBe(replacement);
+  });
+});
+
 /**
  * Blocks 1…4 built by a real EngineController from a pipeline whose L1 origin moves on after block `moveAfter`
  * (one step of "progress" on the new origin); `concluding` decides whether the blocks move the safe head.
