@@ -203,6 +203,7 @@ export class InteropTraffic {
         if (signal.aborted) break;
         this.#errors++;
         this.#log.warn({ err: err instanceof Error ? err.message : String(err) }, "interop traffic: round failed");
+        await this.#unstick().catch(() => {});
       }
       await this.#clock.sleep(this.#opts.pollMs ?? 500, signal).catch(() => {});
     }
@@ -253,6 +254,28 @@ export class InteropTraffic {
       { chain: c.spec.chainId.toString(10), tx, cancel },
       "interop traffic: replaced transaction cancelled",
     );
+  }
+
+  /**
+   * After a failed round: where the traffic account's next transaction is stuck in a chain's pool (e.g. a "valid"
+   * message whose block was invalidated anyway — its initiating block was later than it under load, or was itself
+   * replaced — so the sequencer leaves it out for good), an empty transfer at that nonce takes its place.
+   */
+  async #unstick(): Promise<void> {
+    const self = devAccount(this.#opts.senderIndex ?? 9).address;
+    for (const c of this.#chains) {
+      const [latest, pending] = await Promise.all(
+        ["latest", "pending"].map((tag) => c.rpc.call<Hex>("eth_getTransactionCount", [self, tag]).then(Number)),
+      );
+      if (pending === undefined || latest === undefined || pending <= latest) continue;
+      const cancel = await this.#send(c, self, "0x", { nonce: latest });
+      await this.#included(c, cancel);
+      this.#cancelled++;
+      this.#log.info(
+        { chain: c.spec.chainId.toString(10), nonce: latest, cancel },
+        "interop traffic: stuck nonce cancelled",
+      );
+    }
   }
 
   /** Waits for the receipt of `tx` (throws after `blocks` blocks without it). */
