@@ -6,7 +6,7 @@
 import type { Hash } from "../../src/core/types/primitives.js";
 import type { InvalidSent } from "supernode-devnet/interop-traffic";
 import { procUsage } from "./proc-usage.js";
-import { jsonRpc } from "./reference.js";
+import { jsonRpc, until } from "./reference.js";
 import { CHAINS, type Verifier } from "./reference-opsupernode.js";
 
 type Block = { hash: Hash; number: string };
@@ -17,8 +17,17 @@ export async function localSafe(v: Verifier, id: bigint): Promise<number> {
   return s.local_safe_l2.number;
 }
 
+/**
+ * `superroot_atTimestamp` at `ts`, retried for up to a minute: op-supernode stops and restarts a chain's virtual
+ * node for every invalidation, and answers "virtual node not running" meanwhile.
+ */
 export async function superRootAt(v: Verifier, ts: number): Promise<SuperRootAnswer> {
-  return jsonRpc<SuperRootAnswer>(v.rpcUrl, "superroot_atTimestamp", [`0x${ts.toString(16)}`]);
+  const call = () => jsonRpc<SuperRootAnswer>(v.rpcUrl, "superroot_atTimestamp", [`0x${ts.toString(16)}`]);
+  try {
+    return await call();
+  } catch {
+    return until(`${v.name}'s superroot_atTimestamp at ${ts}`, call, 60_000);
+  }
 }
 
 /** `name{…chain_id="<id>"…} value` per chain of a Prometheus text page. */
