@@ -149,10 +149,15 @@ async function verifiedData(
   const roots = await Promise.all(
     sorted.map(async (c) => {
       const head = v.l2Heads[c.chainId.toString(10)];
-      if (head === undefined)
-        throw new Error(`verified entry at ${ts} lacks chain ${c.chainId}: dependency-set mismatch`);
+      if (head === undefined) {
+        throw new CriticalError("SUPERROOT_DEPSET_MISMATCH", `verified entry at ${ts} lacks chain ${c.chainId}`);
+      }
       const output = await c.outputAtHash(head.hash);
-      if (output === undefined) throw new Error(`output of chain ${c.chainId} block ${head.hash}: block not found`);
+      if (output === undefined) {
+        // the execution client lacks the verified block (restarting or resyncing): a later call may succeed
+        const msg = `output of chain ${c.chainId} block ${head.hash}: block not found`;
+        throw new TemporaryError("SUPERROOT_BLOCK_MISSING", msg);
+      }
       return { chainId: c.chainId, outputRoot: hashing.outputRoot(output) };
     }),
   );
