@@ -67,6 +67,20 @@ module.exports = {
       from: { path: "^packages/devnet/" },
       to: { path: ["^src/(?!public/)", "^(test|bench|chaos|bin)/"] },
     },
+    {
+      name: "chaos-uses-product-exports",
+      comment: "The chaos harness reaches the product only through its public exports (src/public/, package.json exports).",
+      severity: "error",
+      from: { path: "^chaos/" },
+      to: { path: "^src/(?!public/)" },
+    },
+    {
+      name: "bench-uses-product-exports",
+      comment: "Benches should reach the product through its public exports; the older benches still import internals (warned).",
+      severity: "warn",
+      from: { path: "^bench/" },
+      to: { path: "^src/(?!public/)" },
+    },
     { name: "src-never-imports-test", severity: "error", from: { path: "^src/" }, to: { path: "^(test|bench)/" } },
     {
       name: "node-does-no-io",

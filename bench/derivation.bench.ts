@@ -51,16 +51,15 @@
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { privateKeyToAccount } from "viem/accounts";
-import { bytesToHex, hexToBytes } from "../src/core/codec/hex.js";
-import type { Clock } from "../src/core/time/clock.js";
-import { type Hash, type Hex, ZERO_HASH } from "../src/core/types/primitives.js";
-import type { EngineRpcClient } from "../src/io/engine/engine-rpc-client.js";
-import type { ChainNode, ChainNodeConfig } from "../src/node/chain-node.js";
-import type { L1Source, L1Transaction } from "../src/node/ports.js";
-import { SINGULAR_BATCH_TYPE } from "../src/protocol/derive/batch.js";
-import { encodeChannel, splitIntoFrames } from "../src/protocol/derive/channel-out.js";
-import { encodeFrames } from "../src/protocol/derive/frame.js";
-import type { RollupConfig } from "../src/protocol/rollup-config.js";
+import { bytesToHex, type Clock, type Hash, type Hex, hexToBytes, ZERO_HASH } from "supernode/core";
+import type { ChainNode, ChainNodeConfig, EngineRpcClient, L1Source, L1Transaction } from "supernode/node";
+import {
+  encodeChannel,
+  encodeFrames,
+  type RollupConfig,
+  SINGULAR_BATCH_TYPE,
+  splitIntoFrames,
+} from "supernode/protocol";
 import { type ElHandle, startEl } from "./derivation/el.js";
 import { L1_BLOCK_TIME, MemL1, MemSafeDb } from "./derivation/mem-chain.js";
 import { calls, diff, mainThreadSleeps, mark, perBlock, startProfile } from "./derivation/metering.js";

@@ -4,9 +4,8 @@
  * with `{ l1: { rpcUrl, chainId }, chains: [{ rollupConfigPath, l2RpcUrl, accountIndex }] }`.
  */
 import { readFileSync } from "node:fs";
-import { endWithParent } from "../src/cli/parent-watch.js";
-import { createLogger } from "../src/observability/logger.js";
-import { parseRollupConfig } from "../src/protocol/rollup-config-json.js";
+import { createLogger, endWithParent } from "supernode";
+import { parseRollupConfig } from "supernode/protocol";
 import { Batcher } from "supernode-devnet/batcher/batcher";
 import { L1Client } from "supernode-devnet/l1/l1-client";
 

@@ -10,7 +10,7 @@ import { devnetBin } from "supernode-devnet";
 import { writeJwtSecret, writeRollupConfig } from "supernode-devnet/config";
 import { ANVIL_ACCOUNT_COUNT, batcherAccountIndex, devAccount } from "supernode-devnet/l1/dev-accounts";
 import { DevnetL1 } from "supernode-devnet/l1/l1";
-import type { Hash } from "../src/core/types/primitives.js";
+import type { Hash } from "supernode/core";
 import { HostileProxy } from "./hostile-proxy.js";
 import { type NodeView, rpc, waitFor } from "./probe.js";
 import { freePort, type Proc, ProcSet } from "./procs.js";

@@ -1,7 +1,6 @@
 /** The derivation bench's in-memory L1 (blocks with their batcher transactions) and SafeDB (window bounds). */
-import type { BlockId, L1BlockRef } from "../../src/core/types/block-ref.js";
-import { type Hash, ZERO_HASH } from "../../src/core/types/primitives.js";
-import type { BlockLabel, L1BlockInfo, L1Source, L1Transaction, SafeDbPort } from "../../src/node/ports.js";
+import { type Hash, ZERO_HASH } from "supernode/core";
+import type { BlockId, BlockLabel, L1BlockInfo, L1BlockRef, L1Source, L1Transaction, SafeDbPort } from "supernode/node";
 import { type Mark, mark } from "./metering.js";
 import { benchHash as h, GENESIS_TIME } from "./rollup-config.js";
 

@@ -22,21 +22,18 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type * as Errors from "../../src/core/errors/supernode-error.js";
-import type * as Log from "../../src/core/logger.js";
-import type * as Time from "../../src/core/time/clock.js";
-import type * as Client from "../../src/io/engine/engine-rpc-client.js";
-import type * as Create from "../../src/node/create.js";
+import type * as Core from "supernode/core";
+import type * as Node from "supernode/node";
 import { note } from "../harness.js";
 
 export interface NodeCode {
   /** "dist" (compiled by tsc), "src" (TypeScript through tsx) or the absolute path of another compiled build. */
   readonly kind: string;
-  readonly createChainNode: typeof Create.createChainNode;
-  readonly EngineRpcClient: typeof Client.EngineRpcClient;
-  readonly TemporaryError: typeof Errors.TemporaryError;
-  readonly silentLogger: typeof Log.silentLogger;
-  readonly systemClock: typeof Time.systemClock;
+  readonly createChainNode: typeof Node.createChainNode;
+  readonly EngineRpcClient: typeof Node.EngineRpcClient;
+  readonly TemporaryError: typeof Core.TemporaryError;
+  readonly silentLogger: typeof Core.silentLogger;
+  readonly systemClock: typeof Core.systemClock;
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -78,19 +75,14 @@ export async function loadNodeCode(): Promise<NodeCode> {
   // same module instances, not a second copy.
   const base = other ? kind : join(root, kind);
   const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(base, `${path}.js`)).href) as Promise<T>;
-  const [create, client, errors, log, time] = await Promise.all([
-    load<typeof Create>("node/create"),
-    load<typeof Client>("io/engine/engine-rpc-client"),
-    load<typeof Errors>("core/errors/supernode-error"),
-    load<typeof Log>("core/logger"),
-    load<typeof Time>("core/time/clock"),
-  ]);
+  // Through the build's public exports (`supernode/node`, `supernode/core`), as any program hosting a node.
+  const [node, core] = await Promise.all([load<typeof Node>("public/node"), load<typeof Core>("public/core")]);
   return {
     kind,
-    createChainNode: create.createChainNode,
-    EngineRpcClient: client.EngineRpcClient,
-    TemporaryError: errors.TemporaryError,
-    silentLogger: log.silentLogger,
-    systemClock: time.systemClock,
+    createChainNode: node.createChainNode,
+    EngineRpcClient: node.EngineRpcClient,
+    TemporaryError: core.TemporaryError,
+    silentLogger: core.silentLogger,
+    systemClock: core.systemClock,
   };
 }

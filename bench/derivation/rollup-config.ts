@@ -3,9 +3,8 @@
  * fork up to Isthmus active at genesis, 2-s blocks, the batch inbox and deposit contract at fixed addresses.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex } from "../../src/core/codec/hex.js";
-import { type Address, type Hash, ZERO_HASH } from "../../src/core/types/primitives.js";
-import type { RollupConfig } from "../../src/protocol/rollup-config.js";
+import { type Address, bytesToHex, type Hash, ZERO_HASH } from "supernode/core";
+import type { RollupConfig } from "supernode/protocol";
 
 export const GENESIS_TIME = 1_700_000_000;
 

@@ -4,7 +4,7 @@
  * EIP-2930, EIP-1559, EIP-7702; no blob transactions on L2), calldata of varying length, from several senders.
  */
 import { privateKeyToAccount } from "viem/accounts";
-import type { Hex } from "../../src/core/types/primitives.js";
+import type { Hex } from "supernode/core";
 
 export const TXS_PER_BLOCK = 12;
 const SENDERS = Array.from({ length: 16 }, (_, i) =>
