@@ -51,7 +51,7 @@ function attributesOf(n: number, txs: Hex[], noTxPool = true): PayloadAttributes
   );
 }
 
-type Mode = "plain" | "other-ids" | "getPayload-first" | "forkchoice-first" | "refused";
+type Mode = "plain" | "other-ids" | "getPayload-first" | "forkchoice-first" | "refused" | "drop-first-batch";
 
 /**
  * A node:http proxy on port 0 in front of the EL's auth endpoint. Records the methods of each request. "other-ids":
@@ -59,10 +59,11 @@ type Mode = "plain" | "other-ids" | "getPayload-first" | "forkchoice-first" | "r
  * another id rule would; "getPayload-first": a batch's getPayload runs first, as in an EL that runs a batch's calls
  * concurrently (it then does not know the id yet); "forkchoice-first": a batch's forkchoice update after a newPayload
  * is answered SYNCING, as an EL that ran it first (not knowing the head yet) answers it; "refused": a batch is
- * answered with one JSON-RPC error.
+ * answered with one JSON-RPC error; "drop-first-batch": the connection of the first batch is cut (no answer).
  */
 class CountingProxy {
   readonly requests: string[][] = [];
+  private dropped = false;
   private server: Server | undefined;
   url = "";
 
@@ -92,6 +93,11 @@ class CountingProxy {
       for (const i of items) if (i.method.startsWith("engine_getPayload")) i.params[0] = flip(i.params[0] as string);
     }
     let sent: unknown = body;
+    if (this.mode === "drop-first-batch" && Array.isArray(body) && !this.dropped) {
+      this.dropped = true;
+      req.socket.destroy();
+      return;
+    }
     if (this.mode === "refused" && Array.isArray(body)) {
       const refusal = {
         jsonrpc: "2.0",
@@ -285,6 +291,30 @@ describe("derived blocks: getPayload in the build-start request (local payload i
       ["engine_getPayloadV4"],
       ["engine_newPayloadV4"],
       ["engine_forkchoiceUpdatedV3"],
+    ]);
+  });
+
+  it("a batch that got no answer (transport) is the build start's temporary failure; batching goes on", async () => {
+    const { el, proxy, ctl, engine } = await rig("drop-first-batch");
+    const parent = ctl.heads.pendingSafe;
+    await expect(
+      ctl.applyDerived({
+        attributes: attributesOf(1, userTxs[0]!),
+        parent,
+        l1origin: { hash: L1.hash, number: L1.number },
+        sequenceNumber: 1,
+        concluding: true,
+        derivedFrom: L1,
+      }),
+    ).rejects.toMatchObject({ severity: "temporary" });
+    expect(engine.batchesEngineCalls).toBe(true);
+    expect(engine.predictsPayloadIds).toBe(true);
+    const refs = await derive(ctl, 2);
+    expect(el.head.hash).toBe(refs[1]!.hash);
+    expect(proxy.requests.slice(1)).toEqual([
+      ["engine_forkchoiceUpdatedV3", "engine_getPayloadV4"],
+      ["engine_newPayloadV4", "engine_forkchoiceUpdatedV3", "engine_getPayloadV4"],
+      ["engine_newPayloadV4", "engine_forkchoiceUpdatedV3"],
     ]);
   });
 
