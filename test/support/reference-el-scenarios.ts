@@ -125,17 +125,16 @@ export function runSequencerOnOpGeth(blocks: number): Promise<SequencerRun> {
 
 /** Until every safe head is past Jovian (block 14) and half of `blocks`: both verifiers' CPU per block and RSS. */
 async function verifierCost(r: SeqRun, blocks: number, ver: RpcProcess, opNode: RpcProcess) {
-  const pid = (p: RefProcess) => p.child.pid as number;
-  const verUrl = ver.url;
+  const [ourPid, theirPid] = [await ver.binPid(), await opNode.binPid()];
   const half = Math.max(16, Math.ceil(blocks / 2));
-  const [our0, their0] = [await costMark(pid(ver), verUrl), await costMark(pid(opNode), opNode.url)];
+  const [our0, their0] = [await costMark(ourPid, ver.url), await costMark(theirPid, opNode.url)];
   await r.traffic(`every safe head at ${half}`, r.allSafe(half), half * 4_000 + 120_000);
-  const [our1, their1] = [await costMark(pid(ver), verUrl), await costMark(pid(opNode), opNode.url)];
+  const [our1, their1] = [await costMark(ourPid, ver.url), await costMark(theirPid, opNode.url)];
   return {
     ourCpuMsPerBlock: cpuPerBlock(our0, our1),
     opNodeCpuMsPerBlock: cpuPerBlock(their0, their1),
-    ourRssMb: procUsage(pid(ver))?.rssMb ?? Number.NaN,
-    opNodeRssMb: procUsage(pid(opNode))?.rssMb ?? Number.NaN,
+    ourRssMb: procUsage(ourPid)?.rssMb ?? Number.NaN,
+    opNodeRssMb: procUsage(theirPid)?.rssMb ?? Number.NaN,
   };
 }
 

@@ -115,8 +115,9 @@ export async function compareReplacements(ours: Verifier, theirs: Verifier, sent
 /** CPU seconds and RSS of both verifiers, and the blocks each had derived (local-safe, summed over the chains). */
 export async function usageSample(ours: Verifier, theirs: Verifier) {
   const one = async (v: Verifier) => {
-    const u = procUsage(v.child.pid as number);
-    if (u === undefined) throw new Error(`${v.name} (pid ${v.child.pid}) is gone`);
+    const pid = await v.binPid();
+    const u = procUsage(pid);
+    if (u === undefined) throw new Error(`${v.name} (pid ${pid}) is gone`);
     let blocks = 0;
     for (const id of CHAINS) blocks += await localSafe(v, id);
     return { ...u, blocks };

@@ -7,6 +7,7 @@
  * builds). Without them the tests skip with the reason printed, unless `SUPERNODE_REF_EXPECTED=1` (set by `.ci/run`
  * after it built them), where a missing binary is a failure.
  */
+import { processGuardPath } from "supernode-devnet";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, openSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -55,22 +56,35 @@ export async function freePort(): Promise<number> {
 }
 
 export interface RefProcess {
+  /** The started process: the binary itself with `ipc`, else the guard that runs it (process-guard.mjs). */
   readonly child: ChildProcess;
+  /** The binary's own PID (for /proc readings), once known. */
+  binPid(): Promise<number>;
   readonly logPath: string;
   /** Ends the process group (SIGTERM, then SIGKILL after 5 s); resolves once it exited. */
   stop(): Promise<void>;
 }
 
 /**
- * Starts `bin args` in a process group of its own, output to `logPath`. With `ipc` (a Node child such as our
- * supernode) an IPC channel ties it to this process, so it ends with this one however this one ends.
+ * Starts `bin args` in a process group of its own, output to `logPath`, tied to this process so that it ends with
+ * this one however this one ends (also `kill -9`): with `ipc` (a Node child such as our supernode) by its own IPC
+ * channel, else under the devnet's process guard, which holds that channel and kills the binary when it closes.
  */
 export function startReference(bin: string, args: readonly string[], logPath: string, ipc = false): RefProcess {
   const out = openSync(logPath, "a");
-  const child = spawn(bin, args, { detached: true, stdio: ipc ? ["ignore", out, out, "ipc"] : ["ignore", out, out] });
+  const [file, argv] = ipc ? [bin, args] : [process.execPath, [processGuardPath(), bin, ...args]];
+  const child = spawn(file, argv, { detached: true, stdio: ["ignore", out, out, "ipc"] });
   const exited = new Promise<void>((res) => child.once("exit", () => res()));
+  const binPid = ipc
+    ? Promise.resolve(child.pid as number)
+    : new Promise<number>((res, rej) => {
+        child.once("message", (m: { pid?: number }) => (m.pid === undefined ? rej(new Error("no pid")) : res(m.pid)));
+        void exited.then(() => rej(new Error(`${bin} exited before it started`)));
+      });
+  binPid.catch(() => {});
   return {
     child,
+    binPid: () => binPid,
     logPath,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;

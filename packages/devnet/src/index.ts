@@ -4,5 +4,6 @@
  * (`supernode-devnet/el`, `supernode-devnet/l1/anvil`, …) for the repository's tests and benches.
  */
 export { devnetBin } from "./bin-path.js";
+export { processGuardPath } from "./process-guard.js";
 export * from "./cli/supernode.js";
 export * from "./devnet.js";

@@ -3,6 +3,7 @@
  * loopback port, reads the port from its "Listening on" line, and offers the JSON-RPC helpers the devnet needs
  * (mine, reorg, snapshot/revert, setCode, setBalance). Anvil serves the beacon `blobs` endpoint on the same port.
  */
+import { processGuardPath } from "../process-guard.js";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -127,10 +128,10 @@ export class Anvil {
     if (opts.timestamp !== undefined) args.push("--timestamp", String(opts.timestamp));
     args.push(...(opts.extraArgs ?? []));
     const bin = opts.binary ?? resolveAnvilBinary();
-    // Under a small guard that kills it when this process ends, however it ends (anvil-guard.mjs): an orphaned
+    // Under a small guard that kills it when this process ends, however it ends (process-guard.mjs): an orphaned
     // anvil would keep mining and hold its port. In a process group of its own, so that a Ctrl-C in the terminal
     // reaches only the devnet, which stops the L1 last (after the batchers and clients that still read it).
-    const guard = join(import.meta.dirname, "anvil-guard.mjs");
+    const guard = processGuardPath();
     const child = spawn(process.execPath, [guard, bin, ...args], {
       stdio: ["ignore", "pipe", "pipe", "ipc"],
       detached: true,
