@@ -117,8 +117,10 @@ describe("supernode-devnet --followers 1", () => {
         let folMetrics = "";
         createInterface({ input: child.stdout }).on("line", (line) => {
           lines.push(line);
-          const seq = /^chain 901 \(variant a\) rollup RPC (\S+)\/901\/\s+execution client (\S+)/.exec(line);
-          if (seq !== null) [seqRpc, seqEl] = [seq[1] as string, seq[2] as string];
+          const seq = /^chain 901 \(variant a\) rollup RPC (\S+)\/901\//.exec(line);
+          if (seq !== null) seqRpc = seq[1] as string;
+          const el = /^chain 901 execution client\s+(\S+)/.exec(line);
+          if (el !== null) seqEl = el[1] as string;
           const fol = /^follower 1\s+pid (\d+), RPC (\S+)\/<chain id>\/\s+metrics (\S+)/.exec(line);
           if (fol !== null) [followerPid, folRpc, folMetrics] = [Number(fol[1]), fol[2] as string, fol[3] as string];
           const peer = /^\s+chain 901\s+peer ID (16Uiu2\w+)\s+execution client (\S+)/.exec(line);
