@@ -76,8 +76,8 @@ module.exports = {
     },
     {
       name: "bench-uses-product-exports",
-      comment: "Benches should reach the product through its public exports; the older benches still import internals (warned).",
-      severity: "warn",
+      comment: "Benches reach the product only through its public exports (src/public/, package.json exports).",
+      severity: "error",
       from: { path: "^bench/" },
       to: { path: "^src/(?!public/)" },
     },

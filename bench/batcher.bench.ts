@@ -5,13 +5,12 @@
  * case runs twice untimed first (JIT warm-up).
  */
 import { privateKeyToAccount } from "viem/accounts";
-import { hexToBytes } from "../src/core/codec/hex.js";
-import type { Hash } from "../src/core/types/primitives.js";
+import { type Hash, hexToBytes } from "supernode/core";
 import { type BatchType, buildChannel } from "supernode-devnet/batcher/channel-builder";
 import type { BatchBlock } from "supernode-devnet/batcher/l2-reader";
 import { devnetRollupConfig } from "supernode-devnet/config";
 import { devAccount } from "supernode-devnet/l1/dev-accounts";
-import { encodeBlob, MAX_BLOB_DATA_SIZE } from "../src/protocol/l1/blob.js";
+import { encodeBlob, MAX_BLOB_DATA_SIZE } from "supernode/protocol";
 import { type Bench, note } from "./harness.js";
 
 const BLOCKS = 200;

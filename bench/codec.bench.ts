@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
 import { type Hex, serializeTransaction } from "viem";
-import { bytesToHex, hexToBytes } from "../src/core/codec/hex.js";
+import { bytesToHex, hexToBytes } from "supernode/core";
 import {
   type BatchData,
   type ChannelReaderOptions,
@@ -23,7 +23,7 @@ import {
   readChannel,
   type SingularBatch,
   spanBatchFromSingularBatches,
-} from "../src/protocol/derive/index.js";
+} from "supernode/protocol";
 import { type Bench, type Figure, note } from "./harness.js";
 
 const CHAIN_ID = 10n;

@@ -8,9 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../src/config/load.js";
-import { LOG_FORMATS } from "../src/config/types.js";
-import { createLogger } from "../src/observability/logger.js";
+import { createLogger, loadConfig, LOG_FORMATS } from "supernode";
 import { type Bench, note } from "./harness.js";
 
 function rollup(id: number): string {

@@ -20,15 +20,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GCProfiler } from "node:v8";
-import { hexToBytes } from "../src/core/codec/hex.js";
-import { silentLogger } from "../src/core/logger.js";
-import { systemClock } from "../src/core/time/clock.js";
-import type { L2BlockRef } from "../src/core/types/block-ref.js";
-import type { Hash, Hex } from "../src/core/types/primitives.js";
-import { EngineRpcClient } from "../src/io/engine/engine-rpc-client.js";
-import { EngineController } from "../src/node/engine/engine-controller.js";
-import type { PayloadAttributes } from "../src/node/ports.js";
-import type { RollupConfig } from "../src/protocol/rollup-config.js";
+import { type Hash, type Hex, hexToBytes, silentLogger, systemClock } from "supernode/core";
+import { EngineController, EngineRpcClient, type L2BlockRef, type PayloadAttributes } from "supernode/node";
+import type { RollupConfig } from "supernode/protocol";
 import { benchHash, benchRollupConfig, GENESIS_TIME } from "./derivation/rollup-config.js";
 import { UserTxSource } from "./derivation/user-txs.js";
 import { abRun } from "./engine-build/ab.js";

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevnetSupernode } from "supernode-devnet";
-import { silentLogger } from "../src/core/logger.js";
+import { silentLogger } from "supernode/core";
 import { INVALID_KINDS } from "supernode-devnet/interop-messages";
 import { type Bench, note } from "./harness.js";
 import { interopDevnetOptions } from "../test/support/interop-devnet.js";

@@ -22,12 +22,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { InteropActivity } from "../src/activities/interop/activity.js";
-import { silentLogger } from "../src/core/logger.js";
-import { systemClock } from "../src/core/time/clock.js";
-import { LogsStore } from "../src/io/db/interop/logs-store.js";
-import { VerifiedStore } from "../src/io/db/interop/verified-store.js";
-import { makeDependencySet } from "../src/protocol/interop/dependency-set.js";
+import { InteropActivity, LogsStore, VerifiedStore } from "supernode/node";
+import { silentLogger, systemClock } from "supernode/core";
+import { makeDependencySet } from "supernode/protocol";
 import { WorldChain, WorldL1 } from "../test/unit/activities/interop-world.js";
 import { type Bench, note } from "./harness.js";
 

@@ -11,10 +11,9 @@
  * (`decoded_txs_n8`: transactions decoded for all 8 chains together).
  */
 import Fastify from "fastify";
-import { silentLogger } from "../src/core/logger.js";
-import { systemClock } from "../src/core/time/clock.js";
+import { silentLogger, systemClock } from "supernode/core";
 import { Anvil } from "supernode-devnet/l1/anvil";
-import { L1Client } from "../src/io/l1/l1-client.js";
+import { L1Client } from "supernode/node";
 import { type Bench, note } from "./harness.js";
 
 const BLOCKS = 200;

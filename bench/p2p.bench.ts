@@ -26,17 +26,18 @@
  * `<prefix>-<N>.cpuprofile`.
  */
 import { loadavg } from "node:os";
-import { systemClock } from "../src/core/time/clock.js";
-import type { Hex } from "../src/core/types/primitives.js";
-import { encodeBlockMessage, blocksTopic } from "../src/protocol/p2p/gossip.js";
+import { type Hex, systemClock } from "supernode/core";
 import {
   addressOfSecretKey,
   blockSigningHash,
+  blocksTopic,
+  encodeBlockMessage,
   parseSecretKeyHex,
   recoverSigner,
+  SeenBlocks,
   signHash,
-} from "../src/protocol/p2p/signing.js";
-import { SeenBlocks, validateBlockMessage } from "../src/protocol/p2p/validate.js";
+  validateBlockMessage,
+} from "supernode/protocol";
 import { P2PRig } from "../test/integration/p2p/rig.js";
 import { p2pRollup, samplePayload } from "../test/unit/protocol/p2p/fixtures.js";
 import type { Bench, Figure } from "./harness.js";

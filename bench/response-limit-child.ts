@@ -4,7 +4,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { postText } from "../src/io/json-rpc/http-post.js";
+import { postText } from "supernode/json-rpc";
 
 const bodyMb = Number(process.argv[2] ?? 400);
 const limit = process.argv[3] === "none" ? Number.POSITIVE_INFINITY : Number(process.argv[3]);

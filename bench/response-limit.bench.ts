@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_L1_MAX_RESPONSE_BYTES } from "../src/io/common/response-limit.js";
+import { DEFAULT_L1_MAX_RESPONSE_BYTES } from "supernode/json-rpc";
 import { type Bench, note } from "./harness.js";
 
 /**

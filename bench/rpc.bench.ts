@@ -1,13 +1,9 @@
 import { Agent, request } from "node:http";
 import Fastify from "fastify";
-import { ZERO_SYNC_STATUS } from "../src/activities/sync-status.js";
-import { silentLogger } from "../src/core/logger.js";
-import type { SyncStatus } from "../src/core/types/block-ref.js";
-import type { ChainRpcView } from "../src/node/chain-view.js";
-import { createMethodTable } from "../src/rpc/method-table.js";
-import { createStackMethods, syncStatusJson } from "../src/rpc/namespaces/stack.js";
-import { RpcServer } from "../src/rpc/server.js";
-import { createSupernodeMetrics } from "../src/observability/metrics-registry.js";
+import { type ChainRpcView, type SyncStatus, ZERO_SYNC_STATUS } from "supernode/node";
+import { silentLogger } from "supernode/core";
+import { createMethodTable, createStackMethods, RpcServer, syncStatusJson } from "supernode/json-rpc";
+import { createSupernodeMetrics } from "supernode";
 import { type Bench, note } from "./harness.js";
 
 /**

@@ -1,4 +1,5 @@
-import "../src/core/polyfill.js";
+// First: the product entry installs the Promise.withResolvers polyfill libp2p needs on Node 20.
+import "supernode";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";

@@ -1,15 +1,10 @@
-import { toQuantity } from "../src/core/codec/quantity.js";
-import { silentLogger } from "../src/core/logger.js";
-import { systemClock } from "../src/core/time/clock.js";
-import type { Address, Hash, Hex } from "../src/core/types/primitives.js";
-import { keccakHex } from "../src/protocol/block/keccak.js";
-import { encodeDepositTxHex } from "../src/protocol/l2/deposit-tx.js";
+import { type Address, type Hash, type Hex, hexToBytes, silentLogger, systemClock, toQuantity } from "supernode/core";
+import { encodeDepositTxHex, keccakHex } from "supernode/protocol";
 import { DEFAULT_EIP1559, buildBlock, executePayload, makeGenesis } from "supernode-devnet/el/block-builder";
 import { type ElForks, SimulatedExecutionClient, mintEngineJwt } from "supernode-devnet/el";
 import { decodeDeposit } from "supernode-devnet/el/tx-decode";
 import type { SimBlock } from "supernode-devnet/el/types";
-import { hexToBytes } from "../src/core/codec/hex.js";
-import { postText } from "../src/io/json-rpc/http-post.js";
+import { postText } from "supernode/json-rpc";
 import { type Bench, note } from "./harness.js";
 import { contractCallBlocks } from "./sim-el/contract-blocks.js";
 import { benchBlockAttributes, userTxBlocks } from "./sim-el/user-blocks.js";

@@ -5,22 +5,19 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { buildChainRuntimes } from "../src/app/chain-factory.js";
-import { protocolHashing } from "../src/app/hashing.js";
-import { Supernode } from "../src/app/supernode.js";
-import { loadConfig } from "../src/config/load.js";
-import { silentLogger } from "../src/core/logger.js";
+import { loadConfig, startSupernodeFromConfig } from "supernode";
+import { silentLogger } from "supernode/core";
 import { type Bench, note } from "./harness.js";
 
 /**
- * Time from `Supernode.start` (configuration already loaded) until every one of `STARTUP_CHAINS` (default 100)
+ * Time from `startSupernodeFromConfig` (configuration already loaded) until every one of `STARTUP_CHAINS` (default 100)
  * chains answers `stack_syncStatus` through the RPC server (figure `seconds_to_rpc_<N>_chains`, goal < 1 s at
  * N = 100). A real N-chain devnet (anvil with every chain's contracts, N execution clients, batchers running) runs
  * in a process of its own (bench/scale/devnet-proc.ts), set up and left to settle for `SETTLE_MS` before the clock
  * starts, so its work does not count. The probe is cheap, so that it does not slow down what it measures: one
  * keep-alive node:http agent, and each round asks only the chains that have not answered yet (a chain that served
  * once keeps serving). Three runs, each with a fresh data directory; median reported (`seconds_to_rpc_first_run`:
- * the first, whose process also loads the modules Supernode.start needs lazily).
+ * the first, whose process also loads the modules the start needs lazily).
  */
 const CHAINS = Number(process.env.STARTUP_CHAINS ?? 100);
 const RUNS = 3;
@@ -110,11 +107,7 @@ const bench: Bench = {
         if (!loaded.ok) throw new Error(JSON.stringify(loaded.issues));
         const t0 = performance.now();
         const cpu0 = process.cpuUsage();
-        const sn = await Supernode.start(loaded.config, {
-          logger: silentLogger,
-          buildChains: buildChainRuntimes,
-          hashing: protocolHashing,
-        });
+        const sn = await startSupernodeFromConfig(loaded.config, { logger: silentLogger });
         await allServing(sn.rpc.url, info.chains);
         const seconds = (performance.now() - t0) / 1000;
         const cpu = process.cpuUsage(cpu0);

@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { Hex } from "../../src/core/types/primitives.js";
+import type { Hex } from "supernode/core";
 import { benchHash, benchRollupConfig, GENESIS_TIME } from "../derivation/rollup-config.js";
 import { UserTxSource } from "../derivation/user-txs.js";
 import { type Figure, note } from "../harness.js";

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { Hex } from "../../src/core/types/primitives.js";
+import type { Hex } from "supernode/core";
 import { benchHash } from "../derivation/rollup-config.js";
 
 /** Starts the replaying EL on 127.0.0.1 (`env`: its REPLAY_EL_* options); `stop` ends it and waits for its exit. */

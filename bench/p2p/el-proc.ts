@@ -5,9 +5,9 @@
  * with its event-loop delay. The bench runs one per chain, as an operator runs one execution client per chain.
  * Usage: node --import tsx bench/p2p/el-proc.ts (prints `READY {}`, then serves IPC until SIGTERM)
  */
-import "../../src/core/polyfill.js";
-import { silentLogger } from "../../src/core/logger.js";
-import { systemClock } from "../../src/core/time/clock.js";
+// First: the product entry installs the Promise.withResolvers polyfill libp2p needs on Node 20.
+import "supernode";
+import { silentLogger, systemClock } from "supernode/core";
 import { type SimulatedElOptions, SimulatedExecutionClient } from "supernode-devnet/el";
 import { fromJson, type HeadReport, machineMs, serveHostProcess } from "./procs.js";
 

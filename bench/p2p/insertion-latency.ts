@@ -32,7 +32,7 @@ import {
   startFollowers,
 } from "supernode-devnet/cli/followers";
 import { rpcCall } from "supernode-devnet/rpc-call";
-import { silentLogger } from "../../src/core/logger.js";
+import { silentLogger } from "supernode/core";
 import { note } from "../harness.js";
 import type { StartEl, StartedEl } from "./el-proc.js";
 import { fromJson, type HeadReport, type LoopReport, machineMs, ready, stopChild, toJson } from "./procs.js";

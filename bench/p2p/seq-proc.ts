@@ -6,10 +6,11 @@
  * description a follower needs (`FollowedDevnet`, bigints kept).
  * Usage: node --import tsx bench/p2p/seq-proc.ts <chains> <dir>
  */
-import "../../src/core/polyfill.js";
+// First: the product entry installs the Promise.withResolvers polyfill libp2p needs on Node 20.
+import "supernode";
 import { startChildDevnet } from "supernode-devnet/cli/child";
 import type { FollowedDevnet } from "supernode-devnet/cli/followers";
-import { silentLogger } from "../../src/core/logger.js";
+import { silentLogger } from "supernode/core";
 import { type HeadReport, machineMs, serveHostProcess, toJson } from "./procs.js";
 
 const [chainsArg, dir] = process.argv.slice(2);

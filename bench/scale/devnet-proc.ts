@@ -4,7 +4,8 @@
  * supernode arguments and the L1 URL on standard output, then runs until SIGTERM.
  * Usage: node --import tsx bench/scale/devnet-proc.ts <chains> <dir> <rpcPort> <metricsPort>
  */
-import "../../src/core/polyfill.js";
+// First: the product entry installs the Promise.withResolvers polyfill libp2p needs on Node 20.
+import "supernode";
 import { join } from "node:path";
 import { startDevnet, supernodeArgsFor } from "supernode-devnet";
 

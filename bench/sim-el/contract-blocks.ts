@@ -4,10 +4,8 @@
  * bumping a slot of its own. Signing happens before the clock starts; decoding and building are timed together.
  */
 import { privateKeyToAccount } from "viem/accounts";
-import { hexToBytes } from "../../src/core/codec/hex.js";
-import type { Hex } from "../../src/core/types/primitives.js";
-import { keccakHex } from "../../src/protocol/block/keccak.js";
-import { encodeDepositTxHex } from "../../src/protocol/l2/deposit-tx.js";
+import { type Hex, hexToBytes } from "supernode/core";
+import { encodeDepositTxHex, keccakHex } from "supernode/protocol";
 import { DEFAULT_EIP1559, buildBlock, makeGenesis } from "supernode-devnet/el/block-builder";
 import { createAddress } from "supernode-devnet/el/executor";
 import { decodeAnyTx } from "supernode-devnet/el/tx-decode";

@@ -1,7 +1,5 @@
-import { hexToBytes } from "../../src/core/codec/hex.js";
-import type { Hex } from "../../src/core/types/primitives.js";
-import { keccakHex } from "../../src/protocol/block/keccak.js";
-import { encodeDepositTxHex } from "../../src/protocol/l2/deposit-tx.js";
+import { type Hex, hexToBytes } from "supernode/core";
+import { encodeDepositTxHex, keccakHex } from "supernode/protocol";
 import { DEFAULT_EIP1559, buildBlock, makeGenesis } from "supernode-devnet/el/block-builder";
 
 /** What `buildBlock` takes as a block's attributes. */
