@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { devnetForkOffsets } from "supernode-devnet/config";
 import { loopbackAddr, waitForP2PSelf } from "supernode-devnet/cli/p2p";
 import { procUsage } from "./proc-usage.js";
-import { connectOpGeth, jsonRpc, type OpGeth, type RefProcess, until } from "./reference.js";
+import { connectOpGeth, jsonRpc, type OpGeth, until } from "./reference.js";
 import {
   costMark,
   type ElRig,
