@@ -350,7 +350,7 @@ export class EngineController {
     };
     const { valid, forkchoice } = await this.inserter.insertAsHead(envelope, head);
     if (!valid) return "invalid";
-    this.dropPrefetched();
+    // It extends the head: the blocks below stay canonical, so the read-ahead of them (never past the old head) stays.
     this.heads.unsafe = ref;
     this.heads.crossUnsafe = ref;
     if (forkchoice !== undefined) {
