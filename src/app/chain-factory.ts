@@ -26,7 +26,7 @@ import { type MethodTable, mergeMethodTables } from "../rpc/method-table.js";
 import { createChainRpcMethods } from "../rpc/namespaces/stack.js";
 import { createUpstreamShapeMethods, withUpstreamNames } from "../rpc/namespaces/upstream.js";
 import type { ChainInteropAccess, ChainService, ChainServiceFactory } from "./chain-service.js";
-import { type ChainP2PRuntime, type L1StateSource, startChainP2P } from "./p2p-wiring.js";
+import type { ChainP2PRuntime, L1StateSource } from "./p2p-wiring.js";
 import { UnsafePayloadInbox } from "./unsafe-inbox.js";
 import { builtinMethods } from "./root-methods.js";
 import type { ChainBuildContext, ChainRuntimes } from "./supernode.js";
@@ -179,7 +179,10 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
   return async (attempt) => {
     if (!chain.p2p.disabled && p2p === undefined) {
       const ends = { inbox, blocks: engine };
-      p2p = startChainP2P(chain, shared.l1, ends, { clock: ctx.clock, logger, registry: ctx.metrics.registry });
+      // Loaded only when a chain has P2P: libp2p and its stack are ~50 MB of a verifier's RSS (docs/performance.md).
+      p2p = import("./p2p-wiring.js").then((m) =>
+        m.startChainP2P(chain, shared.l1, ends, { clock: ctx.clock, logger, registry: ctx.metrics.registry }),
+      );
       ctx.p2pHosts.push(p2p);
     }
     const host = p2p === undefined ? undefined : await p2p;
