@@ -50,7 +50,10 @@ export function createChainMetrics(register: Registry, chainId: bigint): ChainMe
     () =>
       new Histogram<"chain_id" | "method">({
         name: latencyName,
-        help: "Latency of Engine API calls by method",
+        help:
+          "Latency of engine operations by the node's port method (`startBuild`, `insertAsHead`, " +
+          "`forkchoiceUpdated`, `newPayload`, `getPayload`, `headersByNumber`, `payloadByNumber`; one operation may " +
+          "be one JSON-RPC batch)",
         labelNames: ["chain_id", "method"],
         buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
         registers: [register],

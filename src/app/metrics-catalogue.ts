@@ -1,7 +1,7 @@
 import { Registry } from "prom-client";
 import { createBeaconMetrics } from "../io/beacon/metrics.js";
 import { createL1Metrics } from "../io/l1/metrics.js";
-import { createChainMetrics } from "./chain-metrics.js";
+import { createChainMetrics, payloadIdPredictionCounter } from "./chain-metrics.js";
 import { createInteropMetrics } from "../observability/interop-metrics.js";
 import { createP2PMetrics } from "../p2p/metrics.js";
 import { createSupernodeMetrics } from "../observability/metrics-registry.js";
@@ -42,6 +42,7 @@ export async function metricsCatalogue(): Promise<string> {
   createL1Metrics(registry);
   createBeaconMetrics(registry);
   createChainMetrics(registry, 1n);
+  payloadIdPredictionCounter(registry, 1n);
   createInteropMetrics(registry);
   createP2PMetrics(registry, 1n);
   return renderMetricsCatalogue(registry, INTRO);
