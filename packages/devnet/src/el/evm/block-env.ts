@@ -1,6 +1,6 @@
 /** The EVM's view of a block (block-context opcodes, rules, native predeploys) from the simulator's block data. */
-import type { Address, Hash, Hex } from "supernode/core";
-import { type EvmBlockEnv, evmRulesFor } from "./evm-session.js";
+import type { Hash, Hex } from "supernode/core";
+import { type EvmBlockEnv, type EvmBlockFields, evmRulesFor } from "./evm-session.js";
 import type { GasRules } from "./gas.js";
 import { l1Predeploys } from "./l1-predeploys.js";
 
@@ -14,16 +14,7 @@ export interface EvmForkFlags {
   readonly karst: boolean;
 }
 
-export interface EvmBlockFields {
-  readonly chainId: bigint;
-  readonly number: number;
-  readonly timestamp: number;
-  readonly coinbase: Address;
-  readonly gasLimit: bigint;
-  readonly baseFee: bigint;
-  readonly prevRandao: Hash;
-  readonly blockHash: (n: number) => Hash | undefined;
-}
+export type { EvmBlockFields };
 
 export function gasRulesFor(f: EvmForkFlags): GasRules {
   return { shanghai: f.canyon, prague: f.isthmus };

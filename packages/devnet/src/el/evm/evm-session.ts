@@ -54,7 +54,8 @@ export interface NativeContract {
   call(input: Uint8Array): { readonly output: Uint8Array; readonly gas: bigint; readonly revert?: boolean };
 }
 
-export interface EvmBlockEnv {
+/** The block fields the EVM reads (BLOCKHASH, COINBASE, …). */
+export interface EvmBlockFields {
   readonly chainId: bigint;
   readonly number: number;
   readonly timestamp: number;
@@ -62,9 +63,12 @@ export interface EvmBlockEnv {
   readonly gasLimit: bigint;
   readonly baseFee: bigint;
   readonly prevRandao: Hash;
-  readonly rules: EvmRules;
   /** BLOCKHASH: the hash of an earlier block (undefined: unknown, 0 is pushed). */
   readonly blockHash: (n: number) => Hash | undefined;
+}
+
+export interface EvmBlockEnv extends EvmBlockFields {
+  readonly rules: EvmRules;
   readonly natives: readonly NativeContract[];
 }
 
