@@ -83,22 +83,7 @@ export interface BlobSource {
 // ----------------------------------------------------------------------------------------------------------------
 // Engine API
 
-export type {
-  PayloadStatusKind,
-  PayloadStatus,
-  ForkchoiceState,
-  ForkchoiceResult,
-  AttributesFields,
-  PayloadAttributes,
-  ExecutionPayload,
-  ExecutionPayloadEnvelope,
-  L2BlockHeader,
-  SealedPayload,
-  PayloadToInsert,
-  HeadInsertion,
-  BuildStart,
-  BuildStarted,
-} from "../protocol/engine-api-types.js";
+export type * from "../protocol/engine-api-types.js";
 import type {
   PayloadStatus,
   ForkchoiceState,

@@ -22,19 +22,18 @@ import {
   getPayloadMethod,
   newPayloadCall,
 } from "./engine-calls.js";
-import {
-  type BuildStart,
-  type BuildStarted,
-  decodeForkchoiceResult,
-  decodePayloadStatus,
-  type ForkchoiceResult,
-  type ForkchoiceState,
-  type HeadInsertion,
-  type PayloadAttributes,
-  type PayloadStatus,
-  type PayloadToInsert,
-  type SealedPayload,
-} from "./engine-types.js";
+import type {
+  BuildStart,
+  BuildStarted,
+  ForkchoiceResult,
+  ForkchoiceState,
+  HeadInsertion,
+  PayloadAttributes,
+  PayloadStatus,
+  PayloadToInsert,
+  SealedPayload,
+} from "../../protocol/engine-api-types.js";
+import { decodeForkchoiceResult, decodePayloadStatus } from "./engine-types.js";
 
 export interface CombinedCallsDeps {
   readonly rpc: HttpRpcClient;

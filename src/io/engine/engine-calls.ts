@@ -8,15 +8,13 @@ import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js
 import type { BatchResult, RpcCall } from "../json-rpc/http-client.js";
 import { RawJson } from "../json-rpc/raw-json.js";
 import {
-  decodePayloadEnvelope,
-  encodeExecutionPayload,
-  encodePayloadAttributesParts,
-  envelopeOf,
   type ForkchoiceState,
   type PayloadAttributes,
   type PayloadToInsert,
   type SealedPayload,
-} from "./engine-types.js";
+  envelopeOf,
+} from "../../protocol/engine-api-types.js";
+import { decodePayloadEnvelope, encodeExecutionPayload, encodePayloadAttributesParts } from "./engine-types.js";
 
 export function forkchoiceMethod(cfg: RollupConfig, attrs?: PayloadAttributes): string {
   if (attrs === undefined) return "engine_forkchoiceUpdatedV3";

@@ -19,21 +19,20 @@ import {
   newPayloadMethod,
 } from "./engine-calls.js";
 import { type EngineIdentity, type EngineKind, identifyEngine, readClientVersion } from "./engine-identity.js";
-import {
-  type BuildStart,
-  type BuildStarted,
-  decodeForkchoiceResult,
-  decodePayloadStatus,
-  type ExecutionPayloadEnvelope,
-  type ForkchoiceResult,
-  type ForkchoiceState,
-  type HeadInsertion,
-  type L2BlockHeader,
-  type PayloadAttributes,
-  type PayloadStatus,
-  type PayloadToInsert,
-  type SealedPayload,
-} from "./engine-types.js";
+import type {
+  BuildStart,
+  BuildStarted,
+  ExecutionPayloadEnvelope,
+  ForkchoiceResult,
+  ForkchoiceState,
+  HeadInsertion,
+  L2BlockHeader,
+  PayloadAttributes,
+  PayloadStatus,
+  PayloadToInsert,
+  SealedPayload,
+} from "../../protocol/engine-api-types.js";
+import { decodeForkchoiceResult, decodePayloadStatus } from "./engine-types.js";
 import { jwtAuthHeaders } from "./jwt.js";
 import { L2BlockReads, type L2Label } from "./l2-reads.js";
 

@@ -1,28 +1,11 @@
 /**
- * Engine API shapes (op-node §3.1–3.3), structurally identical to `src/node/ports.ts` so the client plugs in
- * directly, plus their JSON codecs. Numbers are `number` (block numbers, timestamps) or `bigint` (gas, fees).
+ * JSON codecs of the Engine API shapes (op-node §3.1–3.3; the types are `protocol/engine-api-types.ts`). Numbers
+ * are `number` (block numbers, timestamps) or `bigint` (gas, fees).
  */
 import { bytesToHex, isHex } from "../../core/codec/hex.js";
 import { quantityToBigint, quantityToNumber, toQuantity } from "../../core/codec/quantity.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Hex } from "../../core/types/primitives.js";
-
-export type {
-  PayloadStatusKind,
-  PayloadStatus,
-  ForkchoiceState,
-  ForkchoiceResult,
-  PayloadAttributes,
-  ExecutionPayload,
-  ExecutionPayloadEnvelope,
-  L2BlockHeader,
-  SealedPayload,
-  PayloadToInsert,
-  HeadInsertion,
-  BuildStart,
-  BuildStarted,
-} from "../../protocol/engine-api-types.js";
-export { envelopeOf } from "../../protocol/engine-api-types.js";
 import type {
   PayloadStatusKind,
   PayloadStatus,

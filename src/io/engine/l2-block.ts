@@ -11,7 +11,7 @@ import type { Hash, Hex } from "../../core/types/primitives.js";
 import { encodeRpcTransaction } from "../../protocol/block/rpc-transaction.js";
 import { l2BlockFactsFromRpc, l2BlockToBlockRef } from "../../protocol/l2/block-ref.js";
 import { isForkActive, type RollupConfig } from "../../protocol/rollup-config.js";
-import type { ExecutionPayload, ExecutionPayloadEnvelope, L2BlockHeader } from "./engine-types.js";
+import type { ExecutionPayload, ExecutionPayloadEnvelope, L2BlockHeader } from "../../protocol/engine-api-types.js";
 
 type Json = Record<string, unknown>;
 

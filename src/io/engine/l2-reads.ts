@@ -10,7 +10,7 @@ import type { Address, Hash, Hex } from "../../core/types/primitives.js";
 import { parseRpcReceipt, type Receipt } from "../../protocol/block/receipt.js";
 import type { RollupConfig } from "../../protocol/rollup-config.js";
 import { type HttpRpcClient, RpcError } from "../json-rpc/http-client.js";
-import type { ExecutionPayloadEnvelope, L2BlockHeader } from "./engine-types.js";
+import type { ExecutionPayloadEnvelope, L2BlockHeader } from "../../protocol/engine-api-types.js";
 import { headerFromRpcBlock, l2BlockRefFromRpcBlock, payloadFromRpcBlock } from "./l2-block.js";
 
 export type L2Label = "latest" | "safe" | "finalized";

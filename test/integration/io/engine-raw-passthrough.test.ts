@@ -11,7 +11,8 @@ import { silentLogger } from "../../../src/core/logger.js";
 import { systemClock } from "../../../src/core/time/clock.js";
 import type { Hash, Hex } from "../../../src/core/types/primitives.js";
 import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
-import { encodePayloadAttributes, type PayloadAttributes } from "../../../src/io/engine/engine-types.js";
+import type { PayloadAttributes } from "../../../src/protocol/engine-api-types.js";
+import { encodePayloadAttributes } from "../../../src/io/engine/engine-types.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 

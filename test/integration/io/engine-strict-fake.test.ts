@@ -9,11 +9,8 @@ import { silentLogger } from "../../../src/core/logger.js";
 import type { Clock } from "../../../src/core/time/clock.js";
 import type { Hash } from "../../../src/core/types/primitives.js";
 import { EngineRpcClient } from "../../../src/io/engine/engine-rpc-client.js";
-import {
-  type ExecutionPayload,
-  encodeExecutionPayload,
-  type PayloadAttributes,
-} from "../../../src/io/engine/engine-types.js";
+import type { ExecutionPayload, PayloadAttributes } from "../../../src/protocol/engine-api-types.js";
+import { encodeExecutionPayload } from "../../../src/io/engine/engine-types.js";
 import type { RollupConfig } from "../../../src/protocol/rollup-config.js";
 import { type AttributesFields, attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 

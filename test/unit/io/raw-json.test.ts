@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Hex } from "../../../src/core/types/primitives.js";
-import {
-  encodePayloadAttributes,
-  encodePayloadAttributesParts,
-  type PayloadAttributes,
-} from "../../../src/io/engine/engine-types.js";
+import type { PayloadAttributes } from "../../../src/protocol/engine-api-types.js";
+import { encodePayloadAttributes, encodePayloadAttributesParts } from "../../../src/io/engine/engine-types.js";
 import { type AttributesFields, attributesFromHex } from "../../../src/protocol/l2/attributes.js";
 import {
   jsonArrayItemValueAt,
