@@ -2,21 +2,9 @@
  * Per-chain metrics of one virtual node. Every series carries a `chain_id` label so all chains share one registry
  * (and one scrape endpoint). Creating the metrics twice on one registry (a restarted chain) reuses the series.
  */
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { Histogram, type Registry } from "prom-client";
+import { registeredCounter as counter, registeredGauge as gauge, reuseOr } from "../io/common/registered-metrics.js";
 import type { ChainMetrics } from "../node/metrics.js";
-
-/** The registry's metric of that name (a restarted chain reuses it), else a new one registered there. */
-function reuseOr<T>(register: Registry, name: string, make: () => T): T {
-  return (register.getSingleMetric(name) as T | undefined) ?? make();
-}
-
-function gauge<L extends string>(register: Registry, name: string, help: string, labelNames: readonly L[]) {
-  return reuseOr(register, name, () => new Gauge<L>({ name, help, labelNames, registers: [register] }));
-}
-
-function counter<L extends string>(register: Registry, name: string, help: string, labelNames: readonly L[]) {
-  return reuseOr(register, name, () => new Counter<L>({ name, help, labelNames, registers: [register] }));
-}
 
 /** The node's `ChainMetrics` port (node/metrics.ts) on a prom-client registry. */
 export function createChainMetrics(register: Registry, chainId: bigint): ChainMetrics {

@@ -1,5 +1,6 @@
 /** Per-chain P2P metrics (`chain_id` label), registered once per registry and shared by restarted hosts. */
-import { Counter, Gauge, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
+import { registeredCounter, registeredGauge } from "../io/common/registered-metrics.js";
 
 export interface P2PMetrics {
   readonly peers: { set(value: number): void };
@@ -13,110 +14,58 @@ export interface P2PMetrics {
   readonly discoveryDropped: { inc(): void };
 }
 
-function reuseOr<T>(register: Registry, name: string, make: () => T): T {
-  return (register.getSingleMetric(name) as T | undefined) ?? make();
-}
-
 export function createP2PMetrics(register: Registry, chainId: bigint): P2PMetrics {
   const chain_id = chainId.toString(10);
-  const peers = reuseOr(
-    register,
-    "supernode_p2p_peers",
-    () =>
-      new Gauge({
-        name: "supernode_p2p_peers",
-        help: "Connected P2P peers of each chain's host",
-        labelNames: ["chain_id"],
-        registers: [register],
-      }),
-  );
-  const gossip = reuseOr(
+  const peers = registeredGauge(register, "supernode_p2p_peers", "Connected P2P peers of each chain's host", [
+    "chain_id",
+  ]);
+  const gossip = registeredCounter(
     register,
     "supernode_p2p_gossip_messages_total",
-    () =>
-      new Counter({
-        name: "supernode_p2p_gossip_messages_total",
-        help: "Gossiped block messages validated, by topic version (v1..v4) and result (accept, ignore, reject)",
-        labelNames: ["chain_id", "topic", "result"],
-        registers: [register],
-      }),
+    "Gossiped block messages validated, by topic version (v1..v4) and result (accept, ignore, reject)",
+    ["chain_id", "topic", "result"],
   );
-  const published = reuseOr(
+  const published = registeredCounter(
     register,
     "supernode_p2p_published_blocks_total",
-    () =>
-      new Counter({
-        name: "supernode_p2p_published_blocks_total",
-        help: "Blocks a sequencing chain published on its gossip topic, by result (ok, error)",
-        labelNames: ["chain_id", "result"],
-        registers: [register],
-      }),
+    "Blocks a sequencing chain published on its gossip topic, by result (ok, error)",
+    ["chain_id", "result"],
   );
-  const signingFailures = reuseOr(
+  const signingFailures = registeredCounter(
     register,
     "supernode_p2p_block_signing_failures_total",
-    () =>
-      new Counter({
-        name: "supernode_p2p_block_signing_failures_total",
-        help: "Sequenced blocks not gossiped because signing failed, by reason (unavailable: the remote signer is down or timed out; rejected: it refused; bad_response: no 65-byte signature; wrong_signer: the signature does not recover to signer.address; backlog: too many blocks waiting)",
-        labelNames: ["chain_id", "reason"],
-        registers: [register],
-      }),
+    "Sequenced blocks not gossiped because signing failed, by reason (unavailable: the remote signer is down or timed out; rejected: it refused; bad_response: no 65-byte signature; wrong_signer: the signature does not recover to signer.address; backlog: too many blocks waiting)",
+    ["chain_id", "reason"],
   );
-  const reqResp = reuseOr(
+  const reqResp = registeredCounter(
     register,
     "supernode_p2p_reqresp_requests_total",
-    () =>
-      new Counter({
-        name: "supernode_p2p_reqresp_requests_total",
-        help: "payload_by_number requests by role (client, server) and result code",
-        labelNames: ["chain_id", "role", "result"],
-        registers: [register],
-      }),
+    "payload_by_number requests by role (client, server) and result code",
+    ["chain_id", "role", "result"],
   );
-  const bans = reuseOr(
+  const bans = registeredCounter(
     register,
     "supernode_p2p_peer_bans_total",
-    () =>
-      new Counter({
-        name: "supernode_p2p_peer_bans_total",
-        help: "Peers banned for a score below p2p.ban.threshold",
-        labelNames: ["chain_id"],
-        registers: [register],
-      }),
+    "Peers banned for a score below p2p.ban.threshold",
+    ["chain_id"],
   );
-  const resets = reuseOr(
+  const resets = registeredCounter(
     register,
     "supernode_p2p_subscription_resets_total",
-    () =>
-      new Counter({
-        name: "supernode_p2p_subscription_resets_total",
-        help: "Connected peers disconnected by the subscription watchdog because, past the grace period, they were not seen subscribed to any of the chain's block topics (static peers are then redialled)",
-        labelNames: ["chain_id"],
-        registers: [register],
-      }),
+    "Connected peers disconnected by the subscription watchdog because, past the grace period, they were not seen subscribed to any of the chain's block topics (static peers are then redialled)",
+    ["chain_id"],
   );
-  const table = reuseOr(
+  const table = registeredGauge(
     register,
     "supernode_p2p_discovery_table_size",
-    () =>
-      new Gauge({
-        name: "supernode_p2p_discovery_table_size",
-        help: "Records in each chain's discv5 routing table (0 without discovery)",
-        labelNames: ["chain_id"],
-        registers: [register],
-      }),
+    "Records in each chain's discv5 routing table (0 without discovery)",
+    ["chain_id"],
   );
-  const dropped = reuseOr(
+  const dropped = registeredCounter(
     register,
     "supernode_p2p_discovery_dropped_packets_total",
-    () =>
-      new Counter({
-        name: "supernode_p2p_discovery_dropped_packets_total",
-        help: "Inbound discv5 packets dropped by the rate limit (per source IP and overall) before decoding",
-        labelNames: ["chain_id"],
-        registers: [register],
-      }),
+    "Inbound discv5 packets dropped by the rate limit (per source IP and overall) before decoding",
+    ["chain_id"],
   );
   bans.inc({ chain_id }, 0);
   resets.inc({ chain_id }, 0);

@@ -1,4 +1,5 @@
-import { Counter, type Registry } from "prom-client";
+import type { Counter, Registry } from "prom-client";
+import { registeredCounter } from "./registered-metrics.js";
 import { SupernodeError } from "../../core/errors/supernode-error.js";
 
 /**
@@ -41,12 +42,10 @@ const METRIC = "supernode_upstream_response_too_large_total";
  * beacon clients). Registered once per registry; later calls return the same counter.
  */
 export function responseTooLargeCounter(register: Registry): Counter<"upstream" | "chain_id"> {
-  const existing = register.getSingleMetric(METRIC);
-  if (existing !== undefined) return existing as Counter<"upstream" | "chain_id">;
-  return new Counter({
-    name: METRIC,
-    help: "Upstream responses aborted because their body exceeded the configured size limit, by upstream (l1, beacon, engine)",
-    labelNames: ["upstream", "chain_id"],
-    registers: [register],
-  });
+  return registeredCounter(
+    register,
+    METRIC,
+    "Upstream responses aborted because their body exceeded the configured size limit, by upstream (l1, beacon, engine)",
+    ["upstream", "chain_id"],
+  );
 }
