@@ -33,3 +33,31 @@ export async function closeHttp(server: Server, forceAfterMs: number): Promise<v
     setTimeout(() => server.closeAllConnections(), forceAfterMs).unref();
   });
 }
+
+/** A listening `node:http` server: where it is bound, the URL of its endpoint, and how it closes. */
+export class HttpEndpoint {
+  readonly #server: Server;
+  readonly #path: string;
+  readonly #forceCloseAfterMs: number;
+
+  /** `path`: the endpoint's path in `url`; `forceCloseAfterMs`: see {@link closeHttp}. */
+  protected constructor(
+    server: Server,
+    readonly host: string,
+    readonly port: number,
+    path: string,
+    forceCloseAfterMs: number,
+  ) {
+    this.#server = server;
+    this.#path = path;
+    this.#forceCloseAfterMs = forceCloseAfterMs;
+  }
+
+  get url(): string {
+    return `${httpOrigin(this.host, this.port)}${this.#path}`;
+  }
+
+  async close(): Promise<void> {
+    await closeHttp(this.#server, this.#forceCloseAfterMs);
+  }
+}

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { Registry } from "prom-client";
-import { closeHttp, httpOrigin, listenHttp } from "./http-listen.js";
+import { HttpEndpoint, listenHttp } from "./http-listen.js";
 
 /**
  * A Prometheus scrape endpoint: `GET /metrics` (also `/metrics/…`) serves the text exposition of the registry, or,
@@ -13,21 +13,7 @@ export interface MetricsServerOptions {
   readonly chainId?: string;
 }
 
-export class MetricsServer {
-  readonly #server: Server;
-  readonly host: string;
-  readonly port: number;
-
-  private constructor(server: Server, host: string, port: number) {
-    this.#server = server;
-    this.host = host;
-    this.port = port;
-  }
-
-  get url(): string {
-    return `${httpOrigin(this.host, this.port)}/metrics`;
-  }
-
+export class MetricsServer extends HttpEndpoint {
   static async listen(opts: MetricsServerOptions, registry: Registry): Promise<MetricsServer> {
     const server = createServer((req, res) => {
       const path = (req.url ?? "/").split("?")[0] ?? "/";
@@ -47,11 +33,7 @@ export class MetricsServer {
       );
     });
     server.keepAliveTimeout = 5_000;
-    return new MetricsServer(server, opts.addr, await listenHttp(server, opts.port, opts.addr));
-  }
-
-  async close(): Promise<void> {
-    await closeHttp(this.#server, 1_000);
+    return new MetricsServer(server, opts.addr, await listenHttp(server, opts.port, opts.addr), "/metrics", 1_000);
   }
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Session } from "node:inspector/promises";
 import { getHeapSnapshot } from "node:v8";
-import { closeHttp, httpOrigin, listenHttp } from "./http-listen.js";
+import { HttpEndpoint, listenHttp } from "./http-listen.js";
 
 /**
  * On-demand profiling over HTTP (`--pprof.enabled`, `--pprof.addr`, `--pprof.port`):
@@ -24,21 +24,7 @@ const INDEX = [
   "",
 ].join("\n");
 
-export class PprofServer {
-  readonly #server: Server;
-  readonly host: string;
-  readonly port: number;
-
-  private constructor(server: Server, host: string, port: number) {
-    this.#server = server;
-    this.host = host;
-    this.port = port;
-  }
-
-  get url(): string {
-    return `${httpOrigin(this.host, this.port)}/debug/pprof/`;
-  }
-
+export class PprofServer extends HttpEndpoint {
   static async listen(opts: PprofOptions): Promise<PprofServer> {
     let busy = false;
     const server = createServer((req, res) => {
@@ -64,11 +50,8 @@ export class PprofServer {
       if (path === "/debug/pprof/heap") return serveHeap(res, done);
       serveCpuProfile(req, res, seconds).finally(done);
     });
-    return new PprofServer(server, opts.addr, await listenHttp(server, opts.port, opts.addr));
-  }
-
-  async close(): Promise<void> {
-    await closeHttp(this.#server, 0);
+    const port = await listenHttp(server, opts.port, opts.addr);
+    return new PprofServer(server, opts.addr, port, "/debug/pprof/", 0);
   }
 }
 
