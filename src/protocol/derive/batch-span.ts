@@ -19,7 +19,9 @@ import { MAX_SPAN_BATCH_ELEMENT_COUNT } from "./chain-spec.js";
 import { Cursor, getBit, popcount, readBitlist } from "./byte-codec.js";
 import type { SingularBatch } from "./batch-singular.js";
 import { TX_TYPE_LEGACY } from "./span-batch-tx.js";
-import { rebuildSpanTxs } from "./span-tx-rebuild.js";
+import { rebuildSpanTxs, type SpanBatchTxs } from "./span-tx-rebuild.js";
+
+export type { SpanBatchTxs };
 
 /** Raised (as a DecodeError) when a span batch exceeds the element limits. */
 export const ERR_TOO_BIG_SPAN_BATCH = "span batch size limit reached";
@@ -37,27 +39,6 @@ export interface RawSpanBatch {
   readonly originBits: Uint8Array;
   readonly blockTxCounts: readonly number[];
   readonly txs: SpanBatchTxs;
-}
-
-/** The transaction columns of a span batch. */
-export interface SpanBatchTxs {
-  readonly totalTxCount: number;
-  readonly contractCreationBits: Uint8Array;
-  readonly yParityBits: Uint8Array;
-  /** `totalTxCount` × (r 32 ‖ s 32). */
-  readonly sigs: Uint8Array;
-  /** 20 bytes per non-creation tx. */
-  readonly tos: Uint8Array;
-  /** All tx datas, contiguous as encoded; per tx: type byte (if typed) ‖ RLP list. */
-  readonly txData: Uint8Array;
-  /** Tx i's data is `txData[txDataOffsets[i] .. txDataOffsets[i + 1])` (length `totalTxCount + 1`). */
-  readonly txDataOffsets: Uint32Array;
-  /** EIP-2718 type of each tx (0 = legacy). */
-  readonly txTypes: Uint8Array;
-  readonly nonces: readonly (number | bigint)[];
-  readonly gases: readonly (number | bigint)[];
-  readonly legacyTxCount: number;
-  readonly protectedBits: Uint8Array;
 }
 
 /** One block of a derived span batch. */

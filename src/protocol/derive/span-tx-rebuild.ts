@@ -21,18 +21,24 @@ function bit(bits: Uint8Array, i: number): number {
   return idx < 0 ? 0 : (bits[idx]! >> (i & 7)) & 1;
 }
 
-/** The columns `rebuildSpanTxs` reads (a subset of `SpanBatchTxs`). */
-export interface SpanTxColumnsIn {
+/** The transaction columns of a span batch. */
+export interface SpanBatchTxs {
   readonly totalTxCount: number;
   readonly contractCreationBits: Uint8Array;
   readonly yParityBits: Uint8Array;
+  /** `totalTxCount` × (r 32 ‖ s 32). */
   readonly sigs: Uint8Array;
+  /** 20 bytes per non-creation tx. */
   readonly tos: Uint8Array;
+  /** All tx datas, contiguous as encoded; per tx: type byte (if typed) ‖ RLP list. */
   readonly txData: Uint8Array;
+  /** Tx i's data is `txData[txDataOffsets[i] .. txDataOffsets[i + 1])` (length `totalTxCount + 1`). */
   readonly txDataOffsets: Uint32Array;
+  /** EIP-2718 type of each tx (0 = legacy). */
   readonly txTypes: Uint8Array;
   readonly nonces: readonly (number | bigint)[];
   readonly gases: readonly (number | bigint)[];
+  readonly legacyTxCount: number;
   readonly protectedBits: Uint8Array;
 }
 
@@ -182,7 +188,7 @@ function vTable(chainId: bigint): VTable {
  * Rebuilds every transaction of a span batch (v recovered from y-parity, the protected bit and `chainId`).
  * Throws `DecodeError` for an invalid tx type, malformed tx data or a set-code tx without recipient.
  */
-export function rebuildSpanTxs(t: SpanTxColumnsIn, chainId: bigint): Uint8Array[] {
+export function rebuildSpanTxs(t: SpanBatchTxs, chainId: bigint): Uint8Array[] {
   const vt = vTable(chainId);
   // Field boundaries of the last scanned tx data (filled by scanTxData): F[i] = offset of field i, F[i + 1] = its end.
   const F = new Int32Array(8);

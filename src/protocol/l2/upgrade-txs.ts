@@ -65,6 +65,11 @@ function proxyUpdate(intent: string, proxy: Address, impl: Address): UpgradeSpec
   return { intent, from: ZERO_ADDR, to: proxy, gas: 50_000, data: upgradeToCalldata(impl) };
 }
 
+/** The Gas Price Oracle's `set<Fork>()` call (4-byte `selector`) by the L1-info depositor. */
+function setGasPriceOracleFork(intent: string, gas: number, selector: Hex): UpgradeSpec {
+  return { intent, from: L1_INFO_DEPOSITOR, to: GAS_PRICE_ORACLE_PREDEPLOY, gas, data: selector };
+}
+
 /** The six Ecotone upgrade deposits. */
 export function ecotoneUpgradeDeposits(): DepositTx[] {
   const l1b = deployer(0);
@@ -74,13 +79,7 @@ export function ecotoneUpgradeDeposits(): DepositTx[] {
     deploy("Ecotone: Gas Price Oracle Deployment", gpo, 1_000_000, code.GAS_PRICE_ORACLE_ECOTONE),
     proxyUpdate("Ecotone: L1 Block Proxy Update", L1_BLOCK_PREDEPLOY, createAddress(l1b)),
     proxyUpdate("Ecotone: Gas Price Oracle Proxy Update", GAS_PRICE_ORACLE_PREDEPLOY, createAddress(gpo)),
-    {
-      intent: "Ecotone: Gas Price Oracle Set Ecotone",
-      from: L1_INFO_DEPOSITOR,
-      to: GAS_PRICE_ORACLE_PREDEPLOY,
-      gas: 80_000,
-      data: "0x22b90ab3" as Hex,
-    },
+    setGasPriceOracleFork("Ecotone: Gas Price Oracle Set Ecotone", 80_000, "0x22b90ab3"),
     deploy(
       "Ecotone: beacon block roots contract deployment",
       BEACON_ROOTS_DEPLOYER,
@@ -96,13 +95,7 @@ export function fjordUpgradeDeposits(): DepositTx[] {
   return [
     deploy("Fjord: Gas Price Oracle Deployment", gpo, 1_450_000, code.GAS_PRICE_ORACLE_FJORD),
     proxyUpdate("Fjord: Gas Price Oracle Proxy Update", GAS_PRICE_ORACLE_PREDEPLOY, createAddress(gpo)),
-    {
-      intent: "Fjord: Gas Price Oracle Set Fjord",
-      from: L1_INFO_DEPOSITOR,
-      to: GAS_PRICE_ORACLE_PREDEPLOY,
-      gas: 90_000,
-      data: "0x8e98b106" as Hex,
-    },
+    setGasPriceOracleFork("Fjord: Gas Price Oracle Set Fjord", 90_000, "0x8e98b106"),
   ].map(deposit);
 }
 
@@ -118,13 +111,7 @@ export function isthmusUpgradeDeposits(): DepositTx[] {
     proxyUpdate("Isthmus: L1 Block Proxy Update", L1_BLOCK_PREDEPLOY, createAddress(l1b)),
     proxyUpdate("Isthmus: Gas Price Oracle Proxy Update", GAS_PRICE_ORACLE_PREDEPLOY, createAddress(gpo)),
     proxyUpdate("Isthmus: Operator Fee Vault Proxy Update", OPERATOR_FEE_VAULT_PREDEPLOY, createAddress(ofv)),
-    {
-      intent: "Isthmus: Gas Price Oracle Set Isthmus",
-      from: L1_INFO_DEPOSITOR,
-      to: GAS_PRICE_ORACLE_PREDEPLOY,
-      gas: 90_000,
-      data: "0x291b0383" as Hex,
-    },
+    setGasPriceOracleFork("Isthmus: Gas Price Oracle Set Isthmus", 90_000, "0x291b0383"),
     deploy(
       "Isthmus: EIP-2935 Contract Deployment",
       BLOCK_HASH_HISTORY_DEPLOYER,
@@ -143,13 +130,7 @@ export function jovianUpgradeDeposits(): DepositTx[] {
     proxyUpdate("Jovian: L1 Block Proxy Update", L1_BLOCK_PREDEPLOY, createAddress(l1b)),
     deploy("Jovian: Gas Price Oracle Deployment", gpo, 1_750_714, code.GAS_PRICE_ORACLE_JOVIAN),
     proxyUpdate("Jovian: Gas Price Oracle Proxy Update", GAS_PRICE_ORACLE_PREDEPLOY, createAddress(gpo)),
-    {
-      intent: "Jovian: Gas Price Oracle Set Jovian",
-      from: L1_INFO_DEPOSITOR,
-      to: GAS_PRICE_ORACLE_PREDEPLOY,
-      gas: 90_000,
-      data: "0xb3d72079" as Hex,
-    },
+    setGasPriceOracleFork("Jovian: Gas Price Oracle Set Jovian", 90_000, "0xb3d72079"),
   ].map(deposit);
 }
 
