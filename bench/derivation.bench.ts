@@ -16,10 +16,11 @@
  * per block while the node's safe head moves from block N/3 to block N, both bounds taken in the SafeDB callback
  * (the first time the safe head reaches them). The node is the compiled `dist/` by default (as operators run it;
  * DERIVATION_BENCH_CODE=src runs the sources through tsx; bench/derivation/node-code.ts).
- * - `cpu_us_per_built_block` (goal ≤ 300 µs): warm code too. The build phase runs DERIVATION_BENCH_BUILD_WARMUP
- *   (default 3) + DERIVATION_BENCH_BUILD_REPEAT (default 4) times in this process, a fresh node on a fresh EL
- *   process each time; the figure is Σ CPU / Σ blocks over the measured runs' windows, `…_cold` the first run,
- *   `…_whole` the measured runs' whole phases (restart walk included).
+ * - `cpu_us_per_built_block` (goal ≤ 500 µs as docs/performance.md says; a stretch line at ≤ 300 µs): warm code
+ *   too. The build phase runs DERIVATION_BENCH_BUILD_WARMUP (default 3) + DERIVATION_BENCH_BUILD_REPEAT (default 4)
+ *   times in this process, a fresh node on a fresh EL process each time; the figure is Σ CPU / Σ blocks over the
+ *   measured runs' windows, `…_cold` the first run, `…_whole` the measured runs' whole phases (restart walk
+ *   included).
  * - `cpu_us_per_consolidated_block` (goal ≤ 100 µs): warm code, as in a long-running supernode (whose chains are
  *   many instances of the same node code in one process). The consolidate phase runs DERIVATION_BENCH_WARMUP
  *   (default 12) + DERIVATION_BENCH_REPEAT (default 48) times in this process, a fresh node each time on the same EL.
@@ -293,7 +294,10 @@ const bench: Bench = {
     if (phases.includes("build")) {
       const warmup = runsFromEnv("DERIVATION_BENCH_BUILD_WARMUP", 3, 0);
       const repeat = runsFromEnv("DERIVATION_BENCH_BUILD_REPEAT", 4, 1);
-      await measuredRuns("build", N, warmup, repeat, () => buildPhase(cfg, l1, seq.engine), report, 300);
+      await measuredRuns("build", N, warmup, repeat, () => buildPhase(cfg, l1, seq.engine), report, {
+        goal: 500,
+        stretch: 300,
+      });
     }
 
     // 4. Consolidation path: re-derive on the sequencer's EL, which already has every block.
@@ -301,7 +305,7 @@ const bench: Bench = {
       const warmup = runsFromEnv("DERIVATION_BENCH_WARMUP", 12, 0);
       const repeat = runsFromEnv("DERIVATION_BENCH_REPEAT", 48, 1);
       const once = () => consolidatePhase(cfg, l1, seqEl, seq.engine);
-      await measuredRuns("consolidate", N, warmup, repeat, once, report, 100);
+      await measuredRuns("consolidate", N, warmup, repeat, once, report, { goal: 100 });
     }
     await seqEl.stop();
   },

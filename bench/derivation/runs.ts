@@ -38,7 +38,8 @@ export async function measuredRuns(
   repeat: number,
   once: () => Promise<Phase>,
   report: Report,
-  goal: number,
+  /** The issue's goal in µs per block, and an optional stretch goal printed beside it. */
+  goal: { readonly goal: number; readonly stretch?: number },
 ) {
   const usOf = (r: Phase) => (r.steadySec * 1e6) / r.steadyBlocks;
   const cold: Phase[] = [];
@@ -135,7 +136,9 @@ function reportFloor(report: Report, runs: readonly Phase[], floorSec: readonly 
 export const runsFromEnv = (name: string, fallback: number, min: number) =>
   Math.max(min, Number(process.env[name] ?? fallback));
 
-function reportCpu(report: Report, figure: string, us: number, goal: number): void {
-  note(`${figure}: ${Math.round(us)} µs (goal ≤ ${goal} µs: ${us <= goal ? "met" : "NOT met"})`);
+function reportCpu(report: Report, figure: string, us: number, g: { goal: number; stretch?: number }): void {
+  const met = (limit: number) => (us <= limit ? "met" : "NOT met");
+  const stretch = g.stretch === undefined ? "" : `; stretch goal ≤ ${g.stretch} µs: ${met(g.stretch)}`;
+  note(`${figure}: ${Math.round(us)} µs (goal ≤ ${g.goal} µs: ${met(g.goal)}${stretch})`);
   report({ figure, value: Math.round(us), unit: "µs" });
 }
