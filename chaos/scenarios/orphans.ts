@@ -10,7 +10,7 @@ import { type Ctx, note } from "../context.js";
 import { descendants, survivors } from "../process-tree.js";
 
 export async function orphansScenario(ctx: Ctx): Promise<void> {
-  const args = ["--chains", "1", "--followers", "1", "--rpc.port", "0", "--metrics.port", "0"];
+  const args = ["--chains", "1", "--followers", "1", "--rpc.port", "0", "--metrics.port", "0", "--el.port", "0"];
   const child = spawn(process.execPath, [devnetBin(), ...args], {
     stdio: ["ignore", "pipe", "ignore"],
     detached: true,

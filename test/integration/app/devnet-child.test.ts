@@ -32,6 +32,8 @@ describe("supernode-devnet --supernode-process child", () => {
         "0",
         "--metrics.port",
         "0",
+        "--el.port",
+        "0",
         "--l1-block-time",
         "1",
         "--l2-block-time",

@@ -47,6 +47,8 @@ describe("supernode-devnet --supernode-process external", () => {
         "0",
         "--metrics.port",
         "0",
+        "--el.port",
+        "0",
         "--l1-block-time",
         "1",
         "--l2-block-time",

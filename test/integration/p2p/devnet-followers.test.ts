@@ -86,6 +86,8 @@ describe("supernode-devnet --followers 1", () => {
         "0",
         "--metrics.port",
         "0",
+        "--el.port",
+        "0",
         "--l1-block-time",
         "2",
         "--l2-block-time",
