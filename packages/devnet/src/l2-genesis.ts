@@ -7,12 +7,9 @@
  */
 import type { Address, Hex } from "supernode/core";
 import { CROSS_L2_INBOX, EXECUTING_MESSAGE_TOPIC, type RollupConfig } from "supernode/protocol";
+import { HISTORY_STORAGE_ADDRESS, HISTORY_STORAGE_CODE } from "./el/evm/system-contracts.js";
 import { LOG_EMITTER_ADDRESS } from "./el/interop-predeploys.js";
 
-/** EIP-2935's history storage contract (address and runtime code as the EIP gives them). */
-const HISTORY_STORAGE_ADDRESS: Address = "0x0000f90827f1c53a10cb7a02335b175320002935";
-const HISTORY_STORAGE_CODE: Hex =
-  "0x3373fffffffffffffffffffffffffffffffffffffffe14604657602036036042575f35600143038111604257611fff81430311604257611fff9006545f5260205ff35b5f5ffd5b5f35611fff60014303065500";
 /**
  * The L2ToL1MessagePasser predeploy. Output roots commit to its storage root, which a rollup node proves with
  * `eth_getProof` against the block's state root (op-node verifies that proof and refuses an absent account), and

@@ -13,6 +13,7 @@ import {
 import { type BlockContext, BlockExecutor, MESSAGE_PASSER_ADDRESS } from "./executor.js";
 import { INITIAL_BASE_FEE, encodeExtraData, nextBaseFee, splitEip1559Params } from "./fees.js";
 import { LedgerState, LedgerWriter } from "./ledger.js";
+import { addSystemContracts } from "./evm/system-contracts.js";
 import type { Eip1559Constants, ElFork, ElForks, SimBlock, SimTx } from "./types.js";
 
 /** What the block builder needs to know about the chain. */
@@ -171,6 +172,7 @@ export function makeGenesis(p: ChainParams, g: GenesisSpec): SimBlock {
   const w = new LedgerWriter(LedgerState.empty());
   for (const [addr, bal] of Object.entries(g.alloc ?? {})) w.credit(addr.toLowerCase() as Address, bal);
   const t = g.timestamp;
+  addSystemContracts(w, { ecotone: forkActive(p, "ecotone", t), isthmus: forkActive(p, "isthmus", t) });
   const fakeParent = {
     hash: ZERO_HASH,
     header: { number: -1 },
@@ -278,6 +280,7 @@ export async function buildBlock(
   const baseFee = baseFeeFor(p, parent, t);
   const ctx = contextFor(p, parent, t, gasLimit, baseFee, a.suggestedFeeRecipient, a.prevRandao, blockHash);
   const ex = new BlockExecutor(parent.state, ctx);
+  ex.beginBlock(parent.hash, a.parentBeaconBlockRoot);
   for (const tx of a.transactions) {
     const r = await ex.apply(tx);
     if (!r.ok) throw new BuildError(`failed to force-include tx ${tx.hash}: ${r.reason}`);
@@ -327,6 +330,7 @@ export async function executePayload(
   if (baseFee !== f.baseFeePerGas) return `invalid baseFee: have ${f.baseFeePerGas}, want ${baseFee}`;
   const ctx = contextFor(p, parent, t, f.gasLimit, baseFee, f.feeRecipient, f.prevRandao, blockHash);
   const ex = new BlockExecutor(parent.state, ctx);
+  ex.beginBlock(parent.hash, f.parentBeaconBlockRoot);
   for (const tx of f.transactions) {
     const r = await ex.apply(tx);
     if (!r.ok) return `could not apply tx ${tx.hash}: ${r.reason}`;

@@ -6,6 +6,8 @@ import { evmBlockEnv } from "./evm/block-env.js";
 import type { CallTracer } from "./evm/call-tracer.js";
 import { type EvmOutcome, EvmSession } from "./evm/evm-session.js";
 import { accessListOf, floorGasOf, intrinsicGasOf, MAX_TX_GAS, txGasUsed } from "./evm/gas.js";
+import { type AppliedAuthorizations, applyAuthorizations } from "./evm/authorizations.js";
+import { applySystemCalls } from "./evm/system-contracts.js";
 import { interopCall } from "./interop-predeploys.js";
 import { type LedgerState, LedgerWriter } from "./ledger.js";
 import type { L1FeeFields, SimLog, SimReceipt, SimTx } from "./types.js";
@@ -122,9 +124,20 @@ export class BlockExecutor {
     return this.#evm;
   }
 
-  #runEvm(tx: SimTx, gas: bigint, gasPrice: bigint): Promise<EvmOutcome> {
+  /** The block-start system calls (EIP-4788 from Ecotone, EIP-2935 from Isthmus), before the first transaction. */
+  beginBlock(parentHash: Hash, parentBeaconBlockRoot: Hash | undefined): void {
+    const c = this.#ctx;
+    applySystemCalls(
+      this.#w,
+      { ...c, parentHash, parentBeaconBlockRoot },
+      { ecotone: c.ecotone ?? false, isthmus: c.isthmus },
+    );
+  }
+
+  #runEvm(tx: SimTx, gas: bigint, gasPrice: bigint, warm?: readonly Address[]): Promise<EvmOutcome> {
+    const accessList = accessListOf(tx);
     return this.#session().run(
-      { from: tx.from, to: tx.to, value: tx.value, input: tx.input, gas, gasPrice, accessList: accessListOf(tx) },
+      { from: tx.from, to: tx.to, value: tx.value, input: tx.input, gas, gasPrice, accessList, warm },
       this.#tracer === undefined ? { keep: true } : { keep: true, tracer: this.#tracer },
     );
   }
@@ -183,6 +196,9 @@ export class BlockExecutor {
     const ctx = this.#ctx;
     const w = this.#w;
     if (tx.chainId !== undefined && tx.chainId !== ctx.chainId) return { ok: false, reason: "invalid chain id" };
+    if (tx.type === 4 && !ctx.isthmus) return { ok: false, reason: "transaction type not supported" };
+    if (tx.type === 4 && (tx.to === null || (tx.authorizationList?.length ?? 0) === 0))
+      return { ok: false, reason: "EIP-7702 transaction with empty auth list or no destination" };
     const acc = w.account(tx.from);
     if (tx.nonce !== acc.nonce)
       return { ok: false, reason: `nonce ${tx.nonce} does not match account nonce ${acc.nonce}` };
@@ -205,23 +221,26 @@ export class BlockExecutor {
     if (acc.balance < tx.gas * feeCap + tx.value + l1Fee + maxOpFee)
       return { ok: false, reason: "insufficient funds for gas * price + value" };
     w.bumpNonce(tx.from);
+    // EIP-7702: the authorizations land before the message runs (and stay when it fails)
+    const auth: AppliedAuthorizations | undefined =
+      tx.authorizationList === undefined ? undefined : applyAuthorizations(w, tx.authorizationList, ctx.chainId);
+    const authRefund = auth?.refund ?? 0n;
     let gasUsed: bigint;
     let r: TransferResult;
     if (this.#usesEvm(tx)) {
       // As a real client: the gas (and the L1 and operator fees) are bought before the EVM runs.
       const upfront = tx.gas * price + l1Fee + maxOpFee;
       w.debit(tx.from, upfront);
-      const o = await this.#runEvm(tx, tx.gas - intrinsic, price);
+      const o = await this.#runEvm(tx, tx.gas - intrinsic, price, auth?.warm);
       w.credit(tx.from, upfront);
       r = { status: o.success ? 1 : 0, logs: o.logs, extraGas: 0n };
-      gasUsed = txGasUsed(intrinsic, o.gasUsed, o.refund, floor);
+      gasUsed = txGasUsed(intrinsic, o.gasUsed, o.refund + authRefund, floor);
     } else if (tx.to === MESSAGE_PASSER_ADDRESS && tx.gas < intrinsic + MESSAGE_PASSER_GAS) {
       r = { status: 0, logs: [], extraGas: 0n };
       gasUsed = tx.gas;
     } else {
       r = this.#transfer(tx, tx.from, tx.nonce!, tx.gas - intrinsic);
-      gasUsed = r.outOfGas === true ? tx.gas : intrinsic + r.extraGas;
-      if (gasUsed < floor) gasUsed = floor;
+      gasUsed = r.outOfGas === true ? tx.gas : txGasUsed(intrinsic, r.extraGas, authRefund, floor);
     }
     const status = r.status;
     const opFee = this.#l1 !== undefined && ctx.isthmus ? operatorFee(gasUsed, this.#l1, ctx.jovian) : 0n;

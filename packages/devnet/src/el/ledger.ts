@@ -229,8 +229,9 @@ export class LedgerWriter {
     return this.#deleted.has(k) ? undefined : this.#base.code(k as Address);
   }
 
+  /** Sets the account's code (empty code clears it: an EIP-7702 delegation to the zero address). */
   setCode(addr: Address, bytes: Uint8Array): void {
-    this.#code.set(addr.toLowerCase(), { bytes, hash: keccak(bytes) });
+    this.#code.set(addr.toLowerCase(), bytes.length === 0 ? null : { bytes, hash: keccak(bytes) });
   }
 
   /** Removes the account, its code and its storage. */

@@ -49,6 +49,13 @@ export function poolRejection(
   const sender = geth ? RPC_SERVER_ERROR : RPC_TRANSACTION_REJECTED;
   if (tx.gas > head.header.gasLimit) return new RpcError(RPC_SERVER_ERROR, "exceeds block gas limit");
   const t = head.header.timestamp;
+  if (tx.type === 4) {
+    // geth's and reth's pools: set-code transactions from Prague (Isthmus), with authorizations, not creating
+    if (!forkActive(params, "isthmus", t)) return new RpcError(RPC_SERVER_ERROR, "transaction type not supported");
+    if ((tx.authorizationList?.length ?? 0) === 0)
+      return new RpcError(RPC_SERVER_ERROR, "EIP-7702 transaction with empty auth list");
+    if (tx.to === null) return new RpcError(RPC_SERVER_ERROR, "EIP-7702 transaction cannot be used to create contract");
+  }
   if (forkActive(params, "karst", t) && tx.gas > MAX_TX_GAS)
     return new RpcError(RPC_SERVER_ERROR, `transaction gas limit too high (cap: ${MAX_TX_GAS}, tx: ${tx.gas})`);
   // the block builder's intrinsic gas (access lists, init code, authorizations) and, from Isthmus, the EIP-7623 floor

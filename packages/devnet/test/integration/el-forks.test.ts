@@ -21,6 +21,12 @@ import {
   signTransfer,
   startEl,
 } from "../support/el-support.js";
+import {
+  BEACON_ROOTS_ADDRESS,
+  BEACON_ROOTS_CODE,
+  HISTORY_STORAGE_ADDRESS,
+  HISTORY_STORAGE_CODE,
+} from "../../src/el/evm/system-contracts.js";
 
 const EMPTY_TRIE = "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421";
 
@@ -289,6 +295,23 @@ describe("simulated execution client: fork-dependent behaviour", () => {
         to: null,
         contractAddress: "0x07dbe8500fc591d1852b76fee44d5a05e13097ff",
       });
+      // the system contracts come from the upgrade deposits (their runtime code as the EIPs give it), and from the
+      // block after each deployment the block-start system calls fill them: 4788 from Ecotone, 2935 from Isthmus
+      const code = (addr: Hex, n: number) => call<Hex>(a.httpUrl, "eth_getCode", [addr, toQuantity(n)]);
+      expect(await code(BEACON_ROOTS_ADDRESS, 0)).toBe("0x");
+      expect(await code(BEACON_ROOTS_ADDRESS, 1)).toBe(BEACON_ROOTS_CODE);
+      expect(await code(HISTORY_STORAGE_ADDRESS, 1)).toBe("0x");
+      expect(await code(HISTORY_STORAGE_ADDRESS, 2)).toBe(HISTORY_STORAGE_CODE);
+      const slot = (addr: Hex, k: bigint, n: number) =>
+        call<Hex>(a.httpUrl, "eth_getStorageAt", [addr, toQuantity(k), toQuantity(n)]).then(BigInt);
+      const ring = 8191n;
+      // block 1 deployed 4788 after its system call: nothing stored for G + 2; block 2 stored its root
+      expect(await slot(BEACON_ROOTS_ADDRESS, BigInt(G + 2) % ring, 1)).toBe(0n);
+      expect(await slot(BEACON_ROOTS_ADDRESS, BigInt(G + 4) % ring, 2)).toBe(BigInt(G + 4));
+      expect(await slot(BEACON_ROOTS_ADDRESS, (BigInt(G + 4) % ring) + ring, 2)).toBe(BigInt(`0x${"cd".repeat(32)}`));
+      // block 2 deployed 2935: block 3 holds its parent's (block 2's) hash at slot 2
+      expect(await slot(HISTORY_STORAGE_ADDRESS, 1n, 2)).toBe(0n);
+      expect(await slot(HISTORY_STORAGE_ADDRESS, 2n, 3)).toBe(BigInt(p2.blockHash as Hex));
     } finally {
       await a.stop();
       await b.stop();

@@ -21,7 +21,8 @@ import { BlockExecutor, MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "../ex
 import { interopCall } from "../interop-predeploys.js";
 import type { RpcHandler } from "../json-rpc.js";
 import { LedgerWriter } from "../ledger.js";
-import type { SimBlock } from "../types.js";
+import type { SimAuthorization, SimBlock } from "../types.js";
+import { type AppliedAuthorizations, applyAuthorizations } from "./authorizations.js";
 import { ancestorHashes, evmBlockEnv, gasRulesFor } from "./block-env.js";
 import { type CallFrame, CallTracer, decodeRevertReason } from "./call-tracer.js";
 import { type EvmMessage, type EvmOutcome, EvmSession } from "./evm-session.js";
@@ -41,6 +42,8 @@ interface CallRequest {
   readonly gas: bigint | undefined;
   readonly gasPrice: bigint;
   readonly accessList: AccessList;
+  /** EIP-7702 authorizations (applied before the call, as in a type-4 transaction). */
+  readonly authorizationList?: readonly SimAuthorization[];
 }
 
 function qty(o: Record<string, unknown>, k: string): bigint | undefined {
@@ -71,6 +74,21 @@ export function parseCall(v: unknown): CallRequest {
     gas: qty(o, "gas"),
     gasPrice: qty(o, "gasPrice") ?? 0n,
     accessList: Array.isArray(o.accessList) ? (o.accessList as AccessList) : [],
+    ...(Array.isArray(o.authorizationList) ? { authorizationList: o.authorizationList.map(parseAuthorization) } : {}),
+  };
+}
+
+function parseAuthorization(v: unknown): SimAuthorization {
+  if (typeof v !== "object" || v === null) throw new RpcError(RPC_INVALID_PARAMS, "invalid authorization");
+  const o = v as Record<string, unknown>;
+  const word = (k: string): Hex => `0x${(qty(o, k) ?? 0n).toString(16).padStart(64, "0")}`;
+  return {
+    chainId: qty(o, "chainId") ?? 0n,
+    address: addr(o.address, "authorization address"),
+    nonce: qty(o, "nonce") ?? 0n,
+    yParity: Number(qty(o, "yParity") ?? qty(o, "v") ?? 0n),
+    r: word("r"),
+    s: word("s"),
   };
 }
 
@@ -114,6 +132,8 @@ class CallRunner {
   readonly #session: EvmSession;
   readonly #intrinsic: bigint;
   readonly #floor: bigint;
+  readonly #auth: AppliedAuthorizations | undefined;
+  readonly #writer: LedgerWriter;
   readonly cap: bigint;
 
   constructor(
@@ -134,6 +154,14 @@ class CallRunner {
     if (balance < call.value + cap * call.gasPrice)
       throw new RpcError(-32000, "insufficient funds for gas * price + value");
     writer.bumpNonce(call.from);
+    this.#writer = writer;
+    const list = call.authorizationList;
+    this.#auth = list === undefined ? undefined : applyAuthorizations(writer, list, core.params.chainId);
+  }
+
+  /** Whether the call's destination has code (after the call's authorizations). */
+  get toHasCode(): boolean {
+    return this.call.to !== null && this.#writer.code(this.call.to) !== undefined;
   }
 
   get minGas(): bigint {
@@ -148,9 +176,10 @@ class CallRunner {
   ): Promise<(EvmOutcome & { txGas: bigint }) | undefined> {
     if (gas < this.minGas) return undefined;
     const c = this.call;
-    const m: EvmMessage = { ...c, gas: gas - this.#intrinsic };
+    const m: EvmMessage = { ...c, gas: gas - this.#intrinsic, warm: this.#auth?.warm };
     const o = await this.#session.run(m, { keep: false, ...extra });
-    return { ...o, txGas: txGasUsed(this.#intrinsic, o.gasUsed, o.refund, this.#floor) };
+    const refund = o.refund + (this.#auth?.refund ?? 0n);
+    return { ...o, txGas: txGasUsed(this.#intrinsic, o.gasUsed, refund, this.#floor) };
   }
 }
 
@@ -180,7 +209,7 @@ async function estimate(r: CallRunner): Promise<bigint> {
   }
   // geth: a call to an account without code needs exactly what it used, plus what the executor's native
   // predeploys without code (the message passer, the interop contracts) charge
-  if (r.call.to !== null && r.block.state.code(r.call.to) === undefined) return first.txGas + nativeGas(r.call);
+  if (r.call.to !== null && !r.toHasCode) return first.txGas + nativeGas(r.call);
   let lo = first.txGas - 1n;
   const optimistic = ((first.txGas + first.refund + CALL_STIPEND) * 64n) / 63n;
   if (optimistic < hi) {
@@ -306,6 +335,7 @@ async function traceTx(core: ElCore, hash: unknown): Promise<CallFrame> {
     ancestorHashes((x) => core.chain.byHash(x), parent),
   );
   const ex = new BlockExecutor(parent.state, ctx);
+  ex.beginBlock(parent.hash, h.parentBeaconBlockRoot);
   for (let i = 0; i < loc.index; i++) await ex.apply(b.txs[i]!);
   const tracer = new CallTracer();
   await ex.apply(b.txs[loc.index]!, tracer);

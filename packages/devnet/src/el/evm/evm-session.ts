@@ -81,6 +81,8 @@ export interface EvmMessage {
   readonly gas: bigint;
   readonly gasPrice: bigint;
   readonly accessList?: readonly { address: Address; storageKeys: readonly Hash[] }[];
+  /** Further addresses warm from the start (EIP-7702 authorities). */
+  readonly warm?: readonly Address[] | undefined;
 }
 
 export interface EvmOutcome {
@@ -217,6 +219,7 @@ export class EvmSession {
     for (const a of evm.precompiles.keys()) j.addAlwaysWarmAddress(a);
     j.addAlwaysWarmAddress(m.from.slice(2));
     if (m.to !== null) j.addAlwaysWarmAddress(m.to.slice(2));
+    for (const a of m.warm ?? []) j.addAlwaysWarmAddress(a.slice(2));
     if (this.#env.rules.hardfork !== Hardfork.Paris) j.addAlwaysWarmAddress(this.#env.coinbase.slice(2));
     for (const e of m.accessList ?? []) {
       j.addAlwaysWarmAddress(e.address.slice(2), true);
