@@ -13,8 +13,9 @@
  * to each chain's execution client over JSON-RPC (`eth_sendRawTransaction`), where the sequencer picks them up.
  */
 import { type Address, type Clock, type Hash, type Hex, type Logger, systemClock } from "supernode/core";
-import { CROSS_L2_INBOX, LOG_EMITTER_ADDRESS } from "./el/interop-predeploys.js";
+import { CROSS_L2_INBOX, executingAccessList, LOG_EMITTER_ADDRESS } from "./el/interop-predeploys.js";
 import {
+  type ExecutingCall,
   INVALID_KINDS,
   type InitiatedMessage,
   type InvalidKind,
@@ -93,6 +94,8 @@ interface Head {
   readonly number: number;
   readonly timestamp: number;
 }
+
+type AccessList = ReturnType<typeof executingAccessList>;
 
 const HISTORY = 512;
 const GAS = 200_000n;
@@ -213,7 +216,7 @@ export class InteropTraffic {
    * Signs and sends a call from the traffic account; returns the transaction hash. `replace` sends at that nonce
    * with doubled fees instead (a replacement of a transaction still in the pool).
    */
-  async #send(c: Chain, to: Address, data: Hex, replace?: { nonce: number }): Promise<Hash> {
+  async #send(c: Chain, to: Address, data: Hex, replace?: { nonce: number }, accessList?: AccessList): Promise<Hash> {
     const sender = devAccount(this.#opts.senderIndex ?? 9);
     const [nonce, gasPrice] = await Promise.all([
       replace === undefined
@@ -228,6 +231,7 @@ export class InteropTraffic {
       nonce,
       to,
       data,
+      ...(accessList === undefined ? {} : { accessList }),
       value: 0n,
       gas: GAS,
       maxFeePerGas: (BigInt(gasPrice) * 2n + TIP) * bump,
@@ -293,6 +297,17 @@ export class InteropTraffic {
     }
   }
 
+  /** Executes a message on `dst` (`validateMessage` with the access list the CrossL2Inbox requires). */
+  #execute(dst: Chain, call: ExecutingCall): Promise<Hash> {
+    return this.#send(
+      dst,
+      CROSS_L2_INBOX,
+      validateMessageCalldata(call),
+      undefined,
+      executingAccessList(call.id, call.msgHash),
+    );
+  }
+
   /** One valid message from every chain to the next one of the ring. */
   async #round(): Promise<void> {
     const n = this.#chains.length;
@@ -320,7 +335,7 @@ export class InteropTraffic {
     await Promise.all(
       initiated.map(async (m, i) => {
         const dst = this.#chains[(i + 1) % n]!;
-        const tx = await this.#send(dst, CROSS_L2_INBOX, validateMessageCalldata(validExecuting(m)));
+        const tx = await this.#execute(dst, validExecuting(m));
         await this.#included(dst, tx);
         this.#executed++;
       }),
@@ -363,7 +378,7 @@ export class InteropTraffic {
     // The kind index moves on only past what was sent, so a kind not possible yet (expired) comes next time.
     if (kind === INVALID_KINDS[this.#kindIndex]) this.#kindIndex = (this.#kindIndex + 1) % INVALID_KINDS.length;
     this.#invalidSent++;
-    const tx = await this.#send(dst, CROSS_L2_INBOX, validateMessageCalldata(call));
+    const tx = await this.#execute(dst, call);
     const r = await this.#included(dst, tx);
     const blockNumber = Number(r.blockNumber);
     const { nonce } = await dst.rpc.call<{ nonce: Hex }>("eth_getTransactionByHash", [tx]);

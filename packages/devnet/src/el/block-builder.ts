@@ -10,6 +10,7 @@ import {
   mergeBlooms,
   orderedTrieRoot,
 } from "supernode/protocol";
+import { placeNativeStandIns } from "./evm/native-predeploys.js";
 import { type BlockContext, BlockExecutor, MESSAGE_PASSER_ADDRESS } from "./executor.js";
 import { INITIAL_BASE_FEE, encodeExtraData, nextBaseFee, splitEip1559Params } from "./fees.js";
 import { LedgerState, LedgerWriter } from "./ledger.js";
@@ -171,6 +172,7 @@ function seal(
 export function makeGenesis(p: ChainParams, g: GenesisSpec): SimBlock {
   const w = new LedgerWriter(LedgerState.empty());
   for (const [addr, bal] of Object.entries(g.alloc ?? {})) w.credit(addr.toLowerCase() as Address, bal);
+  placeNativeStandIns(w, p.forks);
   const t = g.timestamp;
   addSystemContracts(w, { ecotone: forkActive(p, "ecotone", t), isthmus: forkActive(p, "isthmus", t) });
   const fakeParent = {
@@ -230,6 +232,7 @@ export function contextFor(
   return {
     ecotone: forkActive(p, "ecotone", t),
     karst: forkActive(p, "karst", t),
+    lagoon: forkActive(p, "lagoon", t),
     ...(prevRandao === undefined ? {} : { prevRandao }),
     // The parent's hash is always known; earlier ones when the caller can look them up.
     blockHash: (n) => (n === parentNumber ? parent.hash : blockHash?.(n)),

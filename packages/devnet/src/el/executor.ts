@@ -1,6 +1,5 @@
-import { decodeFunctionData, encodeAbiParameters, keccak256, parseAbi } from "viem";
 import { type Address, bytesToHex, type Hash, type Hex, hexToBytes } from "supernode/core";
-import { keccak, keccakHex, logsBloom, rlpEncodeBytes, rlpEncodeListRaw, uintToBytes } from "supernode/protocol";
+import { keccak, logsBloom, rlpEncodeBytes, rlpEncodeListRaw, uintToBytes } from "supernode/protocol";
 import { type L1FeeParams, daFootprint, l1FeeFor, operatorFee, parseL1FeeParams } from "./fees.js";
 import { evmBlockEnv } from "./evm/block-env.js";
 import type { CallTracer } from "./evm/call-tracer.js";
@@ -8,24 +7,15 @@ import { type EvmOutcome, EvmSession } from "./evm/evm-session.js";
 import { accessListOf, floorGasOf, intrinsicGasOf, MAX_TX_GAS, txGasUsed } from "./evm/gas.js";
 import { type AppliedAuthorizations, applyAuthorizations } from "./evm/authorizations.js";
 import { applySystemCalls } from "./evm/system-contracts.js";
-import { interopCall } from "./interop-predeploys.js";
 import { type LedgerState, LedgerWriter } from "./ledger.js";
 import type { L1FeeFields, SimLog, SimReceipt, SimTx } from "./types.js";
 
+export { MESSAGE_PASSED_TOPIC, MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "./evm/message-passer.js";
+
 export const L1_BLOCK_ADDRESS: Address = "0x4200000000000000000000000000000000000015";
-export const MESSAGE_PASSER_ADDRESS: Address = "0x4200000000000000000000000000000000000016";
 export const BASE_FEE_VAULT: Address = "0x4200000000000000000000000000000000000019";
 export const L1_FEE_VAULT: Address = "0x420000000000000000000000000000000000001a";
 export const OPERATOR_FEE_VAULT: Address = "0x420000000000000000000000000000000000001b";
-
-/** Extra gas the simulated L2ToL1MessagePasser charges for recording a withdrawal. */
-export const MESSAGE_PASSER_GAS = 50_000n;
-const RECEIVE_DEFAULT_GAS_LIMIT = 100_000n;
-const MESSAGE_PASSER_ABI = parseAbi(["function initiateWithdrawal(address _target, uint256 _gasLimit, bytes _data)"]);
-/** keccak256("MessagePassed(uint256,address,address,uint256,uint256,bytes,bytes32)") */
-export const MESSAGE_PASSED_TOPIC: Hash = keccak256(
-  new TextEncoder().encode("MessagePassed(uint256,address,address,uint256,uint256,bytes,bytes32)"),
-);
 
 export interface BlockContext {
   readonly chainId: bigint;
@@ -42,6 +32,8 @@ export interface BlockContext {
   /** EVM rules (absent: Paris/Shanghai by `canyon`, no Ecotone, Karst). */
   readonly ecotone?: boolean;
   readonly karst?: boolean;
+  /** Interop (Lagoon): the interop predeploys run (evm/native-predeploys.ts). */
+  readonly lagoon?: boolean;
   readonly prevRandao?: Hash;
   /** BLOCKHASH lookups (absent: every earlier block's hash is unknown). */
   readonly blockHash?: (n: number) => Hash | undefined;
@@ -51,18 +43,12 @@ interface TransferResult {
   readonly status: 0 | 1;
   readonly logs: SimLog[];
   readonly extraGas: bigint;
-  /** The call needed more gas than the transaction had left: every gas unit is used. */
-  readonly outOfGas?: boolean;
 }
 
 export type ApplyResult = { ok: true } | { ok: false; reason: string };
 
 /** The bloom of every receipt without logs (most of them), shared: blooms are never written after they are made. */
 const EMPTY_BLOOM = new Uint8Array(256);
-
-function pad32(v: bigint): Hash {
-  return `0x${v.toString(16).padStart(64, "0")}`;
-}
 
 /** Executes the transactions of one block on a copy of the parent's ledger (no EVM: value moves only). */
 export class BlockExecutor {
@@ -97,7 +83,10 @@ export class BlockExecutor {
     return { shanghai: this.#ctx.canyon, prague: this.#ctx.isthmus };
   }
 
-  /** Contract creations and calls to code run in the EVM; value transfers and the modelled predeploys do not. */
+  /**
+   * Contract creations and calls to code run in the EVM (the stateful native predeploys hold stand-in code:
+   * evm/native-predeploys.ts); value transfers do not.
+   */
   #usesEvm(tx: SimTx): boolean {
     return tx.to === null || this.#w.code(tx.to) !== undefined;
   }
@@ -167,8 +156,7 @@ export class BlockExecutor {
         extraGas = txGasUsed(intrinsic, o.gasUsed, o.refund, 0n) - intrinsic;
       }
     } else {
-      const budget = ctx.regolith ? tx.gas - intrinsic : tx.gas;
-      const r = this.#transfer(tx, tx.from, depositNonce, budget);
+      const r = this.#transfer(tx, tx.from, depositNonce);
       status = r.status;
       logs = r.logs;
       extraGas = r.extraGas;
@@ -235,12 +223,9 @@ export class BlockExecutor {
       w.credit(tx.from, upfront);
       r = { status: o.success ? 1 : 0, logs: o.logs, extraGas: 0n };
       gasUsed = txGasUsed(intrinsic, o.gasUsed, o.refund + authRefund, floor);
-    } else if (tx.to === MESSAGE_PASSER_ADDRESS && tx.gas < intrinsic + MESSAGE_PASSER_GAS) {
-      r = { status: 0, logs: [], extraGas: 0n };
-      gasUsed = tx.gas;
     } else {
-      r = this.#transfer(tx, tx.from, tx.nonce!, tx.gas - intrinsic);
-      gasUsed = r.outOfGas === true ? tx.gas : txGasUsed(intrinsic, r.extraGas, authRefund, floor);
+      r = this.#transfer(tx, tx.from, tx.nonce!);
+      gasUsed = txGasUsed(intrinsic, r.extraGas, authRefund, floor);
     }
     const status = r.status;
     const opFee = this.#l1 !== undefined && ctx.isthmus ? operatorFee(gasUsed, this.#l1, ctx.jovian) : 0n;
@@ -264,78 +249,13 @@ export class BlockExecutor {
     return { ok: true };
   }
 
-  /**
-   * Moves `value` (balance checked by the caller) and runs the modelled predeploys (the message passer, and the
-   * interop contracts of `interop-predeploys.ts` within `gasBudget`, the gas left after intrinsic gas).
-   */
-  #transfer(tx: SimTx, from: Address, nonce: bigint, gasBudget: bigint): TransferResult {
+  /** Moves `value` (balance checked by the caller): a transaction to an account without code. */
+  #transfer(tx: SimTx, from: Address, nonce: bigint): TransferResult {
     const w = this.#w;
     const to = tx.to ?? createAddress(from, nonce);
-    const native = interopCall(tx.to, tx.value, tx.input);
-    if (native !== undefined) {
-      if (!native.ok) return { status: 0, logs: [], extraGas: native.extraGas };
-      if (native.extraGas > gasBudget) return { status: 0, logs: [], extraGas: native.extraGas, outOfGas: true };
-      return { status: 1, logs: [...native.logs], extraGas: native.extraGas };
-    }
-    if (tx.to === MESSAGE_PASSER_ADDRESS) {
-      const call = this.#messagePasser(from, tx.value, tx.input);
-      if (call === undefined) return { status: 0, logs: [], extraGas: MESSAGE_PASSER_GAS };
-      w.debit(from, tx.value);
-      w.credit(to, tx.value);
-      return { status: 1, logs: [call], extraGas: MESSAGE_PASSER_GAS };
-    }
     w.debit(from, tx.value);
     w.credit(to, tx.value);
     return { status: 1, logs: [], extraGas: 0n };
-  }
-
-  /** L2ToL1MessagePasser: records `sentMessages[withdrawalHash] = true`, bumps the nonce, emits MessagePassed. */
-  #messagePasser(sender: Address, value: bigint, input: Hex): SimLog | undefined {
-    let target: Address = sender;
-    let gasLimit = RECEIVE_DEFAULT_GAS_LIMIT;
-    let data: Hex = "0x";
-    if (input !== "0x") {
-      try {
-        const call = decodeFunctionData({ abi: MESSAGE_PASSER_ABI, data: input });
-        [target, gasLimit, data] = call.args as unknown as [Address, bigint, Hex];
-        target = target.toLowerCase() as Address;
-      } catch {
-        return undefined;
-      }
-    }
-    const w = this.#w;
-    const slot1 = pad32(1n);
-    const counter = w.storageAt(MESSAGE_PASSER_ADDRESS, slot1);
-    const nonce = (1n << 240n) | counter;
-    const withdrawalHash = keccak256(
-      encodeAbiParameters(
-        [
-          { type: "uint256" },
-          { type: "address" },
-          { type: "address" },
-          { type: "uint256" },
-          { type: "uint256" },
-          { type: "bytes" },
-        ],
-        [nonce, sender, target, value, gasLimit, data],
-      ),
-    );
-    const slot = keccakHex(hexToBytes(`${withdrawalHash}${"00".repeat(32)}` as Hex));
-    w.setStorage(MESSAGE_PASSER_ADDRESS, slot, 1n);
-    w.setStorage(MESSAGE_PASSER_ADDRESS, slot1, counter + 1n);
-    return {
-      address: MESSAGE_PASSER_ADDRESS,
-      topics: [
-        MESSAGE_PASSED_TOPIC,
-        pad32(nonce),
-        `0x${sender.slice(2).padStart(64, "0")}`,
-        `0x${target.slice(2).padStart(64, "0")}`,
-      ],
-      data: encodeAbiParameters(
-        [{ type: "uint256" }, { type: "uint256" }, { type: "bytes" }, { type: "bytes32" }],
-        [value, gasLimit, data, withdrawalHash],
-      ),
-    };
   }
 
   #push(tx: SimTx, r: Omit<SimReceipt, "cumulativeGasUsed" | "logsBloom">): void {

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ChainId } from "supernode/core";
-import { interopCall, LOG_EMITTER_ADDRESS } from "../../src/el/interop-predeploys.js";
+import { CROSS_L2_INBOX, executingAccessList, LOG_EMITTER_ADDRESS } from "../../src/el/interop-predeploys.js";
+import { interopSession, runCall } from "../support/native-call.js";
 import {
   type InitiatedMessage,
   type InvalidContext,
@@ -22,9 +23,12 @@ const params: MessageRuleParams = {
 };
 
 /** Runs a message through the devnet EL's CrossL2Inbox and the product's rules (initiating logs from `chain`). */
-function verdict(call: ReturnType<typeof validExecuting>, executingTs: number, chain: Map<string, string>) {
-  const r = interopCall("0x4200000000000000000000000000000000000022", 0n, validateMessageCalldata(call));
-  if (r?.ok !== true) throw new Error("inbox reverted");
+async function verdict(call: ReturnType<typeof validExecuting>, executingTs: number, chain: Map<string, string>) {
+  const { session } = interopSession();
+  const r = await runCall(session, CROSS_L2_INBOX, validateMessageCalldata(call), {
+    accessList: executingAccessList(call.id, call.msgHash),
+  });
+  if (!r.success) throw new Error("inbox reverted");
   const d = decodeLog(r.logs[0]!);
   if (d.kind !== "executing") throw new Error("not an executing message");
   return checkExecutingMessage(params, 902n, executingTs, d.message, (c: ChainId, n, i) => {
@@ -37,20 +41,23 @@ describe("interop devnet messages", () => {
   // chain 901's initiating logs: message k in block 2k+1, log index 0
   const history: InitiatedMessage[] = [];
   const logs = new Map<string, string>();
-  for (let k = 0; k < 40; k++) {
-    const p = initiatingPayload(k, 901n, 902n);
-    const r = interopCall(LOG_EMITTER_ADDRESS, 0n, emitLogCalldata(p));
-    if (r?.ok !== true) throw new Error("emitter reverted");
-    const n = 2 * k + 1;
-    logs.set(`901:${n}:0`, logHash(r.logs[0]!));
-    history.push({
-      chainId: 901n,
-      blockNumber: n,
-      logIndex: 0,
-      timestamp: GENESIS + 2 * n,
-      payloadHash: p.payloadHash,
-    });
-  }
+  beforeAll(async () => {
+    const { session } = interopSession(901n);
+    for (let k = 0; k < 40; k++) {
+      const p = initiatingPayload(k, 901n, 902n);
+      const r = await runCall(session, LOG_EMITTER_ADDRESS, emitLogCalldata(p));
+      if (!r.success) throw new Error("emitter reverted");
+      const n = 2 * k + 1;
+      logs.set(`901:${n}:0`, logHash(r.logs[0]!));
+      history.push({
+        chainId: 901n,
+        blockNumber: n,
+        logIndex: 0,
+        timestamp: GENESIS + 2 * n,
+        payloadHash: p.payloadHash,
+      });
+    }
+  });
   const headTs = GENESIS + 2 * 80;
   const ctx: InvalidContext = {
     history,
@@ -61,12 +68,12 @@ describe("interop devnet messages", () => {
     unknownChainId: 999n,
   };
 
-  it("a valid message names the initiating log the emitter produced", () => {
-    expect(verdict(validExecuting(history.at(-1)!), headTs + 2, logs)).toBeUndefined();
-    expect(verdict(validExecuting(history[35]!), headTs + 2, logs)).toBeUndefined();
+  it("a valid message names the initiating log the emitter produced", async () => {
+    expect(await verdict(validExecuting(history.at(-1)!), headTs + 2, logs)).toBeUndefined();
+    expect(await verdict(validExecuting(history[35]!), headTs + 2, logs)).toBeUndefined();
   });
 
-  it("each invalid kind breaks the rule it is named after", () => {
+  it("each invalid kind breaks the rule it is named after", async () => {
     const want = {
       "wrong-payload-hash": "hash-mismatch",
       "unknown-origin-chain": "unknown-chain",
@@ -76,7 +83,7 @@ describe("interop devnet messages", () => {
     for (const kind of INVALID_KINDS) {
       const call = invalidExecuting(kind, ctx);
       expect(call, kind).toBeDefined();
-      expect(verdict(call!, headTs + 2, logs), kind).toBe(want[kind]);
+      expect(await verdict(call!, headTs + 2, logs), kind).toBe(want[kind]);
     }
   });
 

@@ -3,6 +3,7 @@ import type { Hash, Hex } from "supernode/core";
 import { type EvmBlockEnv, type EvmBlockFields, evmRulesFor } from "./evm-session.js";
 import type { GasRules } from "./gas.js";
 import { l1Predeploys } from "./l1-predeploys.js";
+import { statefulNatives } from "./native-predeploys.js";
 
 /** The fork flags the EVM rules and the predeploys depend on. */
 export interface EvmForkFlags {
@@ -12,6 +13,8 @@ export interface EvmForkFlags {
   readonly isthmus: boolean;
   readonly jovian: boolean;
   readonly karst: boolean;
+  /** Interop: the CrossL2Inbox, the L2ToL2CrossDomainMessenger and the log emitter run. */
+  readonly lagoon?: boolean;
 }
 
 export type { EvmBlockFields };
@@ -24,14 +27,17 @@ export function evmBlockEnv(b: EvmBlockFields, f: EvmForkFlags, l1Info: () => He
   return {
     ...b,
     rules: evmRulesFor(f),
-    natives: l1Predeploys({
-      l1Info,
-      baseFee: b.baseFee,
-      ecotone: f.ecotone,
-      fjord: f.fjord,
-      isthmus: f.isthmus,
-      jovian: f.jovian,
-    }),
+    natives: [
+      ...l1Predeploys({
+        l1Info,
+        baseFee: b.baseFee,
+        ecotone: f.ecotone,
+        fjord: f.fjord,
+        isthmus: f.isthmus,
+        jovian: f.jovian,
+      }),
+      ...statefulNatives(f.lagoon === true),
+    ],
   };
 }
 

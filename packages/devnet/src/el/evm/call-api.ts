@@ -17,8 +17,7 @@ import { L1_BLOCK_PREDEPLOY } from "supernode/protocol";
 import { RPC_INVALID_PARAMS, RpcError } from "supernode/json-rpc";
 import { contextFor, forkActive } from "../block-builder.js";
 import type { ElCore } from "../el-core.js";
-import { BlockExecutor, MESSAGE_PASSER_ADDRESS, MESSAGE_PASSER_GAS } from "../executor.js";
-import { interopCall } from "../interop-predeploys.js";
+import { BlockExecutor } from "../executor.js";
 import type { RpcHandler } from "../json-rpc.js";
 import { LedgerWriter } from "../ledger.js";
 import type { SimAuthorization, SimBlock } from "../types.js";
@@ -101,6 +100,7 @@ function forksAt(core: ElCore, t: number) {
     isthmus: f("isthmus"),
     jovian: f("jovian"),
     karst: f("karst"),
+    lagoon: f("lagoon"),
   };
 }
 
@@ -192,13 +192,6 @@ function callError(o: EvmOutcome): RpcError {
   return new RpcError(-32000, o.error ?? "execution failed");
 }
 
-/** The gas the executor's native predeploys charge on top of the intrinsic gas (executor.ts, `#transfer`). */
-function nativeGas(c: CallRequest): bigint {
-  const native = interopCall(c.to, c.value, c.input);
-  if (native !== undefined) return native.extraGas;
-  return c.to === MESSAGE_PASSER_ADDRESS ? MESSAGE_PASSER_GAS : 0n;
-}
-
 async function estimate(r: CallRunner): Promise<bigint> {
   let hi = r.cap;
   const first = await r.run(hi);
@@ -207,9 +200,8 @@ async function estimate(r: CallRunner): Promise<bigint> {
     if (first.error === "revert") throw callError(first);
     throw new RpcError(-32000, `gas required exceeds allowance (${hi})`);
   }
-  // geth: a call to an account without code needs exactly what it used, plus what the executor's native
-  // predeploys without code (the message passer, the interop contracts) charge
-  if (r.call.to !== null && !r.toHasCode) return first.txGas + nativeGas(r.call);
+  // geth: a call to an account without code needs exactly what it used
+  if (r.call.to !== null && !r.toHasCode) return first.txGas;
   let lo = first.txGas - 1n;
   const optimistic = ((first.txGas + first.refund + CALL_STIPEND) * 64n) / 63n;
   if (optimistic < hi) {

@@ -20,6 +20,7 @@ import type { LedgerWriter } from "../ledger.js";
 import type { SimLog } from "../types.js";
 import { type CallTracer, attachTracer } from "./call-tracer.js";
 import { LedgerStateManager } from "./ledger-state-manager.js";
+import { MessageStack, type StatefulNative, statefulPrecompile } from "./native-frame.js";
 
 /** Which Ethereum rules an L2 block runs: Bedrock = Paris, Canyon = Shanghai, Ecotone = Cancun, Isthmus = Prague,
  * Karst = Osaka; `p256` adds P256VERIFY (0x100, RIP-7212 gas 3450) from Fjord until Osaka brings EIP-7951's. */
@@ -47,12 +48,15 @@ export function evmRulesFor(f: {
   return { hardfork, p256: f.fjord && !f.karst };
 }
 
-/** A natively implemented contract (predeploy) the EVM calls as a precompile. */
-export interface NativeContract {
+/** A natively implemented view contract (predeploy) the EVM calls as a precompile. */
+export interface ViewNative {
   readonly address: Address;
   /** Returns the output, or a revert (`revert: true`, output = revert data); `gas` is what the call costs. */
   call(input: Uint8Array): { readonly output: Uint8Array; readonly gas: bigint; readonly revert?: boolean };
 }
+
+/** A native predeploy: a view contract, or one with state and a call frame (`native-frame.ts`). */
+export type NativeContract = ViewNative | StatefulNative;
 
 /** The block fields the EVM reads (BLOCKHASH, COINBASE, …). */
 export interface EvmBlockFields {
@@ -135,7 +139,7 @@ function rip7212(): Precompile {
   };
 }
 
-function nativePrecompile(n: NativeContract): Precompile {
+function nativePrecompile(n: ViewNative): Precompile {
   return (input) => {
     const r = n.call(input.data);
     if (input.gasLimit < r.gas) return outOfGas(input.gasLimit);
@@ -153,6 +157,7 @@ function nativePrecompile(n: NativeContract): Precompile {
 export class EvmSession {
   readonly #sm: LedgerStateManager;
   readonly #env: EvmBlockEnv;
+  readonly #messages = new MessageStack();
   #evm: Promise<EVM> | undefined;
 
   constructor(ledger: LedgerWriter, env: EvmBlockEnv) {
@@ -182,9 +187,12 @@ export class EvmSession {
           : []),
         ...env.natives.map((n) => ({
           address: new EvmAddress(hexToBytes(n.address)),
-          function: nativePrecompile(n) as never,
+          function: ("run" in n ? statefulPrecompile(n, this.#messages, env.chainId) : nativePrecompile(n)) as never,
         })),
       ],
+    }).then((evm) => {
+      this.#messages.attach(evm);
+      return evm;
     });
     return this.#evm;
   }
@@ -213,6 +221,7 @@ export class EvmSession {
    */
   async run(m: EvmMessage, opts: { keep: boolean; tracer?: CallTracer; accessList?: boolean }): Promise<EvmOutcome> {
     const evm = await this.#instance();
+    this.#messages.reset();
     const j = evm.journal;
     await j.cleanup();
     if (opts.accessList === true) j.startReportingAccessList();

@@ -8,7 +8,7 @@ import { decodeFunctionData, encodeFunctionResult, parseAbi } from "viem";
 import { hexToBytes, bytesToHex, type Hex } from "supernode/core";
 import { decodeL1InfoData, GAS_PRICE_ORACLE_PREDEPLOY, L1_BLOCK_PREDEPLOY } from "supernode/protocol";
 import { calldataGas, flzCompressLen, fjordLinearRegression, operatorFee, parseL1FeeParams } from "../fees.js";
-import type { NativeContract } from "./evm-session.js";
+import type { ViewNative } from "./evm-session.js";
 
 export const GAS_PRICE_ORACLE_ABI = parseAbi([
   "function gasPrice() view returns (uint256)",
@@ -120,7 +120,7 @@ function oracleL1GasUsed(env: L1PredeployEnv, data: Uint8Array): bigint {
   return env.ecotone ? gas : gas + p.overhead;
 }
 
-function gasPriceOracle(env: L1PredeployEnv): NativeContract {
+function gasPriceOracle(env: L1PredeployEnv): ViewNative {
   return {
     address: GAS_PRICE_ORACLE_PREDEPLOY,
     call: (input) =>
@@ -207,7 +207,7 @@ function l1BlockValue(env: L1PredeployEnv, name: string): unknown {
   }
 }
 
-function l1Block(env: L1PredeployEnv): NativeContract {
+function l1Block(env: L1PredeployEnv): ViewNative {
   return {
     address: L1_BLOCK_PREDEPLOY,
     call: (input) => answer(L1_BLOCK_ABI, input, (name) => l1BlockValue(env, name)),
@@ -215,6 +215,6 @@ function l1Block(env: L1PredeployEnv): NativeContract {
 }
 
 /** The natively answered L1 predeploys of one block. */
-export function l1Predeploys(env: L1PredeployEnv): NativeContract[] {
+export function l1Predeploys(env: L1PredeployEnv): ViewNative[] {
   return [gasPriceOracle(env), l1Block(env)];
 }

@@ -7,13 +7,14 @@ import { receiptJson } from "../../../src/el/format.js";
 import {
   CROSS_L2_INBOX,
   CROSS_L2_INBOX_ABI,
+  checksumOf,
+  executingAccessList,
   LOG_EMITTER_ABI,
   LOG_EMITTER_ADDRESS,
-  interopCall,
-  logGas,
 } from "../../../src/el/interop-predeploys.js";
 import { decodeDeposit, decodeSigned, intrinsicGas } from "../../../src/el/tx-decode.js";
 import type { SimBlock, SimTx } from "../../../src/el/types.js";
+import { interopSession, runCall } from "../../support/native-call.js";
 import {
   blockLogs,
   decodeLog,
@@ -26,7 +27,7 @@ import {
 
 const sender = privateKeyToAccount(`0x${"11".repeat(32)}`);
 const SENDER = sender.address.toLowerCase() as Address;
-const p = { chainId: 902n, forks: { regolith: 0, canyon: 0 }, eip1559: DEFAULT_EIP1559 };
+const p = { chainId: 902n, forks: { regolith: 0, canyon: 0, lagoon: 0 }, eip1559: DEFAULT_EIP1559 };
 const genesis = makeGenesis(p, { timestamp: 1000, gasLimit: 30_000_000n, alloc: { [SENDER]: 10n ** 20n } });
 
 const id = {
@@ -46,13 +47,24 @@ function validateData(msgHash: Hash, ident = id): Hex {
   return encodeFunctionData({ abi: CROSS_L2_INBOX_ABI, functionName: "validateMessage", args: [ident, msgHash] });
 }
 
-async function userTx(nonce: number, to: Address, data: Hex, o: { value?: bigint; gas?: bigint } = {}): Promise<SimTx> {
+/** LOG gas: 375 + 375 per topic + 8 per data byte. */
+const logGas = (topics: number, bytes: number) => 375n + 375n * BigInt(topics) + 8n * BigInt(bytes);
+const selector = (sig: string) => keccak256(new TextEncoder().encode(sig)).slice(0, 10);
+const withList = (msgHash: Hash, ident = id) => ({ accessList: executingAccessList(ident, msgHash) });
+
+async function userTx(
+  nonce: number,
+  to: Address,
+  data: Hex,
+  o: { value?: bigint; gas?: bigint; accessList?: ReturnType<typeof executingAccessList> } = {},
+): Promise<SimTx> {
   const raw = await sender.signTransaction({
     type: "eip1559",
     chainId: 902,
     nonce,
     to,
     data,
+    ...(o.accessList === undefined ? {} : { accessList: o.accessList }),
     value: o.value ?? 0n,
     gas: o.gas ?? 200_000n,
     maxFeePerGas: 10_000_000_000n,
@@ -78,11 +90,11 @@ function build(txs: readonly SimTx[]): Promise<SimBlock> {
 }
 
 describe("simulated CrossL2Inbox and log emitter", () => {
-  it("validateMessage emits ExecutingMessage exactly as viem's ABI encoder and the product's decoder see it", () => {
+  it("validateMessage emits ExecutingMessage exactly as viem's ABI encoder and the product's decoder see it", async () => {
     const msgHash = keccak256("0x1234");
-    const r = interopCall(CROSS_L2_INBOX, 0n, validateData(msgHash));
-    expect(r?.ok).toBe(true);
-    if (r?.ok !== true) return;
+    const { session } = interopSession();
+    const r = await runCall(session, CROSS_L2_INBOX, validateData(msgHash), withList(msgHash));
+    expect(r.success).toBe(true);
     const [log] = r.logs;
     const eventAbi = CROSS_L2_INBOX_ABI.filter((x) => x.type === "event");
     const viemTopics = encodeEventTopics({ abi: eventAbi, eventName: "ExecutingMessage", args: { msgHash } });
@@ -106,41 +118,79 @@ describe("simulated CrossL2Inbox and log emitter", () => {
         payloadHash: msgHash,
       },
     });
-    expect(r.extraGas).toBe(logGas(2, 160));
   });
 
-  it("emitLog emits the given topics and data, whose log hash an executing message can name", () => {
+  it("requires the checksum in the access list (NotInAccessList), as the interop rules encode it", async () => {
+    const msgHash = keccak256("0x1234");
+    const { session } = interopSession();
+    const none = await runCall(session, CROSS_L2_INBOX, validateData(msgHash));
+    expect(none.success).toBe(false);
+    expect(none.output).toBe(selector("NotInAccessList()"));
+    // the list of another message does not do
+    const other = await runCall(session, CROSS_L2_INBOX, validateData(msgHash), withList(keccak256("0x99")));
+    expect(other.output).toBe(selector("NotInAccessList()"));
+    // lookup (type 1), checksum (type 3); the contract's own calculateChecksum agrees
+    const [entry] = executingAccessList(id, msgHash);
+    expect(entry!.address).toBe(CROSS_L2_INBOX);
+    expect(entry!.storageKeys).toEqual([
+      `0x01000000${"0".repeat(13)}385${"0".repeat(14)}11${id.timestamp.toString(16).padStart(16, "0")}00000003`,
+      checksumOf(id, msgHash),
+    ]);
+    expect(entry!.storageKeys[1]!.startsWith("0x03")).toBe(true);
+    const calc = await runCall(
+      session,
+      CROSS_L2_INBOX,
+      encodeFunctionData({ abi: CROSS_L2_INBOX_ABI, functionName: "calculateChecksum", args: [id, msgHash] }),
+    );
+    expect(calc.output).toBe(checksumOf(id, msgHash));
+    // a chain ID past 64 bits takes the extension entry (type 2)
+    const big = { ...id, chainId: (1n << 70n) + 5n };
+    const keys = executingAccessList(big, msgHash)[0]!.storageKeys;
+    expect(keys.map((k) => k.slice(0, 4))).toEqual(["0x01", "0x02", "0x03"]);
+    expect(keys[1]).toBe(`0x02${"00".repeat(7)}${"0".repeat(46)}40`);
+    // the identifier's range checks
+    const tooHigh = await runCall(session, CROSS_L2_INBOX, validateData(msgHash, { ...id, logIndex: 1n << 32n }));
+    expect(tooHigh.output).toBe(selector("LogIndexTooHigh()"));
+  });
+
+  it("emitLog emits the given topics and data, whose log hash an executing message can name", async () => {
+    const { session } = interopSession();
     for (const n of [0, 1, 2, 4]) {
       const t = Array.from({ length: n }, (_, i) => `0x${String(i + 1).repeat(64)}` as Hash);
-      const r = interopCall(LOG_EMITTER_ADDRESS, 0n, emitData(t, payload));
-      expect(r).toEqual({
-        ok: true,
-        logs: [{ address: LOG_EMITTER_ADDRESS, topics: t, data: payload }],
-        extraGas: logGas(n, 5),
-      });
+      const r = await runCall(session, LOG_EMITTER_ADDRESS, emitData(t, payload));
+      expect(r.logs).toEqual([{ address: LOG_EMITTER_ADDRESS, topics: t, data: payload }]);
+      expect(r.gasUsed).toBe(logGas(n, 5));
     }
     const log = { address: LOG_EMITTER_ADDRESS, topics, data: payload };
     const msgHash = keccak256(`0x${topics.map((t) => t.slice(2)).join("")}${payload.slice(2)}`);
-    const r = interopCall(CROSS_L2_INBOX, 0n, validateData(msgHash));
-    if (r?.ok !== true) throw new Error("expected a log");
+    const r = await runCall(session, CROSS_L2_INBOX, validateData(msgHash), withList(msgHash));
     const d = decodeLog(r.logs[0]!);
     if (d.kind !== "executing") throw new Error("expected an executing message");
     expect(expectedLogHash(d.message)).toBe(logHash(log));
   });
 
-  it("reverts on value, unknown or malformed calldata, five topics and a dirty origin word; ignores other addresses", () => {
+  it("reverts on value, unknown or malformed calldata, five topics and a dirty origin word", async () => {
+    const { session } = interopSession();
     const msgHash = keccak256("0x99");
     const good = validateData(msgHash);
-    expect(interopCall(CROSS_L2_INBOX, 1n, good)).toEqual({ ok: false, extraGas: 0n });
-    expect(interopCall(CROSS_L2_INBOX, 0n, "0x")).toMatchObject({ ok: false });
-    expect(interopCall(CROSS_L2_INBOX, 0n, emitData(topics, payload))).toMatchObject({ ok: false });
-    expect(interopCall(CROSS_L2_INBOX, 0n, good.slice(0, 100) as Hex)).toMatchObject({ ok: false });
-    const dirty = `${good.slice(0, 10)}ff${good.slice(12)}` as Hex; // upper byte of the origin word
-    expect(interopCall(CROSS_L2_INBOX, 0n, dirty)).toMatchObject({ ok: false });
-    const five = Array.from({ length: 5 }, () => topics[0]!);
-    expect(interopCall(LOG_EMITTER_ADDRESS, 0n, emitData(five, payload))).toMatchObject({ ok: false });
-    expect(interopCall("0x00000000000000000000000000000000000000b0", 0n, good)).toBeUndefined();
-    expect(interopCall(null, 0n, good)).toBeUndefined();
+    const ok = await runCall(session, CROSS_L2_INBOX, good, withList(msgHash));
+    expect(ok.success).toBe(true);
+    const fails = [
+      await runCall(session, CROSS_L2_INBOX, good, { ...withList(msgHash), value: 1n }),
+      await runCall(session, CROSS_L2_INBOX, "0x", withList(msgHash)),
+      await runCall(session, CROSS_L2_INBOX, emitData(topics, payload), withList(msgHash)),
+      await runCall(session, CROSS_L2_INBOX, good.slice(0, 100) as Hex, withList(msgHash)),
+      await runCall(session, CROSS_L2_INBOX, `${good.slice(0, 10)}ff${good.slice(12)}` as Hex, withList(msgHash)),
+      await runCall(
+        session,
+        LOG_EMITTER_ADDRESS,
+        emitData(
+          Array.from({ length: 5 }, () => topics[0]!),
+          payload,
+        ),
+      ),
+    ];
+    for (const f of fails) expect(f).toMatchObject({ success: false, error: "revert", output: "0x", logs: [] });
   });
 
   it("puts the logs in receipts with block-wide log indices, charges log gas, and re-executes to the same block", async () => {
@@ -150,18 +200,20 @@ describe("simulated CrossL2Inbox and log emitter", () => {
       await userTx(0, LOG_EMITTER_ADDRESS, emit),
       await userTx(1, "0x00000000000000000000000000000000000000b0", "0x", { value: 5n }),
       await userTx(2, LOG_EMITTER_ADDRESS, emitData([], "0x")),
-      await userTx(3, CROSS_L2_INBOX, validateData(msgHash)),
-      // reverts: value sent to the inbox, then too little gas for the log
-      await userTx(4, CROSS_L2_INBOX, validateData(msgHash), { value: 1n }),
+      await userTx(3, CROSS_L2_INBOX, validateData(msgHash), withList(msgHash)),
+      // reverts: value sent to the inbox, too little gas for the log, no access list
+      await userTx(4, CROSS_L2_INBOX, validateData(msgHash), { ...withList(msgHash), value: 1n }),
       await userTx(5, CROSS_L2_INBOX, validateData(msgHash), {
-        gas: intrinsicGas(validateData(msgHash), false) + 100n,
+        ...withList(msgHash),
+        gas: intrinsicGas(validateData(msgHash), false) + 2400n + 2n * 1900n + 100n, // with the access list's
       }),
       await userTx(6, LOG_EMITTER_ADDRESS, emit),
+      await userTx(7, CROSS_L2_INBOX, validateData(msgHash)),
     ];
     const b = await build(txs);
-    expect(b.txs).toHaveLength(7);
-    expect(b.receipts.map((r) => r.status)).toEqual([1, 1, 1, 1, 0, 0, 1]);
-    expect(b.receipts.map((r) => r.logs.length)).toEqual([1, 0, 1, 1, 0, 0, 1]);
+    expect(b.txs).toHaveLength(8);
+    expect(b.receipts.map((r) => r.status)).toEqual([1, 1, 1, 1, 0, 0, 1, 0]);
+    expect(b.receipts.map((r) => r.logs.length)).toEqual([1, 0, 1, 1, 0, 0, 1, 0]);
     expect(b.receipts[0]?.gasUsed).toBe(intrinsicGas(emit, false) + logGas(2, 5));
     expect(b.receipts[5]?.gasUsed).toBe(txs[5]?.gas);
     const receipts = b.receipts.map((_, i) =>
