@@ -1,4 +1,6 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { LongFirstSequencer } from "./test/support/sequencer.js";
 
 /** The product's tests (test/) and the devnet package's (packages/devnet/test/); see docs/devnet.md. */
 const conditions = ["supernode-source", "module", "node", "development"];
@@ -12,6 +14,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // At least two files at a time, also on 2 cores (vitest's default there is one): the longest files mostly wait
+    // on block times, and they start first (test/support/sequencer.ts). README.md, `npm test`.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: LongFirstSequencer },
     reporters: process.env.CI ? ["default"] : ["default"],
   },
 });
