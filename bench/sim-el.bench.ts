@@ -6,8 +6,8 @@ import { decodeDeposit } from "supernode-devnet/el/tx-decode";
 import type { SimBlock } from "supernode-devnet/el/types";
 import { postText } from "supernode/json-rpc";
 import { type Bench, note } from "./harness.js";
-import { contractCallBlocks } from "./sim-el/contract-blocks.js";
-import { benchBlockAttributes, userTxBlocks } from "./sim-el/user-blocks.js";
+import { evmComparison } from "./sim-el/evm-comparison.js";
+import { benchBlockAttributes } from "./sim-el/user-blocks.js";
 
 /**
  * The simulated execution client under the load a derivation run puts on it: per block one fcU with attributes
@@ -17,7 +17,8 @@ import { benchBlockAttributes, userTxBlocks } from "./sim-el/user-blocks.js";
  * the re-execution of `newPayload` alone: `inproc_build_blocks_per_s`, `inproc_import_blocks_per_s`. Blocks of 12
  * signed user transactions in process (bench/sim-el/user-blocks.ts): `inproc_user_block_decode_us`,
  * `inproc_user_block_build_us`, and of 12 contract calls run in the EVM (bench/sim-el/contract-blocks.ts):
- * `inproc_contract_block_build_us` (SIM_EL_USER_BLOCKS, default 300; 0 skips them).
+ * `inproc_contract_block_build_us`, with the ratios to the code before the EVM (bench/sim-el/evm-comparison.ts;
+ * measured in the same run with `SIM_EL_PRE_EVM_DIR`) (SIM_EL_USER_BLOCKS, default 300; 0 skips them).
  */
 const BLOCKS = 500;
 const SECRET = new Uint8Array(32).fill(3);
@@ -152,8 +153,7 @@ const bench: Bench = {
   async run(report) {
     await inProcess(report);
     const userBlocks = Number(process.env.SIM_EL_USER_BLOCKS ?? 300);
-    if (userBlocks > 0) await userTxBlocks(report, FORKS, userBlocks);
-    if (userBlocks > 0) await contractCallBlocks(report, FORKS, userBlocks);
+    if (userBlocks > 0) await evmComparison(report, FORKS, userBlocks);
     const a = await start("a");
     const b = await start("b");
     try {

@@ -1,13 +1,13 @@
 import { type Hex, hexToBytes } from "supernode/core";
 import { encodeDepositTxHex, keccakHex } from "supernode/protocol";
-import { DEFAULT_EIP1559, buildBlock, makeGenesis } from "supernode-devnet/el/block-builder";
+import { DEFAULT_EIP1559, type buildBlock } from "supernode-devnet/el/block-builder";
 
 /** What `buildBlock` takes as a block's attributes. */
 type BuildAttributes = Parameters<typeof buildBlock>[2];
-import { decodeAnyTx } from "supernode-devnet/el/tx-decode";
 import type { ElForks } from "supernode-devnet/el/types";
 import { UserTxSource, userTxAllocRecord } from "../derivation/user-txs.js";
-import { type Bench, note } from "../harness.js";
+import { note } from "../harness.js";
+import type { SimElImpl } from "./impl.js";
 
 /** The attributes of every block the sim-el bench builds in process: a timestamp and its transactions vary. */
 export function benchBlockAttributes(
@@ -31,13 +31,11 @@ export function benchBlockAttributes(
 /**
  * The simulated EL's own work for the blocks of the derivation bench, in process (no HTTP, no JSON): per block an
  * L1-info deposit and 12 signed user transactions of every type (bench/derivation/user-txs.ts), each to a new
- * recipient so the state grows as there. Decoding (sender recovery included) and building (execution, state
- * root, receipts, header) are timed apart, as CPU µs per block. The transactions are signed before the clock starts.
+ * recipient so the state grows as there. `userTxRaws` signs them (before any clock starts); `measureUserTxBlocks`
+ * decodes (sender recovery included) and builds (execution, state root, receipts, header) them on a fresh genesis,
+ * timed apart, as CPU µs per block.
  */
-export async function userTxBlocks(report: Parameters<Bench["run"]>[0], forks: ElForks, blocks: number): Promise<void> {
-  const p = { chainId: 901n, forks, eip1559: DEFAULT_EIP1559 };
-  const t0 = 1_700_000_000;
-  let parent = makeGenesis(p, { timestamp: t0, gasLimit: 30_000_000n, alloc: userTxAllocRecord() });
+export async function userTxRaws(blocks: number): Promise<Uint8Array[][]> {
   const source = new UserTxSource();
   const raws: Uint8Array[][] = [];
   for (let n = 1; n <= blocks; n++) {
@@ -53,20 +51,32 @@ export async function userTxBlocks(report: Parameters<Bench["run"]>[0], forks: E
     });
     raws.push([info, ...(await source.nextBlock())].map(hexToBytes));
   }
+  return raws;
+}
+
+export async function measureUserTxBlocks(
+  impl: SimElImpl,
+  forks: ElForks,
+  raws: readonly Uint8Array[][],
+): Promise<{ decodeUs: number; buildUs: number }> {
+  const p = { chainId: 901n, forks, eip1559: DEFAULT_EIP1559 };
+  const t0 = 1_700_000_000;
+  let parent = impl.makeGenesis(p, { timestamp: t0, gasLimit: 30_000_000n, alloc: userTxAllocRecord() });
   let decodeUs = 0;
   let buildUs = 0;
-  for (let n = 1; n <= blocks; n++) {
+  for (let n = 1; n <= raws.length; n++) {
     const c0 = process.cpuUsage();
     const txs = [];
-    for (const raw of raws[n - 1]!) txs.push(await decodeAnyTx(raw));
+    for (const raw of raws[n - 1]!) txs.push(await impl.decodeAnyTx(raw));
     const c1 = process.cpuUsage();
-    parent = await buildBlock(p, parent, benchBlockAttributes(t0 + 2 * n, txs), []);
+    parent = await impl.buildBlock(p, parent, benchBlockAttributes(t0 + 2 * n, txs), []);
     const c2 = process.cpuUsage();
     if (parent.txs.length !== txs.length) throw new Error("user-tx block: a transaction did not apply");
     decodeUs += c1.user + c1.system - c0.user - c0.system;
     buildUs += c2.user + c2.system - c1.user - c1.system;
   }
-  note(`user-tx blocks: ${blocks} blocks of ${raws[0]!.length} transactions, state root ${parent.header.stateRoot}`);
-  report({ figure: "inproc_user_block_decode_us", value: Math.round(decodeUs / blocks), unit: "µs" });
-  report({ figure: "inproc_user_block_build_us", value: Math.round(buildUs / blocks), unit: "µs" });
+  note(
+    `user-tx blocks (${impl.name}): ${raws.length} blocks of ${raws[0]!.length} transactions, state root ${parent.header.stateRoot}`,
+  );
+  return { decodeUs: decodeUs / raws.length, buildUs: buildUs / raws.length };
 }
