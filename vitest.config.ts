@@ -15,7 +15,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     // At least two files at a time, also on 2 cores (vitest's default there is one): the longest files mostly wait
-    // on block times, and they start first (test/support/sequencer.ts). README.md, `npm test`.
+    // on block times, and they start first (test/support/sequencer.ts). docs/adr/0114-two-test-workers.md.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { sequencer: LongFirstSequencer },
     reporters: process.env.CI ? ["default"] : ["default"],

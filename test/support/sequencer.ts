@@ -6,13 +6,20 @@
  */
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** Path prefixes (from the repository root), longest first: chaos short run ~200 s, reference files 25–95 s each. */
+/**
+ * Path prefixes (from the repository root), longest first: the chaos short run ~200 s, the reference files 25–95 s
+ * each, the devnet and deploy files 5–30 s; the integration files before the unit and conformance files (under a
+ * second each, they even out the two workers' ends).
+ */
 export const LONG_FIRST = [
   "test/chaos/",
   "test/reference/derivation-oracle",
   "test/reference/",
   "test/integration/node/l1-finality-reorg",
   "test/integration/app/devnet-",
+  "test/integration/deploy/",
+  "test/integration/",
+  "packages/devnet/test/integration/",
 ] as const;
 
 function rank(spec: TestSpecification): number {
