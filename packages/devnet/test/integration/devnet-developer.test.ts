@@ -6,13 +6,15 @@ import { generatePrivateKey } from "viem/accounts";
 import { chainConfig } from "viem/op-stack";
 import { describe, expect, it } from "vitest";
 import { devnetBin } from "../../src/bin-path.js";
+import { developerScript } from "../support/developer-script.js";
 import { MESSAGE_PASSER, withdrawalCalldata, firstEvent } from "../support/el-support.js";
 
 /**
  * The devnet as `npm start` runs it (the supernode sequencing), seen from an application: the banner names each
  * chain's execution client with its WebSocket URL and the dev accounts with their keys; on both variants a viem
  * WebSocket newHeads subscription sees the supernode's blocks, ethers sees a dev account's log through an HTTP
- * filter, and an unfunded account's transaction is refused at once.
+ * filter, an unfunded account's transaction is refused at once, and the docs' viem script (deploy, events, total fee,
+ * write, read: test/support/developer-script.ts) runs unchanged against each chain.
  */
 interface Endpoints {
   readonly http: string;
@@ -52,7 +54,7 @@ async function asDeveloper(chainId: number, el: Endpoints, key: Hex): Promise<vo
 }
 
 describe("supernode-devnet as an application developer meets it", () => {
-  it("WebSocket and dev accounts in the banner; subscriptions, filters and pool refusals on both variants", async () => {
+  it("WebSocket and dev accounts in the banner; subscriptions, filters, pool refusals and the docs script on both variants", async () => {
     const child = spawn(
       process.execPath,
       [devnetBin(), "--rpc.port", "0", "--metrics.port", "0", "--el.port", "0", "--l1-block-time", "1"],
@@ -85,7 +87,13 @@ describe("supernode-devnet as an application developer meets it", () => {
       expect([...els.keys()]).toEqual([901, 902]);
       expect(keys).toHaveLength(10);
       // dev accounts #3 and #4: the devnet itself sends from none of them
-      await Promise.all([asDeveloper(901, els.get(901)!, keys[3]!), asDeveloper(902, els.get(902)!, keys[4]!)]);
+      // and the docs' viem script (deploy, watch events, estimate the total fee, write, read) on both, from #5 and #6
+      await Promise.all([
+        asDeveloper(901, els.get(901)!, keys[3]!),
+        asDeveloper(902, els.get(902)!, keys[4]!),
+        developerScript({ chainId: 901, ...els.get(901)!, key: keys[5]! }),
+        developerScript({ chainId: 902, ...els.get(902)!, key: keys[6]! }),
+      ]);
       child.kill("SIGINT");
       expect(await exited).toBe(0);
     } finally {
