@@ -9,6 +9,7 @@ import {
 } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hash, Hex } from "supernode/core";
+import { CallTracer } from "../../../src/el/evm/call-tracer.js";
 import { createAddress } from "../../../src/el/executor.js";
 import { MESSAGE_PASSED_TOPIC, MESSAGE_PASSER_ADDRESS } from "../../../src/el/evm/message-passer.js";
 import {
@@ -207,8 +208,30 @@ describe("simulated L2ToL2CrossDomainMessenger (chain 901 → 902)", () => {
     const f = await relay(failing.logs[0]!);
     expect(f.output.startsWith("0x08c379a0")).toBe(true);
     expect(f.logs).toEqual([]);
-    // the first one still goes through after all that
-    expect((await relay(log)).error).toBeUndefined();
+    // the first one still goes through after all that, and the call tracer sees its nested calls
+    const payload = logPayloadHex(log);
+    const tracer = new CallTracer();
+    const traced = await b.session.run(
+      {
+        from: CALLER,
+        to: MESSENGER,
+        value: 0n,
+        input: messengerCall("relayMessage", [id(), payload]),
+        gas: 1_000_000n,
+        gasPrice: 1n,
+        accessList: executingAccessList(id(), keccak256(payload)),
+      },
+      { keep: true, tracer },
+    );
+    expect(traced.error).toBeUndefined();
+    const root = tracer.root!;
+    expect(root.to).toBe(MESSENGER);
+    expect(root.calls?.map((c) => [c.type, c.from, c.to])).toEqual([
+      ["CALL", MESSENGER, CROSS_L2_INBOX],
+      ["CALL", MESSENGER, receiver],
+    ]);
+    // the receiver's own calls back into the messenger (the context) are STATICCALLs under it
+    expect(root.calls?.[1]?.calls?.map((c) => c.type)).toEqual(["STATICCALL", "STATICCALL"]);
   });
 
   it("a contract initiates a withdrawal through the native L2ToL1MessagePasser", async () => {
