@@ -11,13 +11,11 @@
  * `runElSync`: the supernode sequences with P2P on op-geth A; later a fresh op-geth E, peered with A over devp2p,
  * is driven by a second supernode in execution-layer sync mode that only hears gossip from then on.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { devnetForkOffsets } from "supernode-devnet/config";
 import { loopbackAddr, waitForP2PSelf } from "supernode-devnet/cli/p2p";
 import { procUsage } from "./proc-usage.js";
-import { connectOpGeth, jsonRpc, type OpGeth, until } from "./reference.js";
+import { connectOpGeth, inReferenceRig, jsonRpc, type OpGeth, until } from "./reference.js";
 import {
   costMark,
   type ElRig,
@@ -28,7 +26,6 @@ import {
   cpuPerBlock,
   reorgDepthInsideFinality,
   type Status,
-  type Stops,
   startSupernodeProcess,
   statusOf,
   type Traffic,
@@ -36,20 +33,6 @@ import {
 } from "./reference-el.js";
 import { startBatcher, startOpNode } from "./reference-op-node.js";
 import { CHAIN, compare } from "./reference-oracle.js";
-
-/** Runs `body` with a temporary directory and a list of stops, all run at the end (logs kept with REFERENCE_KEEP=1). */
-async function inRig<T>(name: string, body: (dir: string, stops: Stops) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), `sn-ref-el-${name}-`));
-  const stops: Stops = [];
-  try {
-    return await body(dir, stops);
-  } catch (err) {
-    throw new Error(`${(err as Error).message} (${name}; logs in ${dir})`);
-  } finally {
-    for (const s of stops.reverse()) await s().catch(() => {});
-    if (process.env.REFERENCE_KEEP !== "1") rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 export interface SequencerRun {
   readonly blocks: number;
@@ -82,7 +65,7 @@ interface SeqRun {
 type Supernode = Awaited<ReturnType<typeof startSupernodeIn>>;
 
 export function runSequencerOnOpGeth(blocks: number): Promise<SequencerRun> {
-  return inRig("sequencer", async (dir, stops) => {
+  return inReferenceRig("el-sequencer", async (dir, stops) => {
     const rig = await startElRig(FORKS, dir, stops);
     const { devnet, pair } = rig;
     const { ours: seqEl, theirs: opEl } = pair;
@@ -194,7 +177,7 @@ export interface ElSyncRun {
 }
 
 export function runElSync(blocks: number): Promise<ElSyncRun> {
-  return inRig("el-sync", async (dir, stops) => {
+  return inReferenceRig("el-sync", async (dir, stops) => {
     const rig = await startElRig(undefined, dir, stops, 2);
     const { devnet, pair } = rig;
     const seqEl = pair.ours;

@@ -5,14 +5,12 @@
  * key the devnet's batcher account for the chain (funded on L1, the rollup config's batcher address). op-node
  * (verifier) derives the batches onto a second op-geth; the supernode derives them too (its safe head).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Address, Hash } from "../../src/core/types/primitives.js";
-import { type Devnet, startDevnet } from "supernode-devnet";
+import type { Devnet } from "supernode-devnet";
 import { batcherAccountIndex, devAccount } from "supernode-devnet/l1/dev-accounts";
 import {
   freePort,
+  inReferenceRig,
   jsonRpc,
   type RefProcess,
   referenceBinary,
@@ -20,7 +18,7 @@ import {
   startReference,
   until,
 } from "./reference.js";
-import { startOpGethPair, startOpNode, startSupernodeOn } from "./reference-op-node.js";
+import { startOpNode, startOpNodeDevnet, startSupernodeOn } from "./reference-op-node.js";
 import { compare, sendTraffic } from "./reference-oracle.js";
 
 export type OpBatcherDataMode = "calldata" | "blobs";
@@ -39,31 +37,13 @@ const CHAIN = 901n;
 
 /** Runs until op-node's and the supernode's safe heads reach `blocks`, then compares blocks 1…blocks. */
 export async function runOpBatcher(mode: OpBatcherDataMode, blocks: number): Promise<OpBatcherResult> {
-  const dir = mkdtempSync(join(tmpdir(), `sn-ref-op-batcher-${mode}-`));
-  const stops: Array<() => Promise<void>> = [];
-  try {
-    return await rig(mode, blocks, dir, stops);
-  } catch (err) {
-    throw new Error(`${(err as Error).message} (op-batcher, ${mode}; logs in ${dir})`);
-  } finally {
-    for (const s of stops.reverse()) await s().catch(() => {});
-    if (process.env.REFERENCE_KEEP !== "1") rmSync(dir, { recursive: true, force: true });
-  }
+  return inReferenceRig(`op-batcher-${mode}`, (dir, stops) => rig(mode, blocks, dir, stops));
 }
 
 async function rig(mode: OpBatcherDataMode, blocks: number, dir: string, stops: Array<() => Promise<void>>) {
   // The devnet's own batcher is never started (startBatchers): every batch on L1 is op-batcher's.
-  const devnet = await startDevnet({
-    dir,
-    chains: [{ chainId: CHAIN, variant: "b" }],
-    l1BlockTimeSec: 1,
-    l2BlockTimeSec: 1,
-    dataMode: mode,
-    // op-node's beacon client needs config/spec and blobs by slot, which anvil's own endpoint lacks.
-    l1BeaconApi: true,
-  });
-  stops.push(() => devnet.stop());
-  const { ours, theirs, cfg, rollupPath, jwtPath } = await startOpGethPair(devnet, CHAIN, dir, stops);
+  const { devnet, pair } = await startOpNodeDevnet(dir, stops, { chainId: CHAIN, dataMode: mode });
+  const { ours, theirs, cfg, rollupPath, jwtPath } = pair;
   const o = { jwtPath, rollupPath, logLevel: "info" as const };
   const supernode = await startSupernodeOn(devnet, dir, CHAIN, ours, o, [
     "--disable-p2p",
@@ -103,7 +83,7 @@ async function rig(mode: OpBatcherDataMode, blocks: number, dir: string, stops: 
  * op-batcher with the devnet chain's batcher key, posting every L1 block (channel duration 1), no DA throttling;
  * with several rollup nodes (and as many L2 execution clients) it batches from the active sequencer's.
  */
-async function startOpBatcherProcess(
+export async function startOpBatcherProcess(
   devnet: Devnet,
   dir: string,
   mode: OpBatcherDataMode,
@@ -124,7 +104,7 @@ async function startOpBatcherProcess(
 }
 
 /** The transactions from `batcher` to `inbox` in every L1 block so far. */
-async function countBatches(l1: string, batcher: Address, inbox: Address): Promise<number> {
+export async function countBatches(l1: string, batcher: Address, inbox: Address): Promise<number> {
   type Tx = { from: Address; to: Address | null };
   const head = Number(await jsonRpc<Hash>(l1, "eth_blockNumber"));
   let n = 0;

@@ -7,7 +7,7 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Hash } from "../../src/core/types/primitives.js";
-import type { RollupConfig } from "../../src/protocol/rollup-config.js";
+import type { Fork, RollupConfig } from "../../src/protocol/rollup-config.js";
 import { buildChainRuntimes } from "../../src/app/chain-factory.js";
 import { protocolHashing } from "../../src/app/hashing.js";
 import { Supernode } from "../../src/app/supernode.js";
@@ -15,7 +15,7 @@ import { formatIssues } from "../../src/config/issues.js";
 import type { LogLevel } from "../../src/config/types.js";
 import { loadConfig } from "../../src/config/load.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { type Devnet, devnetProcessArgs } from "supernode-devnet";
+import { type Devnet, devnetProcessArgs, startDevnet } from "supernode-devnet";
 import { Batcher, type DataMode } from "supernode-devnet/batcher/batcher";
 import type { BatchType } from "supernode-devnet/batcher/channel-builder";
 import { rollupConfigJson } from "supernode-devnet/config";
@@ -93,6 +93,43 @@ export async function startOpGethPair(
   const rollupPath = join(dir, "rollup-op-geth.json");
   writeFileSync(rollupPath, rollupConfigJson(cfg));
   return { ours, theirs, cfg, rollupPath, jwtPath, el: checked };
+}
+
+/**
+ * op-node as the chain's sequencer: L1 confirmations 0 for its sequencer and its own derivation (the supernode's
+ * verifier default), so both follow the newest L1 blocks.
+ */
+export const OP_NODE_SEQUENCER_ARGS: readonly string[] = [
+  "--sequencer.enabled",
+  "--sequencer.l1-confs",
+  "0",
+  "--verifier.l1-confs",
+  "0",
+];
+
+/**
+ * The devnet of an op-node case (its `stop` pushed onto `stops`): chain `chainId` (variant B, one-second L1 and L2
+ * blocks, `forkOffsets` or every fork at genesis), batches in `dataMode` (the devnet's own batcher is not started),
+ * the beacon API op-node's beacon client needs (config/spec and blobs by slot, which anvil's own endpoint lacks);
+ * and the chain's op-geth pair.
+ */
+export async function startOpNodeDevnet(
+  dir: string,
+  stops: Array<() => Promise<void>>,
+  o: { chainId: bigint; dataMode: DataMode; forkOffsets?: Partial<Record<Fork, number | undefined>> | undefined },
+): Promise<{ devnet: Devnet; pair: OpGethPair }> {
+  const devnet = await startDevnet({
+    dir,
+    chains: [
+      { chainId: o.chainId, variant: "b", ...(o.forkOffsets === undefined ? {} : { forkOffsets: o.forkOffsets }) },
+    ],
+    l1BlockTimeSec: 1,
+    l2BlockTimeSec: 1,
+    dataMode: o.dataMode,
+    l1BeaconApi: true,
+  });
+  stops.push(() => devnet.stop());
+  return { devnet, pair: await startOpGethPair(devnet, o.chainId, dir, stops) };
 }
 
 export async function startOpNode(

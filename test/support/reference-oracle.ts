@@ -4,18 +4,17 @@
  * consensus-layer sync) deriving them onto the second. Traffic: a deposit every few L1 blocks and user
  * transactions of the legacy, access-list and dynamic-fee types sent to the sequencer's op-geth.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Address, Hash, Hex } from "../../src/core/types/primitives.js";
-import { type Devnet, startDevnet } from "supernode-devnet";
+import type { Devnet } from "supernode-devnet";
 import type { DataMode } from "supernode-devnet/batcher/batcher";
 import type { BatchType } from "supernode-devnet/batcher/channel-builder";
 import { DEVNET_P2P_ARGS, loopbackAddr, prepareSequencerP2P, waitForP2PSelf } from "supernode-devnet/cli/p2p";
 import { devAccount } from "supernode-devnet/l1/dev-accounts";
 import type { Fork } from "../../src/protocol/rollup-config.js";
-import { freePort, jsonRpc, type OpGeth, until } from "./reference.js";
-import { type OpNode, startBatcher, startOpGethPair, startOpNode, startSupernodeOn } from "./reference-op-node.js";
+import { freePort, inReferenceRig, jsonRpc, type OpGeth, until } from "./reference.js";
+import { type OpNode, startBatcher, startOpNode, startOpNodeDevnet, startSupernodeOn } from "./reference-op-node.js";
 
 export interface OracleCase {
   readonly name: string;
@@ -50,30 +49,12 @@ const RECIPIENT: Address = "0x00000000000000000000000000000000000d3b05";
 
 /** Runs one case until op-node's and the supernode's safe heads reach `blocks`, then compares blocks 1…blocks. */
 export async function runOracle(c: OracleCase, blocks: number): Promise<OracleResult> {
-  const dir = mkdtempSync(join(tmpdir(), `sn-ref-oracle-${c.name}-`));
-  const stops: Array<() => Promise<void>> = [];
-  try {
-    return await oracle(c, blocks, dir, stops);
-  } catch (err) {
-    throw new Error(`${(err as Error).message} (case ${c.name}; logs in ${dir})`);
-  } finally {
-    for (const s of stops.reverse()) await s().catch(() => {});
-    if (process.env.REFERENCE_KEEP !== "1") rmSync(dir, { recursive: true, force: true });
-  }
+  return inReferenceRig(`oracle-${c.name}`, (dir, stops) => oracle(c, blocks, dir, stops));
 }
 
 async function oracle(c: OracleCase, blocks: number, dir: string, stops: Array<() => Promise<void>>) {
-  const devnet = await startDevnet({
-    dir,
-    chains: [{ chainId: CHAIN, variant: "b", ...(c.forkOffsets === undefined ? {} : { forkOffsets: c.forkOffsets }) }],
-    l1BlockTimeSec: 1,
-    l2BlockTimeSec: 1,
-    dataMode: c.dataMode,
-    // op-node's beacon client needs config/spec and blobs by slot, which anvil's own endpoint lacks.
-    l1BeaconApi: true,
-  });
-  stops.push(() => devnet.stop());
-  const { ours, theirs, cfg, rollupPath, jwtPath } = await startOpGethPair(devnet, CHAIN, dir, stops);
+  const { devnet, pair } = await startOpNodeDevnet(dir, stops, { chainId: CHAIN, ...c });
+  const { ours, theirs, cfg, rollupPath, jwtPath } = pair;
 
   const supernode = await startSupernode(devnet, dir, ours, jwtPath, rollupPath, c.gossip === true);
   stops.push(() => supernode.stop());

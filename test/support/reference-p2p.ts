@@ -18,7 +18,13 @@ import { devnetForkOffsets } from "supernode-devnet/config";
 import { prepareSequencerP2P } from "supernode-devnet/cli/p2p";
 import { devAccount } from "supernode-devnet/l1/dev-accounts";
 import { freePort, jsonRpc, type OpGeth, until } from "./reference.js";
-import { type OpNode, startOpGethPair, startOpNode, startSupernodeOn } from "./reference-op-node.js";
+import {
+  OP_NODE_SEQUENCER_ARGS,
+  type OpNode,
+  startOpGethPair,
+  startOpNode,
+  startSupernodeOn,
+} from "./reference-op-node.js";
 
 const CHAIN = 901n;
 /** The dev account that sends the large transactions, and where they go. */
@@ -211,7 +217,8 @@ async function startOpNodeSequencer(
 ): Promise<OpNode> {
   const p2pPort = await freePort();
   return startOpNode(devnet, dir, el, { ...files, logLevel: "debug" }, [
-    ...["--sequencer.enabled", "--sequencer.l1-confs", "0", "--verifier.l1-confs", "0", "--p2p.sequencer.key", key],
+    ...OP_NODE_SEQUENCER_ARGS,
+    ...["--p2p.sequencer.key", key],
     ...["--p2p.listen.ip", "127.0.0.1", "--p2p.listen.tcp", String(p2pPort), "--p2p.listen.udp", String(p2pPort)],
     ...["--p2p.advertise.ip", "127.0.0.1", "--p2p.priv.path", join(dir, "op-node-p2p-key.txt")],
     ...["--p2p.peerstore.path", "memory", "--p2p.discovery.path", "memory"],

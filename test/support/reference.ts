@@ -9,8 +9,9 @@
  */
 import { processGuardPath } from "supernode-devnet";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, openSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export type ReferenceBinary = "op-node" | "op-batcher" | "op-supernode" | "geth";
@@ -121,6 +122,26 @@ export function printReferenceFigure(
 }
 
 export const referenceLog = (dir: string, name: string): string => join(dir, `${name}.log`);
+
+/**
+ * Runs `body` with a temporary directory (`sn-ref-<name>-…`) and a list of stops, run last to first at the end; an
+ * error names the case and the directory; the directory (logs) is kept with REFERENCE_KEEP=1.
+ */
+export async function inReferenceRig<T>(
+  name: string,
+  body: (dir: string, stops: Array<() => Promise<void>>) => Promise<T>,
+): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), `sn-ref-${name}-`));
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    return await body(dir, stops);
+  } catch (err) {
+    throw new Error(`${(err as Error).message} (${name}; logs in ${dir})`);
+  } finally {
+    for (const s of stops.reverse()) await s().catch(() => {});
+    if (process.env.REFERENCE_KEEP !== "1") rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** JSON-RPC over HTTP, the result or a thrown error naming the method. */
 export async function jsonRpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {

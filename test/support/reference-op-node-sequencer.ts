@@ -1,0 +1,156 @@
+/**
+ * op-node sequencing, op-batcher batching, the supernode verifying (test/reference/op-node-sequencer.test.ts): one
+ * devnet L1 (anvil), op-node as the chain's sequencer on its own op-geth (P2P off), op-batcher posting op-node's
+ * blocks with the devnet chain's batcher key, and the supernode as a verifier deriving the chain from L1 alone
+ * (no P2P) onto a second op-geth. Traffic (deposits on L1, user transactions) goes to op-node's op-geth.
+ *
+ * Both rollup nodes' sync statuses are sampled over the run (every 200 ms): each safe head of ours must be op-node's
+ * block at that number, and our `current_l1` (`stack_syncStatus`) is set against op-node's (`optimism_syncStatus`).
+ * At the end our `current_l1` must reach where op-node's was, and every block and output root up to the compared
+ * height must agree.
+ */
+import type { Hash } from "../../src/core/types/primitives.js";
+import type { Fork } from "../../src/protocol/rollup-config.js";
+import { inReferenceRig, jsonRpc, until } from "./reference.js";
+import { countBatches, type OpBatcherDataMode, startOpBatcherProcess } from "./reference-op-batcher.js";
+import { OP_NODE_SEQUENCER_ARGS, startOpNode, startOpNodeDevnet, startSupernodeOn } from "./reference-op-node.js";
+import { CHAIN, compare, sendTraffic } from "./reference-oracle.js";
+
+export interface SequencerCase {
+  readonly name: string;
+  readonly dataMode: OpBatcherDataMode;
+  /** Fork offsets after L2 genesis (devnetForkOffsets); default every fork through Jovian at genesis. */
+  readonly forkOffsets?: Partial<Record<Fork, number | undefined>>;
+}
+
+type BlockId = { hash: Hash; number: number };
+type Status = { current_l1: BlockId; safe_l2: BlockId; unsafe_l2: BlockId };
+
+/** op-node's current_l1 number minus ours, one per sample (once op-node's pipeline has an origin). */
+export interface CurrentL1Figures {
+  readonly samples: number;
+  readonly medianLag: number;
+  readonly maxLag: number;
+  /** The most our current_l1 was ahead of op-node's (a negative lag), 0 if never. */
+  readonly maxLead: number;
+  readonly lastLag: number;
+  /** At the end: op-node's current_l1 then, and how long ours took to reach it. */
+  readonly target: number;
+  readonly catchUpMs: number;
+}
+
+export interface SequencerResult {
+  readonly blocksCompared: number;
+  readonly blockMismatches: number;
+  readonly outputsCompared: number;
+  readonly batchesPosted: number;
+  readonly userTxs: number;
+  readonly deposits: number;
+  /** Distinct safe heads of ours seen in the samples, each checked against op-node's block at its number. */
+  readonly safeHeadsChecked: number;
+  readonly currentL1: CurrentL1Figures;
+  /** The first disagreements, each naming both sides' values. */
+  readonly mismatches: string[];
+}
+
+/** Runs one case until op-node's and the supernode's safe heads reach `blocks`, sampling both meanwhile. */
+export function runOpNodeSequencer(c: SequencerCase, blocks: number): Promise<SequencerResult> {
+  return inReferenceRig(`op-node-sequencer-${c.name}`, async (dir, stops) => {
+    // op-batcher posts every batch: the devnet's own batcher is not started.
+    const { devnet, pair } = await startOpNodeDevnet(dir, stops, { chainId: CHAIN, ...c });
+    const { ours, theirs, cfg, rollupPath, jwtPath } = pair;
+    const o = { jwtPath, rollupPath, logLevel: "info" as const };
+    const opNode = await startOpNode(devnet, dir, theirs, o, [...OP_NODE_SEQUENCER_ARGS, "--p2p.disable"]);
+    stops.push(() => opNode.stop());
+    const batcher = await startOpBatcherProcess(devnet, dir, c.dataMode, [theirs.httpUrl], [opNode.url]);
+    stops.push(() => batcher.stop());
+    const supernode = await startSupernodeOn(devnet, dir, CHAIN, ours, o, ["--disable-p2p"]);
+    stops.push(() => supernode.stop());
+    const ourRpc = `${supernode.rpc.url}/${CHAIN}/`;
+
+    const traffic = { userTxs: 0, deposits: 0, lastMs: 0 };
+    const sampler = new StatusSampler(theirs.httpUrl);
+    await until(
+      `both safe heads at ${blocks} (op-node sequencing, op-batcher posting)`,
+      async () => {
+        if (batcher.child.exitCode !== null) throw new Error(`op-batcher exited with ${batcher.child.exitCode}`);
+        await sendTraffic(devnet, theirs.httpUrl, traffic).catch(() => {});
+        const [t, u] = await Promise.all([
+          jsonRpc<Status>(opNode.url, "optimism_syncStatus"),
+          jsonRpc<Status>(ourRpc, "stack_syncStatus"),
+        ]);
+        await sampler.sample(t, u);
+        return t.safe_l2.number >= blocks && u.safe_l2.number >= blocks ? true : undefined;
+      },
+      blocks * 4_000 + 120_000,
+    );
+    const currentL1 = await sampler.catchUp(opNode.url, ourRpc);
+    const compared = await compare(ours.httpUrl, theirs.httpUrl, ourRpc, opNode.url, blocks);
+    const batchesPosted = await countBatches(
+      devnet.l1.rpcUrl,
+      devnet.chain(CHAIN).batcherAddress,
+      cfg.batch_inbox_address,
+    );
+    return {
+      ...compared,
+      mismatches: [...sampler.mismatches, ...compared.mismatches],
+      batchesPosted,
+      userTxs: traffic.userTxs,
+      deposits: traffic.deposits,
+      safeHeadsChecked: sampler.safeHeadsChecked,
+      currentL1,
+    };
+  });
+}
+
+/** The live comparison of op-node's and our sync statuses: safe heads against op-node's blocks, current_l1 lags. */
+class StatusSampler {
+  readonly mismatches: string[] = [];
+  safeHeadsChecked = 0;
+  private readonly lags: number[] = [];
+  private lastSafe = -1;
+
+  constructor(private readonly opNodeEl: string) {}
+
+  async sample(theirs: Status, ours: Status): Promise<void> {
+    // Before its derivation pipeline's first step op-node answers the zero block (its sequencer already builds).
+    if (theirs.current_l1.number > 0) this.lags.push(theirs.current_l1.number - ours.current_l1.number);
+    const [t, u] = [theirs.current_l1, ours.current_l1];
+    if (t.number === u.number && t.hash !== u.hash)
+      this.note(`current_l1 ${u.number}: supernode ${u.hash}, op-node ${t.hash}`);
+    const safe = ours.safe_l2;
+    if (safe.number <= this.lastSafe) return;
+    this.lastSafe = safe.number;
+    this.safeHeadsChecked++;
+    const q = `0x${safe.number.toString(16)}`;
+    const block = await jsonRpc<BlockId | null>(this.opNodeEl, "eth_getBlockByNumber", [q, false]);
+    if (block?.hash !== safe.hash)
+      this.note(`safe head ${safe.number}: supernode ${safe.hash}, op-node ${block?.hash ?? "no block"}`);
+  }
+
+  /** Waits until our current_l1 reaches op-node's current one (60 s at most); the lag figures. */
+  async catchUp(opNodeUrl: string, ourRpc: string): Promise<CurrentL1Figures> {
+    const target = (await jsonRpc<Status>(opNodeUrl, "optimism_syncStatus")).current_l1.number;
+    const t0 = Date.now();
+    await until(
+      `the supernode's current_l1 at op-node's ${target}`,
+      async () =>
+        (await jsonRpc<Status>(ourRpc, "optimism_syncStatus")).current_l1.number >= target ? true : undefined,
+      60_000,
+    );
+    const sorted = [...this.lags].sort((a, b) => a - b);
+    return {
+      samples: sorted.length,
+      medianLag: sorted[Math.floor(sorted.length / 2)] ?? 0,
+      maxLag: Math.max(0, ...sorted),
+      maxLead: Math.max(0, ...sorted.map((l) => -l)),
+      lastLag: this.lags.at(-1) ?? 0,
+      target,
+      catchUpMs: Date.now() - t0,
+    };
+  }
+
+  private note(m: string): void {
+    if (this.mismatches.length < 3) this.mismatches.push(m);
+  }
+}
