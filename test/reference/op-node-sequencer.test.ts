@@ -1,11 +1,12 @@
 /**
- * op-node sequences, op-batcher posts its batches, the supernode verifies (test/support/reference-op-node-sequencer.ts):
- * every safe head of ours seen over the run is op-node's block, our current_l1 keeps up with op-node's and reaches
- * it, and every block hash and output root (`optimism_outputAtBlock`) agree up to the compared height.
+ * op-node sequences, op-batcher posts its batches, the supernode verifies
+ * (test/support/reference-op-node-sequencer.ts): every safe and finalized head of ours seen over the run is
+ * op-node's block, our current_l1 keeps up with op-node's and reaches it, and every block hash and output root
+ * (`optimism_outputAtBlock`) agree up to the compared height.
  *
  * Blocks: REFERENCE_BLOCKS (default 20, calldata case only; `npm run reference` asks for 200 and adds the blobs
  * case). Figures per case: blocks_compared, block_mismatches, outputs_compared, batches_posted_by_op_batcher,
- * safe_heads_checked, current_l1_lag_blocks.
+ * safe_heads_checked, finalized_heads_checked, current_l1_lag_blocks.
  */
 import { describe, expect, it } from "vitest";
 import { devnetForkOffsets } from "supernode-devnet/config";
@@ -40,7 +41,8 @@ describe.skipIf(skip !== undefined)("op-node sequences, op-batcher posts, the su
       printReferenceFigure("blocks_compared", r.blocksCompared, "blocks", extra);
       printReferenceFigure("block_mismatches", r.blockMismatches, "blocks", extra);
       printReferenceFigure("outputs_compared", r.outputsCompared, "outputs", extra);
-      printReferenceFigure("safe_heads_checked", r.safeHeadsChecked, "heads", extra);
+      printReferenceFigure("safe_heads_checked", r.headsChecked.safe, "heads", extra);
+      printReferenceFigure("finalized_heads_checked", r.headsChecked.finalized, "heads", extra);
       const l1 = r.currentL1;
       printReferenceFigure("current_l1_lag_blocks", l1.medianLag, "blocks", {
         ...extra,
@@ -53,7 +55,7 @@ describe.skipIf(skip !== undefined)("op-node sequences, op-batcher posts, the su
       expect(r.mismatches).toEqual([]);
       expect(r.batchesPosted).toBeGreaterThan(0);
       expect(r.userTxs).toBeGreaterThan(0);
-      expect(r.safeHeadsChecked).toBeGreaterThan(1);
+      expect(r.headsChecked.safe).toBeGreaterThan(1);
     },
     900_000,
   );

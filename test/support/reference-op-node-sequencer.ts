@@ -1,19 +1,24 @@
 /**
  * op-node sequencing, op-batcher batching, the supernode verifying (test/reference/op-node-sequencer.test.ts): one
  * devnet L1 (anvil), op-node as the chain's sequencer on its own op-geth (P2P off), op-batcher posting op-node's
- * blocks with the devnet chain's batcher key, and the supernode as a verifier deriving the chain from L1 alone
- * (no P2P) onto a second op-geth. Traffic (deposits on L1, user transactions) goes to op-node's op-geth.
+ * blocks with the devnet chain's batcher key, and the supernode (`bin/supernode.js`, a process of its own) as a
+ * verifier deriving the chain from L1 alone (no P2P) onto a second op-geth. Traffic (deposits on L1, user
+ * transactions) goes to op-node's op-geth.
  *
- * Both rollup nodes' sync statuses are sampled over the run (every 200 ms): each safe head of ours must be op-node's
- * block at that number, and our `current_l1` (`stack_syncStatus`) is set against op-node's (`optimism_syncStatus`).
- * At the end our `current_l1` must reach where op-node's was, and every block and output root up to the compared
- * height must agree.
+ * Both rollup nodes' sync statuses are sampled over the run (every 200 ms): each safe and finalized head of ours
+ * must be op-node's block at that number, and our `current_l1` (`stack_syncStatus`) is set against op-node's
+ * (`optimism_syncStatus`). At the end our `current_l1` must reach where op-node's was, and every block and output
+ * root up to the compared height must agree. The samples (time, op-node's and our current_l1 and safe_l2 numbers) go to
+ * `<dir>/sync-status-samples.log`.
  */
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Hash } from "../../src/core/types/primitives.js";
 import type { Fork } from "../../src/protocol/rollup-config.js";
 import { inReferenceRig, jsonRpc, until } from "./reference.js";
 import { countBatches, type OpBatcherDataMode, startOpBatcherProcess } from "./reference-op-batcher.js";
-import { OP_NODE_SEQUENCER_ARGS, startOpNode, startOpNodeDevnet, startSupernodeOn } from "./reference-op-node.js";
+import { startSupernodeProcess } from "./reference-el.js";
+import { OP_NODE_SEQUENCER_ARGS, startOpNode, startOpNodeDevnet } from "./reference-op-node.js";
 import { CHAIN, compare, sendTraffic } from "./reference-oracle.js";
 
 export interface SequencerCase {
@@ -24,7 +29,7 @@ export interface SequencerCase {
 }
 
 type BlockId = { hash: Hash; number: number };
-type Status = { current_l1: BlockId; safe_l2: BlockId; unsafe_l2: BlockId };
+type Status = { current_l1: BlockId; safe_l2: BlockId; finalized_l2: BlockId };
 
 /** op-node's current_l1 number minus ours, one per sample (once op-node's pipeline has an origin). */
 export interface CurrentL1Figures {
@@ -46,8 +51,8 @@ export interface SequencerResult {
   readonly batchesPosted: number;
   readonly userTxs: number;
   readonly deposits: number;
-  /** Distinct safe heads of ours seen in the samples, each checked against op-node's block at its number. */
-  readonly safeHeadsChecked: number;
+  /** Distinct safe and finalized heads of ours in the samples (past genesis), each checked against op-node's block. */
+  readonly headsChecked: { readonly safe: number; readonly finalized: number };
   readonly currentL1: CurrentL1Figures;
   /** The first disagreements, each naming both sides' values. */
   readonly mismatches: string[];
@@ -59,17 +64,19 @@ export function runOpNodeSequencer(c: SequencerCase, blocks: number): Promise<Se
     // op-batcher posts every batch: the devnet's own batcher is not started.
     const { devnet, pair } = await startOpNodeDevnet(dir, stops, { chainId: CHAIN, ...c });
     const { ours, theirs, cfg, rollupPath, jwtPath } = pair;
-    const o = { jwtPath, rollupPath, logLevel: "info" as const };
-    const opNode = await startOpNode(devnet, dir, theirs, o, [...OP_NODE_SEQUENCER_ARGS, "--p2p.disable"]);
+    const opNode = await startOpNode(devnet, dir, theirs, { jwtPath, rollupPath, logLevel: "info" }, [
+      ...OP_NODE_SEQUENCER_ARGS,
+      "--p2p.disable",
+    ]);
     stops.push(() => opNode.stop());
     const batcher = await startOpBatcherProcess(devnet, dir, c.dataMode, [theirs.httpUrl], [opNode.url]);
     stops.push(() => batcher.stop());
-    const supernode = await startSupernodeOn(devnet, dir, CHAIN, ours, o, ["--disable-p2p"]);
-    stops.push(() => supernode.stop());
-    const ourRpc = `${supernode.rpc.url}/${CHAIN}/`;
+    // A process of its own, as op-node is: the test's own work (e.g. the devnet's beacon API) never holds it up.
+    const role = { name: "supernode", sequencer: false };
+    const ourRpc = (await startSupernodeProcess({ devnet, pair }, dir, ours, role, stops)).url;
 
     const traffic = { userTxs: 0, deposits: 0, lastMs: 0 };
-    const sampler = new StatusSampler(theirs.httpUrl);
+    const sampler = new StatusSampler(theirs.httpUrl, join(dir, "sync-status-samples.log"));
     await until(
       `both safe heads at ${blocks} (op-node sequencing, op-batcher posting)`,
       async () => {
@@ -97,35 +104,50 @@ export function runOpNodeSequencer(c: SequencerCase, blocks: number): Promise<Se
       batchesPosted,
       userTxs: traffic.userTxs,
       deposits: traffic.deposits,
-      safeHeadsChecked: sampler.safeHeadsChecked,
+      headsChecked: sampler.checked,
       currentL1,
     };
   });
 }
 
-/** The live comparison of op-node's and our sync statuses: safe heads against op-node's blocks, current_l1 lags. */
+/**
+ * The live comparison of op-node's and our sync statuses: our safe and finalized heads against op-node's blocks,
+ * current_l1 against op-node's.
+ */
 class StatusSampler {
   readonly mismatches: string[] = [];
-  safeHeadsChecked = 0;
+  /** Distinct safe and finalized heads of ours checked. */
+  readonly checked = { safe: 0, finalized: 0 };
+  private readonly last = { safe: 0, finalized: 0 };
   private readonly lags: number[] = [];
-  private lastSafe = -1;
 
-  constructor(private readonly opNodeEl: string) {}
+  /** `opNodeEl`: op-node's op-geth; every sample is appended to `logPath` (kept with REFERENCE_KEEP=1). */
+  constructor(
+    private readonly opNodeEl: string,
+    private readonly logPath: string,
+  ) {}
 
   async sample(theirs: Status, ours: Status): Promise<void> {
     // Before its derivation pipeline's first step op-node answers the zero block (its sequencer already builds).
     if (theirs.current_l1.number > 0) this.lags.push(theirs.current_l1.number - ours.current_l1.number);
     const [t, u] = [theirs.current_l1, ours.current_l1];
+    const line = `${new Date().toISOString()} current_l1 ${t.number} ${u.number} safe_l2 ${theirs.safe_l2.number} ${ours.safe_l2.number}`;
+    appendFileSync(this.logPath, `${line}\n`);
     if (t.number === u.number && t.hash !== u.hash)
       this.note(`current_l1 ${u.number}: supernode ${u.hash}, op-node ${t.hash}`);
-    const safe = ours.safe_l2;
-    if (safe.number <= this.lastSafe) return;
-    this.lastSafe = safe.number;
-    this.safeHeadsChecked++;
-    const q = `0x${safe.number.toString(16)}`;
+    await this.check("safe", ours.safe_l2);
+    await this.check("finalized", ours.finalized_l2);
+  }
+
+  /** Our `kind` head, when it moved on since the last sample, against op-node's block at its number. */
+  private async check(kind: "safe" | "finalized", head: BlockId): Promise<void> {
+    if (head.number <= this.last[kind]) return;
+    this.last[kind] = head.number;
+    this.checked[kind]++;
+    const q = `0x${head.number.toString(16)}`;
     const block = await jsonRpc<BlockId | null>(this.opNodeEl, "eth_getBlockByNumber", [q, false]);
-    if (block?.hash !== safe.hash)
-      this.note(`safe head ${safe.number}: supernode ${safe.hash}, op-node ${block?.hash ?? "no block"}`);
+    if (block?.hash !== head.hash)
+      this.note(`${kind} head ${head.number}: supernode ${head.hash}, op-node ${block?.hash ?? "no block"}`);
   }
 
   /** Waits until our current_l1 reaches op-node's current one (60 s at most); the lag figures. */
