@@ -231,8 +231,10 @@ export class EvmSession {
     for (const a of m.warm ?? []) j.addAlwaysWarmAddress(a.slice(2));
     if (this.#env.rules.hardfork !== Hardfork.Paris) j.addAlwaysWarmAddress(this.#env.coinbase.slice(2));
     for (const e of m.accessList ?? []) {
-      j.addAlwaysWarmAddress(e.address.slice(2), true);
-      for (const k of e.storageKeys) j.addAlwaysWarmSlot(e.address.slice(2), k.slice(2), true);
+      // the journal compares lower-case hex (an eth_call's list may come in any case)
+      const a = e.address.slice(2).toLowerCase();
+      j.addAlwaysWarmAddress(a, true);
+      for (const k of e.storageKeys) j.addAlwaysWarmSlot(a, k.slice(2).toLowerCase(), true);
     }
     const detach = opts.tracer === undefined ? undefined : attachTracer(evm, opts.tracer);
     let r: EVMResult;

@@ -126,6 +126,14 @@ describe("simulated CrossL2Inbox and log emitter", () => {
     const none = await runCall(session, CROSS_L2_INBOX, validateData(msgHash));
     expect(none.success).toBe(false);
     expect(none.output).toBe(selector("NotInAccessList()"));
+    // an eth_call's list in upper case does (the client compares keys, not their spelling)
+    const upper = executingAccessList(id, msgHash).map((e) => ({
+      address: e.address,
+      storageKeys: e.storageKeys.map((k) => `0x${k.slice(2).toUpperCase()}` as Hash),
+    }));
+    expect(
+      (await runCall(session, CROSS_L2_INBOX, validateData(msgHash), { accessList: upper, keep: false })).success,
+    ).toBe(true);
     // the list of another message does not do
     const other = await runCall(session, CROSS_L2_INBOX, validateData(msgHash), withList(keccak256("0x99")));
     expect(other.output).toBe(selector("NotInAccessList()"));
