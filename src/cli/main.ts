@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // First: libp2p needs Promise.withResolvers (Node 22+); the polyfill must run before libp2p loads.
 import "../core/polyfill.js";
+import "./young-generation-first.js";
 import { endWithParent, terminateSelf } from "./parent-watch.js";
 import { runCli } from "./program.js";
 
