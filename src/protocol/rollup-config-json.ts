@@ -1,72 +1,74 @@
-import { z } from "zod";
 import { DecodeError } from "../core/errors/supernode-error.js";
 import type { Address, Hash, Hex } from "../core/types/primitives.js";
+import {
+  bigUint,
+  bool,
+  hexBytes,
+  nullish,
+  oneOf,
+  optional,
+  type Reader,
+  readShape,
+  strictObject,
+  uint,
+  uintUpTo,
+} from "./json-shape.js";
 import { FORKS, type Fork, type RollupConfig, type SystemConfig } from "./rollup-config.js";
 
 const ZERO32: Hash = `0x${"00".repeat(32)}`;
 const ZERO8: Hex = `0x${"00".repeat(8)}`;
 
-const hexN = (bytes: number) =>
-  z
-    .string()
-    .regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `expected 0x-prefixed ${bytes}-byte hex`)
-    .transform((s) => s.toLowerCase() as Hex);
-const address = hexN(20);
-const hash = hexN(32);
-const uint = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-const bigUint = z.union([
-  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  z.string().regex(/^(0x[0-9a-fA-F]+|\d+)$/, "expected an unsigned integer"),
-]);
-const blockId = z.strictObject({ hash, number: uint });
+const address = hexBytes(20);
+const hash = hexBytes(32);
+const blockId = strictObject({ hash, number: uint });
 
-const systemConfigSchema = z.strictObject({
+const systemConfigShape = strictObject({
   batcherAddr: address,
   overhead: hash,
   scalar: hash,
   gasLimit: bigUint,
-  eip1559Params: hexN(8).optional(),
-  operatorFeeParams: hash.optional(),
-  minBaseFee: bigUint.optional(),
-  daFootprintGasScalar: uint.max(0xffff).optional(),
+  eip1559Params: optional(hexBytes(8)),
+  operatorFeeParams: optional(hash),
+  minBaseFee: optional(bigUint),
+  daFootprintGasScalar: optional(uintUpTo(0xffff)),
 });
 
-const forkTimes = Object.fromEntries(FORKS.map((f) => [`${f}_time`, uint.optional()])) as Record<
+const forkTimes = Object.fromEntries(FORKS.map((f) => [`${f}_time`, optional(uint)])) as Record<
   `${Fork}_time`,
-  z.ZodOptional<typeof uint>
+  Reader<number | undefined>
 >;
 
-const rollupSchema = z.strictObject({
-  genesis: z.strictObject({ l1: blockId, l2: blockId, l2_time: uint, system_config: systemConfigSchema }),
+const rollupShape = strictObject({
+  genesis: strictObject({ l1: blockId, l2: blockId, l2_time: uint, system_config: systemConfigShape }),
   block_time: uint,
-  max_sequencer_drift: uint.optional(),
+  max_sequencer_drift: optional(uint),
   seq_window_size: uint,
   channel_timeout: uint,
   l1_chain_id: bigUint,
   l2_chain_id: bigUint,
   ...forkTimes,
-  interop_time: uint.optional(),
-  keep_karst_upgrade_gas: z.boolean().optional(),
-  pectra_blob_schedule_time: uint.optional(),
+  interop_time: optional(uint),
+  keep_karst_upgrade_gas: optional(bool),
+  pectra_blob_schedule_time: optional(uint),
   batch_inbox_address: address,
   deposit_contract_address: address,
   l1_system_config_address: address,
-  protocol_versions_address: address.optional(),
-  chain_op_config: z
-    .strictObject({
+  protocol_versions_address: optional(address),
+  chain_op_config: nullish(
+    strictObject({
       eip1559Elasticity: uint,
       eip1559Denominator: uint,
-      eip1559DenominatorCanyon: uint.optional(),
-    })
-    .nullish(),
-  alt_da: z
-    .strictObject({
-      da_challenge_contract_address: address.optional(),
-      da_commitment_type: z.enum(["KeccakCommitment", "GenericCommitment"]),
+      eip1559DenominatorCanyon: optional(uint),
+    }),
+  ),
+  alt_da: nullish(
+    strictObject({
+      da_challenge_contract_address: optional(address),
+      da_commitment_type: oneOf(["KeccakCommitment", "GenericCommitment"]),
       da_challenge_window: uint,
       da_resolve_window: uint,
-    })
-    .nullish(),
+    }),
+  ),
 });
 
 function toBig(v: number | string): bigint {
@@ -113,17 +115,6 @@ function lagoonTime(j: { lagoon_time?: number | undefined; interop_time?: number
   return j.lagoon_time ?? j.interop_time;
 }
 
-function issuesText(err: z.ZodError): string {
-  return err.issues
-    .map((i) => {
-      const path = i.path.join(".");
-      if (i.code === "unrecognized_keys")
-        return `unknown field(s) ${i.keys.map((k) => (path ? `${path}.${k}` : k)).join(", ")}`;
-      return `${path || "(root)"}: ${i.message}`;
-    })
-    .join("; ");
-}
-
 /**
  * Parses a rollup config (rollup.json / `stack_rollupConfig` shape) from JSON text or an already parsed value.
  * Unknown fields are rejected; a `<fork>_time` of a fork this node does not implement is refused with a message
@@ -142,9 +133,9 @@ export function parseRollupConfig(input: string | unknown): RollupConfig {
   }
   const unknownFork = unknownScheduledFork(raw);
   if (unknownFork) throw new DecodeError(unknownForkMessage(unknownFork.fork, unknownFork.time));
-  const res = rollupSchema.safeParse(raw);
-  if (!res.success) throw new DecodeError(`invalid rollup config: ${issuesText(res.error)}`);
-  const j = res.data;
+  const res = readShape(rollupShape, raw);
+  if (!res.ok) throw new DecodeError(`invalid rollup config: ${res.problems}`);
+  const j = res.value;
   const sc = j.genesis.system_config;
   const system_config: SystemConfig = {
     batcherAddr: sc.batcherAddr as Address,
