@@ -1,4 +1,3 @@
-import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex } from "../../core/codec/hex.js";
 import { DecodeError } from "../../core/errors/supernode-error.js";
 import type { Address, Hash } from "../../core/types/primitives.js";
@@ -15,7 +14,7 @@ import {
   uintToBytes,
 } from "../block/rlp.js";
 import { decodeDepositTx } from "../l2/deposit-tx.js";
-import { recoverPublicKey } from "./secp256k1-recover.js";
+import { recoverPublicKey, SECP256K1_ORDER } from "./secp256k1-recover.js";
 
 /** The parts of a signed L1 transaction that derivation needs. */
 export interface SignedTxInfo {
@@ -38,7 +37,7 @@ export function txSender(tx: SignedTxInfo): Address | null {
   return sig === undefined ? null : recover(sig.hash, sig.recovery, sig.r, sig.s);
 }
 
-const N = secp256k1.Point.CURVE().n;
+const N = SECP256K1_ORDER;
 const HALF_N = N >> 1n;
 
 function recover(sigHash: Uint8Array, recovery: number, r: bigint, s: bigint): Address | null {
