@@ -9,7 +9,7 @@
  * the same blocks in verifier mode; goal ≤ 1.0), el_sync_ms.
  */
 import { describe, expect, it } from "vitest";
-import { printReferenceFigure, referenceSkipReason } from "../support/reference.js";
+import { printCostFigure, printReferenceFigure, referenceSkipReason } from "../support/reference.js";
 import { runElSync, runSequencerOnOpGeth } from "../support/reference-el-scenarios.js";
 
 const BLOCKS = Number(process.env.REFERENCE_BLOCKS ?? 20);
@@ -19,13 +19,14 @@ describe.skipIf(skip !== undefined)("op-geth as the supernode's execution client
   it(`sequences and derives through Jovian, across an L1 reorg and a restart, equal to op-node up to ${BLOCKS} blocks`, async () => {
     const r = await runSequencerOnOpGeth(BLOCKS);
     const c = r.cost;
-    const extra = { case: "op-geth-sequencer", blocks: r.blocks, supernode_from: r.supernodeFrom };
-    printReferenceFigure("cpu_per_block_vs_opnode", c.ourCpuMsPerBlock / c.opNodeCpuMsPerBlock, "ratio", {
+    const extra = { case: "op-geth-sequencer", blocks: r.blocks };
+    printCostFigure("cpu_per_block_vs_opnode", c.ourCpuMsPerBlock / c.opNodeCpuMsPerBlock, r.supernodeFrom, {
       ...extra,
       supernode_cpu_ms_per_block: c.ourCpuMsPerBlock,
       op_node_cpu_ms_per_block: c.opNodeCpuMsPerBlock,
+      window_blocks: c.windowBlocks,
     });
-    printReferenceFigure("rss_per_chain_vs_opnode", c.ourRssMb / c.opNodeRssMb, "ratio", {
+    printCostFigure("rss_per_chain_vs_opnode", c.ourRssMb / c.opNodeRssMb, r.supernodeFrom, {
       ...extra,
       supernode_rss_mb: c.ourRssMb,
       op_node_rss_mb: c.opNodeRssMb,

@@ -11,9 +11,14 @@
  * verified_timestamps_compared, invalidations (per side and chain), replacements_compared, blocks_compared,
  * block_mismatches, cpu_per_block_vs_opsupernode, rss_per_chain_vs_opsupernode.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { printReferenceFigure, referenceSkipReason, until } from "../support/reference.js";
+import {
+  printCostFigure,
+  printReferenceFigure,
+  referenceSkipReason,
+  supernodeFrom,
+  until,
+} from "../support/reference.js";
 import { CHAINS, startSupernodesRig } from "../support/reference-opsupernode.js";
 import {
   compareBlocks,
@@ -81,14 +86,13 @@ describe.skipIf(skip !== undefined)("op-supernode beside ours on a two-chain int
       const cpu = (s: { cpuS: number; blocks: number }, t: { cpuS: number; blocks: number }) =>
         (t.cpuS - s.cpuS) / Math.max(1, t.blocks - s.blocks);
       const [cpuOurs, cpuTheirs] = [cpu(before.ours, after.ours), cpu(before.theirs, after.theirs)];
-      printReferenceFigure("cpu_per_block_vs_opsupernode", cpuOurs / cpuTheirs, "ratio", {
+      const from = supernodeFrom(ours.logPath);
+      printCostFigure("cpu_per_block_vs_opsupernode", cpuOurs / cpuTheirs, from, {
         supernode_ms_per_block: +(cpuOurs * 1000).toFixed(2),
         opsupernode_ms_per_block: +(cpuTheirs * 1000).toFixed(2),
         blocks: after.ours.blocks - before.ours.blocks,
-        // the compiled dist/ (as installed) or the TypeScript sources through tsx (dist/ older than src/)
-        supernode_from: readFileSync(ours.logPath, "utf8").includes("running the sources") ? "sources" : "dist",
       });
-      printReferenceFigure("rss_per_chain_vs_opsupernode", after.ours.rssMb / after.theirs.rssMb, "ratio", {
+      printCostFigure("rss_per_chain_vs_opsupernode", after.ours.rssMb / after.theirs.rssMb, from, {
         supernode_mb_per_chain: +(after.ours.rssMb / CHAINS.length).toFixed(1),
         opsupernode_mb_per_chain: +(after.theirs.rssMb / CHAINS.length).toFixed(1),
       });

@@ -11,11 +11,19 @@
  * `runElSync`: the supernode sequences with P2P on op-geth A; later a fresh op-geth E, peered with A over devp2p,
  * is driven by a second supernode in execution-layer sync mode that only hears gossip from then on.
  */
-import { readFileSync } from "node:fs";
 import { devnetForkOffsets } from "supernode-devnet/config";
 import { loopbackAddr, waitForP2PSelf } from "supernode-devnet/cli/p2p";
+import { devAccount } from "supernode-devnet/l1/dev-accounts";
 import { procUsage } from "./proc-usage.js";
-import { connectOpGeth, inReferenceRig, jsonRpc, type OpGeth, until } from "./reference.js";
+import {
+  connectOpGeth,
+  inReferenceRig,
+  jsonRpc,
+  type OpGeth,
+  type SupernodeFrom,
+  supernodeFrom,
+  until,
+} from "./reference.js";
 import {
   costMark,
   type ElRig,
@@ -43,8 +51,15 @@ export interface SequencerRun {
   readonly reorg: { depth: number; safeBefore: number; lowestSafeAfter: number; safeAfter: number };
   readonly restart: { before: Status; after: Status; afterEl: { latest: number; safe?: number; finalized?: number } };
   /** How our verifier ran: the built `dist/` or the sources through tsx (which costs memory). */
-  readonly supernodeFrom: "dist" | "sources";
-  readonly cost: { ourCpuMsPerBlock: number; opNodeCpuMsPerBlock: number; ourRssMb: number; opNodeRssMb: number };
+  readonly supernodeFrom: SupernodeFrom;
+  readonly cost: {
+    ourCpuMsPerBlock: number;
+    opNodeCpuMsPerBlock: number;
+    /** The safe-head blocks each verifier derived in the window (ours, op-node's). */
+    windowBlocks: [number, number];
+    ourRssMb: number;
+    opNodeRssMb: number;
+  };
 }
 
 const FORKS = devnetForkOffsets({ ecotone: 4, fjord: 6, granite: 8, holocene: 10, isthmus: 12, jovian: 14 });
@@ -73,7 +88,13 @@ export function runSequencerOnOpGeth(blocks: number): Promise<SequencerRun> {
     startBatcher(devnet, seqEl, pair.cfg, { mode: "calldata", batchType: "span" }, stops);
     const verEl = await pair.el("geth-ver");
     const ver = await startSupernodeProcess(rig, dir, verEl, { name: "supernode-ver", sequencer: false }, stops);
-    const opNode = await startOpNode(devnet, dir, opEl, { ...pair, logLevel: "info" }, ["--p2p.disable"]);
+    // op-node doing our verifier's work (every L1 answer checked, L1 labels every poll): the CPU comparison's
+    // fairness. Checking L1, it reads the unsafe-block signer with a storage proof, which anvil's proof of the
+    // stand-in SystemConfig's empty storage fails: set one first (nobody signs: P2P is off).
+    await devnet.chain(CHAIN).contracts.setUnsafeBlockSigner(devAccount(0).address);
+    const opNode = await startOpNode(devnet, dir, opEl, { ...pair, logLevel: "info", asSupernode: true }, [
+      "--p2p.disable",
+    ]);
     stops.push(() => opNode.stop());
     const t: Traffic = { userTxs: 0, deposits: 0, lastMs: 0 };
     const safe = async (url: string) => (await statusOf(url)).safe_l2.number;
@@ -101,8 +122,7 @@ export function runSequencerOnOpGeth(blocks: number): Promise<SequencerRun> {
       ...(await compare(verEl.httpUrl, opEl.httpUrl, ver.url, opNode.url, end)).mismatches,
     ];
     const txs = await countTxs(opEl.httpUrl, end);
-    const supernodeFrom = readFileSync(ver.logPath, "utf8").includes("running the sources") ? "sources" : "dist";
-    return { blocks: end, ...txs, mismatches, reorg, restart, cost, supernodeFrom };
+    return { blocks: end, ...txs, mismatches, reorg, restart, cost, supernodeFrom: supernodeFrom(ver.logPath) };
   });
 }
 
@@ -116,6 +136,7 @@ async function verifierCost(r: SeqRun, blocks: number, ver: RpcProcess, opNode: 
   return {
     ourCpuMsPerBlock: cpuPerBlock(our0, our1),
     opNodeCpuMsPerBlock: cpuPerBlock(their0, their1),
+    windowBlocks: [our1.safe - our0.safe, their1.safe - their0.safe] as [number, number],
     ourRssMb: procUsage(ourPid)?.rssMb ?? Number.NaN,
     opNodeRssMb: procUsage(theirPid)?.rssMb ?? Number.NaN,
   };

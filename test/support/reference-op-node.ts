@@ -132,16 +132,34 @@ export async function startOpNodeDevnet(
   return { devnet, pair: await startOpGethPair(devnet, o.chainId, dir, stops) };
 }
 
+/**
+ * op-node's flags every case shares: it trusts L1 (`--l1.trustrpc`: no header or transactions-root checks) and
+ * fetches receipts per transaction (`--l1.rpckind basic`). With `asSupernode` it does the work our verifier does, for
+ * the CPU comparison: every L1 answer checked and receipts by `eth_getBlockReceipts` (op-node's own defaults), L1's
+ * safe and finalized blocks read at every L1 poll (`--l1.epoch-poll-interval`, default 6m24s, set to the 1 s poll
+ * interval: the supernode's shared L1 client reads the three labels together, and both then finalize as L1 does),
+ * and metrics on (the devnet's supernode arguments turn them on).
+ */
 export async function startOpNode(
   devnet: Devnet,
   dir: string,
   el: OpGeth,
-  o: { readonly jwtPath: string; readonly rollupPath: string; readonly logLevel: string },
+  o: {
+    readonly jwtPath: string;
+    readonly rollupPath: string;
+    readonly logLevel: string;
+    readonly asSupernode?: boolean;
+  },
   extra: readonly string[],
 ): Promise<OpNode> {
   const port = await freePort();
+  const work =
+    o.asSupernode === true
+      ? ["--l1.epoch-poll-interval", "1s", "--metrics.enabled", "--metrics.addr", "127.0.0.1"]
+      : ["--l1.rpckind", "basic", "--l1.trustrpc"];
+  if (o.asSupernode === true) work.push("--metrics.port", String(await freePort()));
   const args = [
-    ...["--l1", devnet.l1.rpcUrl, "--l1.beacon", devnet.l1.beaconUrl, "--l1.rpckind", "basic", "--l1.trustrpc"],
+    ...["--l1", devnet.l1.rpcUrl, "--l1.beacon", devnet.l1.beaconUrl, ...work],
     ...["--l1.http-poll-interval", "1s", "--l2", el.authUrl, "--l2.jwt-secret", o.jwtPath, "--l2.enginekind", "geth"],
     ...["--rollup.config", o.rollupPath, "--rollup.l1-chain-config", devnet.l1.chainConfigPath],
     ...["--rpc.addr", "127.0.0.1", "--rpc.port", String(port), "--syncmode", "consensus-layer"],

@@ -9,7 +9,7 @@
  */
 import { processGuardPath } from "supernode-devnet";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -141,6 +141,28 @@ export async function inReferenceRig<T>(
     for (const s of stops.reverse()) await s().catch(() => {});
     if (process.env.REFERENCE_KEEP !== "1") rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What a supernode process (bin/supernode.js) ran: the compiled dist/, or the sources through tsx (its log says). */
+export type SupernodeFrom = "dist" | "sources";
+export const supernodeFrom = (logPath: string): SupernodeFrom =>
+  readFileSync(logPath, "utf8").includes("running the sources") ? "sources" : "dist";
+
+/**
+ * A cost figure (CPU, RSS) of a supernode process against a reference implementation. From the sources (dist/
+ * older than src/) the process also ran tsx's transpiler, so the figure would measure tsx: its value is withheld
+ * (null) with the reason, never printed inflated. `npm run reference` builds dist/ first.
+ */
+export function printCostFigure(
+  figure: string,
+  ratio: number,
+  from: SupernodeFrom,
+  extra: Record<string, unknown> = {},
+): void {
+  const withheld = "the supernode ran from src/ through tsx (dist/ older than src/): run npm run build";
+  const value = from === "dist" ? { value: ratio } : { value: null, withheld };
+  const line = { ...extra, bench: "reference", figure, ...value, unit: "ratio", supernode_from: from };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 
 /** JSON-RPC over HTTP, the result or a thrown error naming the method. */
