@@ -30,6 +30,7 @@ describe.skipIf(skip !== undefined)("op-geth as the supernode's execution client
       ...extra,
       supernode_rss_mb: c.ourRssMb,
       op_node_rss_mb: c.opNodeRssMb,
+      rss_anon_file_mb: c.rssAnonFileMb,
     });
     printReferenceFigure("l1_reorg_depth", r.reorg.depth, "blocks", { ...extra, ...r.reorg });
     const heads = (s: typeof r.restart.before) => [s.unsafe_l2.number, s.safe_l2.number, s.finalized_l2.number];

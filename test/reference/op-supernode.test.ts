@@ -95,6 +95,11 @@ describe.skipIf(skip !== undefined)("op-supernode beside ours on a two-chain int
       printCostFigure("rss_per_chain_vs_opsupernode", after.ours.rssMb / after.theirs.rssMb, from, {
         supernode_mb_per_chain: +(after.ours.rssMb / CHAINS.length).toFixed(1),
         opsupernode_mb_per_chain: +(after.theirs.rssMb / CHAINS.length).toFixed(1),
+        // each process's RSS as [anonymous, file-backed] MiB (test/support/proc-usage.ts)
+        rss_anon_file_mb: {
+          supernode: [after.ours.rssAnonMb, after.ours.rssFileMb],
+          opsupernode: [after.theirs.rssAnonMb, after.theirs.rssFileMb],
+        },
       });
 
       for (const m of [...roots.first, ...replacements, ...blocks.first]) process.stderr.write(`disagreement: ${m}\n`);

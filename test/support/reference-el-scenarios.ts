@@ -59,6 +59,8 @@ export interface SequencerRun {
     windowBlocks: [number, number];
     ourRssMb: number;
     opNodeRssMb: number;
+    /** Each side's RSS as [anonymous, file-backed] MiB (test/support/proc-usage.ts). */
+    rssAnonFileMb: { supernode: [number, number]; op_node: [number, number] };
   };
 }
 
@@ -133,12 +135,15 @@ async function verifierCost(r: SeqRun, blocks: number, ver: RpcProcess, opNode: 
   const [our0, their0] = [await costMark(ourPid, ver.url), await costMark(theirPid, opNode.url)];
   await r.traffic(`every safe head at ${half}`, r.allSafe(half), half * 4_000 + 120_000);
   const [our1, their1] = [await costMark(ourPid, ver.url), await costMark(theirPid, opNode.url)];
+  const [ours, theirs] = [procUsage(ourPid), procUsage(theirPid)];
+  const parts = (u: typeof ours): [number, number] => [u?.rssAnonMb ?? Number.NaN, u?.rssFileMb ?? Number.NaN];
   return {
     ourCpuMsPerBlock: cpuPerBlock(our0, our1),
     opNodeCpuMsPerBlock: cpuPerBlock(their0, their1),
     windowBlocks: [our1.safe - our0.safe, their1.safe - their0.safe] as [number, number],
-    ourRssMb: procUsage(ourPid)?.rssMb ?? Number.NaN,
-    opNodeRssMb: procUsage(theirPid)?.rssMb ?? Number.NaN,
+    ourRssMb: ours?.rssMb ?? Number.NaN,
+    opNodeRssMb: theirs?.rssMb ?? Number.NaN,
+    rssAnonFileMb: { supernode: parts(ours), op_node: parts(theirs) },
   };
 }
 
