@@ -8,16 +8,7 @@
 import type { Address, Hash } from "../../src/core/types/primitives.js";
 import type { Devnet } from "supernode-devnet";
 import { batcherAccountIndex, devAccount } from "supernode-devnet/l1/dev-accounts";
-import {
-  freePort,
-  inReferenceRig,
-  jsonRpc,
-  type RefProcess,
-  referenceBinary,
-  referenceLog,
-  startReference,
-  until,
-} from "./reference.js";
+import { freePort, inReferenceRig, jsonRpc, type RefProcess, startReferenceBinary, until } from "./reference.js";
 import { startOpNode, startOpNodeDevnet, startSupernodeOn } from "./reference-op-node.js";
 import { compare, sendTraffic } from "./reference-oracle.js";
 
@@ -100,7 +91,7 @@ export async function startOpBatcherProcess(
     ...["--throttle.unsafe-da-bytes-lower-threshold", "0", "--rpc.addr", "127.0.0.1"],
     ...["--rpc.port", String(await freePort()), "--metrics.enabled=false", "--log.level", "info"],
   ];
-  return startReference(referenceBinary("op-batcher") as string, args, referenceLog(dir, "op-batcher"));
+  return startReferenceBinary("op-batcher", args, dir);
 }
 
 /** The transactions from `batcher` to `inbox` in every L1 block so far. */

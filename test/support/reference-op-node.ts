@@ -24,11 +24,10 @@ import {
   freePort,
   jsonRpc,
   type OpGeth,
-  type RefProcess,
   referenceBinary,
-  referenceLog,
+  type RefProcess,
   startOpGeth,
-  startReference,
+  startReferenceBinary,
   until,
 } from "./reference.js";
 
@@ -165,7 +164,7 @@ export async function startOpNode(
     ...["--rpc.addr", "127.0.0.1", "--rpc.port", String(port), "--syncmode", "consensus-layer"],
     ...["--safedb.path", join(dir, "op-node-safedb"), "--log.level", o.logLevel, ...extra],
   ];
-  const p = startReference(referenceBinary("op-node") as string, args, referenceLog(dir, "op-node"));
+  const p = startReferenceBinary("op-node", args, dir);
   const url = `http://127.0.0.1:${port}`;
   try {
     await until("op-node's RPC", () => jsonRpc(url, "optimism_version"), 60_000);

@@ -30,11 +30,12 @@ import {
   freePort,
   jsonRpc,
   type OpGeth,
-  type RefProcess,
   referenceBinary,
   referenceLog,
+  type RefProcess,
   startOpGeth,
   startReference,
+  startReferenceBinary,
   until,
 } from "./reference.js";
 
@@ -251,7 +252,7 @@ async function startOpSupernode(
       ...[`--vn.${id}.rollup.config`, rollupPaths.get(id)!],
     ]),
   ];
-  const p = startReference(referenceBinary("op-supernode") as string, args, referenceLog(dir, "op-supernode"));
+  const p = startReferenceBinary("op-supernode", args, dir);
   const v: Verifier = {
     ...p,
     name: "op-supernode",
