@@ -199,7 +199,8 @@ function chainServiceFactory(chain: ChainConfig, shared: SharedResources, ctx: C
     try {
       // Interop: the chain's deny list (`chain-<id>/denylist/`), opening in the background as the SafeDB does (the
       // node loads it before it inserts or builds anything).
-      if (superAuthority !== undefined) denyList = DenyList.openInBackground(join(chain.dataDir, "denylist"));
+      if (superAuthority !== undefined)
+        denyList = DenyList.openInBackground(join(chain.dataDir, "denylist"), { logger });
       const node = await createChainNode(
         {
           rollup: chain.rollup,

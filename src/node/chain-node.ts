@@ -18,7 +18,7 @@ import { checkPostedPayload } from "./sync/posted-payload.js";
 import type { UnsafeInput } from "./sync/unsafe-input.js";
 import type { UnsafePayloadQueue } from "./sync/unsafe-queue.js";
 import { NodeRpcError } from "./errors.js";
-import { HealthTracker, type NodeHealth, RepeatGate } from "./health.js";
+import { describeError, HealthTracker, type NodeHealth, RepeatGate } from "./health.js";
 import type { L1Labels } from "./l1-labels.js";
 import { LoopSleep } from "./loop-sleep.js";
 import type { ExecutionPayloadEnvelope } from "./ports.js";
@@ -248,6 +248,9 @@ export class ChainNode implements ChainRpcView, ChainAdminControl {
 
   /** The node's own health (see node/health.ts); the supervisor folds it into the chain's state. */
   health(): NodeHealth {
+    const stored = this.d.denyList?.fault?.();
+    if (stored !== undefined)
+      return { condition: "degraded", reason: `deny list write failing: ${describeError(stored)}` };
     return this.tracker.report();
   }
 

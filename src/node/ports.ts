@@ -235,4 +235,9 @@ export interface DenyListPort {
   replacementHold(): number | undefined;
   /** Records (a height) or clears (undefined) that wait. */
   setReplacementHold(height: number | undefined): Promise<void>;
+  /**
+   * The failed write the list has not recovered from yet (a full disk: the next write opens the list again and
+   * checks it); undefined when healthy. The node reports it as `degraded` while it lasts.
+   */
+  fault?(): Error | undefined;
 }

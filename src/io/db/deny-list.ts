@@ -9,10 +9,11 @@
  * before it inserts or builds anything; writes wait for the open themselves.
  */
 import { Level } from "level";
-import { SerialQueue } from "../../core/async/serial-queue.js";
-import { CriticalError, TemporaryError, type SupernodeError } from "../../core/errors/supernode-error.js";
+import { CriticalError, type SupernodeError } from "../../core/errors/supernode-error.js";
+import { type Logger, silentLogger } from "../../core/logger.js";
 import type { Hash } from "../../core/types/primitives.js";
 import type { DeniedBlock } from "../../protocol/interop/types.js";
+import { GuardedLevel, type StoreNaming } from "./guarded-level.js";
 
 function key(height: number): Uint8Array {
   const k = new Uint8Array(8);
@@ -37,60 +38,96 @@ function toStored(b: DeniedBlock): Stored {
   };
 }
 
-function openError(err: unknown, dir: string): SupernodeError {
-  const texts: string[] = [];
-  for (let e = err, i = 0; e instanceof Error && i < 5; e = (e as Error & { cause?: unknown }).cause, i++)
-    texts.push(String((e as Error & { code?: unknown }).code ?? ""), e.message);
-  // Another process holds the store: temporary (the node retries); anything else cannot be fixed by retrying.
-  if (texts.some((t) => /LOCK|already held|Resource temporarily unavailable/.test(t)))
-    return new TemporaryError("DENYLIST_LOCKED", `the deny list at ${dir} is in use by another process`, { dir }, err);
-  return new CriticalError("DENYLIST_OPEN", `cannot open the deny list at ${dir}`, { dir }, err);
+const NAMING: StoreNaming = {
+  code: "DENYLIST",
+  what: "deny list",
+  resetHint:
+    "stop the supernode, move the chain's denylist directory aside, start it (the interop activity denies again)",
+};
+
+/** The list's content in one canonical text (records by height, then the hold): what verification compares. */
+function contentOf(byHeight: ReadonlyMap<number, Stored[]>, hold: number | undefined): string {
+  return JSON.stringify([[...byHeight].sort((x, y) => x[0] - y[0]), hold ?? null]);
 }
 
 /** Implements `DenyListPort` (src/node/ports.ts). */
 export class DenyList {
-  private readonly queue = new SerialQueue();
+  private readonly guard: GuardedLevel;
   private readonly byHeight = new Map<number, Stored[]>();
   private hold: number | undefined;
-  private opening: Promise<void> | undefined;
-  private closed = false;
+  /** Loaded once: from then on the memory holds what the list acknowledged, and every open is checked against it. */
+  private loaded = false;
+  /** The content a failed write would have made (it may or may not have reached the disk). */
+  private attempted: string | undefined;
 
   private constructor(
     private readonly db: Level<Uint8Array, Uint8Array>,
     readonly dir: string,
-  ) {}
+    logger: Logger,
+  ) {
+    this.guard = new GuardedLevel({
+      db,
+      dir,
+      naming: NAMING,
+      logger,
+      verify: () => this.load(),
+      closedError: () => new CriticalError("DENYLIST_CLOSED", `the deny list at ${dir} is closed`),
+    });
+  }
 
   /** Opens the list and waits for it (tools and tests). */
-  static async open(dir: string): Promise<DenyList> {
-    const list = DenyList.openInBackground(dir);
+  static async open(dir: string, deps: { logger?: Logger } = {}): Promise<DenyList> {
+    const list = DenyList.openInBackground(dir, deps);
     await list.opened();
     return list;
   }
 
   /** Starts opening the list and returns at once; `opened()` resolves once it is open and loaded. */
-  static openInBackground(dir: string): DenyList {
+  static openInBackground(dir: string, deps: { logger?: Logger } = {}): DenyList {
     const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
-    const list = new DenyList(db, dir);
+    const list = new DenyList(db, dir, (deps.logger ?? silentLogger).child({ component: "denylist" }));
     list.opened().catch(() => {}); // start now; the error reaches whoever waits for it
     return list;
   }
 
-  /** Resolves once the list is open and mirrored in memory (starting the open again if a previous one failed). */
-  opened(): Promise<void> {
-    if (this.closed) return Promise.reject(this.closedError());
-    this.opening ??= this.load().catch((err: unknown) => {
-      this.opening = undefined;
-      throw openError(err, this.dir);
-    });
-    return this.opening;
+  /**
+   * Resolves once the list is open and mirrored in memory (starting the open again if a previous one failed; after
+   * a failed write, the next write opens it again and checks it).
+   */
+  async opened(): Promise<void> {
+    if (this.guard.isClosed) throw this.closedError();
+    return this.guard.opened();
   }
 
+  /** The failed write the list has not recovered from yet (a full disk); undefined when healthy. */
+  fault(): SupernodeError | undefined {
+    return this.guard.fault();
+  }
+
+  /**
+   * Reads the whole list. After the first load the memory is what the list acknowledged: the store must hold
+   * exactly that, or what the failed write would have made (a LevelDB write is all or nothing); else records were
+   * lost (critical `DENYLIST_CORRUPT`).
+   */
   private async load(): Promise<void> {
-    await this.db.open();
+    const byHeight = new Map<number, Stored[]>();
+    let hold: number | undefined;
     for await (const [k, v] of this.db.iterator()) {
-      if (k.length === 8) this.byHeight.set(heightOf(k), JSON.parse(dec(v)) as Stored[]);
-      else if (Buffer.from(k).equals(HOLD_KEY)) this.hold = Number(dec(v));
+      if (k.length === 8) byHeight.set(heightOf(k), JSON.parse(dec(v)) as Stored[]);
+      else if (Buffer.from(k).equals(HOLD_KEY)) hold = Number(dec(v));
     }
+    const found = contentOf(byHeight, hold);
+    if (this.loaded && found !== contentOf(this.byHeight, this.hold) && found !== this.attempted)
+      throw new CriticalError(
+        "DENYLIST_CORRUPT",
+        `the deny list at ${this.dir} lost acknowledged records when opened again after a failed write; ${NAMING.resetHint}`,
+        { dir: this.dir },
+      );
+    this.byHeight.clear();
+    for (const [h, recs] of byHeight) this.byHeight.set(h, recs);
+    this.hold = hold;
+    this.loaded = true;
+    this.attempted = undefined;
   }
 
   add(b: DeniedBlock): Promise<boolean> {
@@ -99,6 +136,7 @@ export class DenyList {
     return this.write(async () => {
       if (this.isDenied(b.height, b.payloadHash)) return false;
       const next = [...(this.byHeight.get(b.height) ?? []), toStored(b)];
+      this.attempted = contentOf(new Map(this.byHeight).set(b.height, next), this.hold);
       await this.db.put(key(b.height), enc(JSON.stringify(next)), { sync: true });
       this.byHeight.set(b.height, next);
       return true;
@@ -127,6 +165,7 @@ export class DenyList {
   setReplacementHold(height: number | undefined): Promise<void> {
     return this.write(async () => {
       if (this.hold === height) return;
+      this.attempted = contentOf(this.byHeight, height);
       if (height === undefined) await this.db.del(HOLD_KEY, { sync: true });
       else await this.db.put(HOLD_KEY, enc(String(height)), { sync: true });
       this.hold = height;
@@ -150,34 +189,29 @@ export class DenyList {
         );
       }
       if (ops.length === 0) return removed;
-      await this.db.batch(ops, { sync: true });
+      const after = new Map(this.byHeight);
       for (const [height, keep] of next) {
-        if (keep.length === 0) this.byHeight.delete(height);
-        else this.byHeight.set(height, keep);
+        if (keep.length === 0) after.delete(height);
+        else after.set(height, keep);
       }
+      this.attempted = contentOf(after, this.hold);
+      await this.db.batch(ops, { sync: true });
+      this.byHeight.clear();
+      for (const [h, recs] of after) this.byHeight.set(h, recs);
       return removed.sort((a, b) => a.height - b.height);
     });
   }
 
-  /** Runs `fn` after the open, one change at a time. */
-  private write<T>(fn: () => Promise<T>): Promise<T> {
-    return this.queue.run(async () => {
-      await this.opened();
-      if (this.closed) throw this.closedError();
-      return fn();
-    });
+  /** Runs `fn` after the open, one change at a time; a failed one reopens and checks the list first. */
+  private async write<T>(fn: () => Promise<T>): Promise<T> {
+    return this.guard.write(fn);
   }
 
   private closedError(): CriticalError {
     return new CriticalError("DENYLIST_CLOSED", `the deny list at ${this.dir} is closed`);
   }
 
-  async close(): Promise<void> {
-    await this.queue.run(async () => {
-      if (this.closed) return;
-      this.closed = true;
-      await this.opening?.catch(() => {});
-      await this.db.close();
-    });
+  close(): Promise<void> {
+    return this.guard.close();
   }
 }

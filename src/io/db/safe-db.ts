@@ -1,10 +1,10 @@
 import { Level } from "level";
 import { bytesToHex, hexToBytes } from "../../core/codec/hex.js";
-import { SerialQueue } from "../../core/async/serial-queue.js";
-import { CriticalError, SupernodeError, TemporaryError } from "../../core/errors/supernode-error.js";
+import { CriticalError, type SupernodeError } from "../../core/errors/supernode-error.js";
 import type { Logger } from "../../core/logger.js";
 import type { BlockId, L2BlockRef } from "../../core/types/block-ref.js";
 import type { Hash } from "../../core/types/primitives.js";
+import { classifyStoreError, GuardedLevel, type StoreNaming, type StoreOp } from "./guarded-level.js";
 import { SAFEDB_RESET_HINT, type SafeDbScan, scanSafeDb, writeAckMarker } from "./safe-db-verify.js";
 
 /** One SafeDB record: the safe L2 head after deriving from `l1Block`. */
@@ -52,55 +52,11 @@ const MAX_KEY = encodeSafeDbKey(Number.MAX_SAFE_INTEGER);
 
 export { SAFEDB_RESET_HINT };
 
-/** LevelDB error codes of `err` and its causes. */
-function levelCodes(err: unknown): string[] {
-  const out: string[] = [];
-  for (let e = err, i = 0; e instanceof Error && i < 5; e = (e as Error & { cause?: unknown }).cause, i++) {
-    const code = (e as Error & { code?: unknown }).code;
-    if (typeof code === "string") out.push(code);
-    out.push(e.message);
-  }
-  return out;
-}
+const NAMING: StoreNaming = { code: "SAFEDB", what: "SafeDB", resetHint: SAFEDB_RESET_HINT };
 
-/**
- * Storage errors by what they mean for the chain: a damaged store — LevelDB `Corruption`, a missing or truncated
- * file of the store (MANIFEST, CURRENT, a table) — is critical (`SAFEDB_CORRUPT`, naming the path: retrying cannot
- * fix it); anything else (a full disk, a transient I/O error) is temporary.
- */
-export function classifyDbError(err: unknown, dir: string, op: "open" | "read" | "write"): SupernodeError {
-  if (err instanceof SupernodeError && err.severity === "critical") {
-    if (err.code === "SAFEDB_CORRUPT" && !err.message.includes(dir))
-      return new CriticalError(
-        "SAFEDB_CORRUPT",
-        `SafeDB at ${dir} is corrupted (${err.message}); ${SAFEDB_RESET_HINT}`,
-        { dir },
-        err,
-      );
-    return err;
-  }
-  const texts = levelCodes(err);
-  const corrupt =
-    texts.some((t) => t === "LEVEL_CORRUPTION" || /\bCorruption\b/.test(t)) ||
-    texts.some((t) => /IO error: .*(MANIFEST|CURRENT|\.ldb|\.sst|\.log)\S*: (No such file|Invalid argument)/.test(t));
-  const detail = texts.filter((t) => !t.startsWith("LEVEL_") && t !== "Database failed to open").join("; ");
-  if (corrupt) {
-    return new CriticalError(
-      "SAFEDB_CORRUPT",
-      `SafeDB at ${dir} is corrupted or incomplete (${detail}); ${SAFEDB_RESET_HINT}`,
-      { dir },
-      err,
-    );
-  }
-  if (op === "open" && texts.some((t) => /LOCK|already held|Resource temporarily unavailable/.test(t))) {
-    return new TemporaryError(
-      "SAFEDB_LOCKED",
-      `SafeDB at ${dir} is in use by another process (${detail})`,
-      { dir },
-      err,
-    );
-  }
-  return new TemporaryError(`SAFEDB_${op.toUpperCase()}`, `SafeDB ${op} failed at ${dir}: ${detail}`, { dir }, err);
+/** Storage errors by what they mean for the chain (`classifyStoreError`): SAFEDB_CORRUPT is critical. */
+export function classifyDbError(err: unknown, dir: string, op: StoreOp): SupernodeError {
+  return classifyStoreError(err, dir, op, NAMING);
 }
 
 /**
@@ -109,12 +65,7 @@ export function classifyDbError(err: unknown, dir: string, op: "open" | "read" |
  * the old or the new state.
  */
 export class SafeDB {
-  private readonly queue = new SerialQueue();
-  private closed = false;
-  /** The open in progress (or done); undefined before the first operation after a failed open (tried again). */
-  private opening: Promise<void> | undefined;
-  /** A write failed: LevelDB's log may end in a torn record, so the store is opened again before the next write. */
-  private reopenDue = false;
+  private readonly guard: GuardedLevel;
   /** The highest L1 number held (from the scan at open, then kept by the writes); null when the store is empty. */
   private highestL1: number | null = null;
   /** How many entries it holds (kept with `highestL1`). */
@@ -127,7 +78,16 @@ export class SafeDB {
     /** Where the store lives (named in every storage error). */
     readonly dir: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.guard = new GuardedLevel({
+      db,
+      dir,
+      naming: NAMING,
+      logger,
+      verify: () => this.verify(),
+      closedError: () => new CriticalError("SAFEDB_CLOSED", "SafeDB is closed"),
+    });
+  }
 
   /** Opens the store (creating it when missing); rejects with the classified open error. */
   static async open(dir: string, deps: { logger: Logger }): Promise<SafeDB> {
@@ -159,24 +119,7 @@ export class SafeDB {
    * store must hold what it acknowledged before (`safe-db-verify.ts`).
    */
   opened(): Promise<void> {
-    this.opening ??= this.openAndVerify().catch((err: unknown) => {
-      this.opening = undefined;
-      throw classifyDbError(err, this.dir, "open");
-    });
-    return this.opening;
-  }
-
-  private async openAndVerify(): Promise<void> {
-    if (this.db.status === "open") await this.db.close();
-    await this.db.open();
-    try {
-      await this.verify();
-    } catch (err) {
-      await this.db.close().catch(() => {}); // release LevelDB's lock: `supernode db check` can look at it
-      throw err;
-    }
-    if (this.reopenDue) this.logger.warn({ dir: this.dir }, "SafeDB reopened after a failed write");
-    this.reopenDue = false;
+    return this.guard.opened();
   }
 
   private async verify(): Promise<void> {
@@ -322,12 +265,8 @@ export class SafeDB {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.queue.run(async () => undefined);
-    await this.opening?.catch(() => {});
-    await this.db.close();
+  close(): Promise<void> {
+    return this.guard.close();
   }
 
   /**
@@ -348,39 +287,12 @@ export class SafeDB {
     });
   }
 
-  /**
-   * Serialised writes. A failed one (a full disk) may leave a torn record at the end of LevelDB's log, and LevelDB
-   * goes on appending after it: at the next open everything behind the tear would be dropped. So the store is
-   * closed and opened again (which moves the log's good records into a table and starts a new log), and the last
-   * acknowledged record read back, before anything else is acknowledged.
-   */
+  /** Serialised writes; a failed one reopens and verifies the store before the next (`guarded-level.ts`). */
   private write(fn: () => Promise<void>): Promise<void> {
-    this.assertOpen();
-    return this.queue.run(async () => {
-      if (this.reopenDue) this.opening = undefined; // close and open again (openAndVerify)
-      await this.opened();
-      try {
-        await fn();
-      } catch (err) {
-        // A failed write is retried (temporary) unless the store is damaged (critical).
-        const e = classifyDbError(err, this.dir, "write");
-        this.reopenDue = true;
-        throw e;
-      }
-    });
+    return this.guard.write(fn);
   }
 
-  private async read<T>(fn: () => Promise<T>): Promise<T> {
-    this.assertOpen();
-    await this.opened();
-    try {
-      return await fn();
-    } catch (err) {
-      throw classifyDbError(err, this.dir, "read");
-    }
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new CriticalError("SAFEDB_CLOSED", "SafeDB is closed");
+  private read<T>(fn: () => Promise<T>): Promise<T> {
+    return this.guard.read(fn);
   }
 }
