@@ -35,10 +35,10 @@ export class InteropRuntime implements SuperRootVerifier {
   ) {}
 
   /** Opens the stores when interop is scheduled; undefined when it is disabled. */
-  static async open(config: SupernodeConfig): Promise<InteropRuntime | undefined> {
+  static async open(config: SupernodeConfig, deps: { logger?: Logger } = {}): Promise<InteropRuntime | undefined> {
     const activation = config.interopActivationTimestamp;
     if (activation === undefined) return undefined;
-    const verified = await VerifiedStore.open(join(config.dataDir, "interop"));
+    const verified = await VerifiedStore.open(join(config.dataDir, "interop"), deps);
     // Each chain's logs live in a sublevel of the same LevelDB, so a round commits in one batch.
     const logs = new Map<string, LogsStore>();
     try {

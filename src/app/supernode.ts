@@ -194,7 +194,7 @@ async function openRuntimes(
   deps: SupernodeDeps,
   ctx: { clock: Clock; metrics: SupernodeMetrics },
 ): Promise<{ interop: InteropRuntime | undefined; runtimes: ChainRuntimes }> {
-  const interop = await InteropRuntime.open(config);
+  const interop = await InteropRuntime.open(config, { logger: deps.logger });
   let built: ChainRuntimes;
   try {
     built = await deps.buildChains(config, {

@@ -1,8 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import { METRICS_PREFIX } from "./metrics-registry.js";
 
-/** States of the interop activity (kept in step with `activities/interop/ports.ts`). */
-const STATES = ["starting", "awaiting_safedb", "backfilling", "waiting", "verifying", "halted", "stopped"] as const;
+import { INTEROP_STATES as STATES } from "../protocol/interop/types.js";
 
 /** The interop activity's series (names of the Go op-supernode's, under this project's prefix). */
 export function createInteropMetrics(registry: Registry) {
@@ -43,7 +42,7 @@ export function createInteropMetrics(registry: Registry) {
   });
   const state = new Gauge({
     name: `${p}activity_state`,
-    help: "State of the interop activity (1 for the current state: starting, awaiting_safedb, backfilling, waiting, verifying, halted, stopped)",
+    help: "State of the interop activity (1 for the current state: starting, awaiting_safedb, backfilling, waiting, verifying, degraded, halted, stopped)",
     labelNames: ["state"],
     registers,
   });

@@ -131,7 +131,10 @@ export class InteropActivity {
     if (this.d.verified.last() === undefined && ts > this.runtimeStart) this.runtimeStart = ts;
   }
 
-  setState(s: InteropState): void {
+  /** Sets the state; while the interop store's writes fail (`fault`) it stays `degraded` unless it halts or stops. */
+  setState(next: InteropState): void {
+    const faulty = next !== "halted" && next !== "stopped" && this.d.verified.fault?.() !== undefined;
+    const s = faulty ? "degraded" : next;
     if (this.st === s) return;
     this.st = s;
     this.d.metrics?.state(s);
@@ -169,14 +172,19 @@ export class InteropActivity {
       try {
         progressed = this.prepared ? await this.round() : await this.prepare(signal);
         this.lastError = null;
+        if (this.st === "degraded") this.setState("waiting"); // the store recovered
       } catch (err) {
         this.recheckHistory = true;
         if (signal.aborted) break;
         const critical = severityOf(err) === "critical";
-        this.lastError = String((err as Error).message ?? err);
+        const message = String((err as Error).message ?? err);
+        const repeat = message === this.lastError;
+        this.lastError = message;
         this.setState(critical ? "halted" : "waiting");
-        if (critical) log.error({ err: this.lastError }, "interop round failed; halted until it succeeds");
-        else log.warn({ err: this.lastError }, "interop round failed");
+        // one line per change: the same failure again (a full disk, retried every errorMs) is not logged again
+        if (repeat) log.debug({ err: message }, "interop round failed again");
+        else if (critical) log.error({ err: message }, "interop round failed; halted until it succeeds");
+        else log.warn({ err: message }, "interop round failed");
         await this.d.clock.sleep(this.cfg.errorMs ?? 2000, signal).catch(() => {});
         continue;
       }

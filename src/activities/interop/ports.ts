@@ -6,6 +6,7 @@ import type { InitiatingLog } from "../../protocol/interop/rules.js";
 import type { ChainBlockAt } from "../ports.js";
 import type { ExecutionPayloadEnvelope } from "../../protocol/engine-api-types.js";
 import type {
+  InteropState,
   InvalidationPayloads,
   InvalidHead,
   PendingTransition,
@@ -65,6 +66,8 @@ export interface VerifiedStorePort {
   clearPending(): Promise<void>;
   /** The newest result whose L1 inclusion is at or below `l1Number` (binary search; inclusions are monotone). */
   atL1(l1Number: number): Promise<VerifiedResult | undefined>;
+  /** The failed write the store has not recovered from yet (a full disk); undefined when healthy. */
+  fault?(): Error | undefined;
 }
 
 /** A block with its receipts' logs, from the chain's execution client. */
@@ -124,17 +127,8 @@ export interface L1Canonical {
   canonicalHash(number: number): Promise<Hash | undefined>;
 }
 
-/** Lifecycle of the activity, exported as `supernode_interop_activity_state`. */
-export const INTEROP_STATES = [
-  "starting",
-  "awaiting_safedb",
-  "backfilling",
-  "waiting",
-  "verifying",
-  "halted",
-  "stopped",
-] as const;
-export type InteropState = (typeof INTEROP_STATES)[number];
+/** Lifecycle of the activity, exported as `supernode_interop_activity_state` (listed in protocol/interop/types.ts). */
+export { INTEROP_STATES, type InteropState } from "../../protocol/interop/types.js";
 
 /** The activity's metrics (implemented over prom-client by the composition root). */
 export interface InteropMetrics {

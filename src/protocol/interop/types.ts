@@ -3,6 +3,23 @@ import type { Hash } from "../../core/types/primitives.js";
 import type { ExecutionPayloadEnvelope } from "../engine-api-types.js";
 
 /** A block that failed verification, with its output (kept for super roots of the replaced block). */
+/**
+ * Lifecycle of the interop activity (`supernode_interop_activity_state`; here so that the metrics, which may not
+ * import the activity, list the same states).
+ */
+export const INTEROP_STATES = [
+  "starting",
+  "awaiting_safedb",
+  "backfilling",
+  "waiting",
+  "verifying",
+  /** A write to the interop store failed (a full disk); rounds are retried until one succeeds. */
+  "degraded",
+  "halted",
+  "stopped",
+] as const;
+export type InteropState = (typeof INTEROP_STATES)[number];
+
 export interface InvalidHead extends BlockId {
   readonly stateRoot: Hash;
   readonly messagePasserStorageRoot: Hash;

@@ -42,12 +42,17 @@ describeWithSmallFs("deny list on a full disk", () => {
   beforeAll(() => {
     fs = mountSmallFs(2048);
   });
-  afterAll(() => fs?.unmount());
+  const open: DenyList[] = [];
+  afterAll(async () => {
+    for (const l of open) await l.close(); // also after a failed assertion: the tmpfs can then be unmounted
+    fs?.unmount();
+  });
 
   it("fails writes with a temporary error, recovers once space is freed, and keeps every acknowledged record", async () => {
     const dir = join(fs.dir, "denylist");
     const filler = join(fs.dir, "filler");
     const list = await DenyList.open(dir);
+    open.push(list);
     const acked: number[] = [];
     const errors: SupernodeError[] = [];
     let n = 1;
@@ -90,6 +95,7 @@ describeWithSmallFs("deny list on a full disk", () => {
     await list.close();
 
     const again = await DenyList.open(dir);
+    open.push(again);
     const lost = acked.filter((k) => !again.isDenied(k, h(k)));
     expect(lost).toEqual([]);
     expect(again.replacementHold()).toBe(n - 1);
@@ -102,6 +108,7 @@ describeWithSmallFs("deny list on a full disk", () => {
     const engine = new FakeEngine(cfg);
     const builder = fakeAttributesBuilder(cfg, l1);
     const list = await DenyList.open(join(fs.dir, "chain-denylist"));
+    open.push(list);
     const node = await ChainNode.create(toyNodeConfig(cfg), {
       l1,
       engine,
@@ -149,6 +156,7 @@ describeWithSmallFs("deny list on a full disk", () => {
       await list.close();
     }
     const again = await DenyList.open(join(fs.dir, "chain-denylist"));
+    open.push(again);
     expect(again.atHeight(5)).toHaveLength(1);
     await again.close();
   });

@@ -1,10 +1,19 @@
 import { Level } from "level";
 import { CriticalError, ResetError } from "../../../core/errors/supernode-error.js";
+import { type Logger, silentLogger } from "../../../core/logger.js";
+import { GuardedLevel, type StoreNaming } from "../guarded-level.js";
 
 import type { StoredLog } from "../../../protocol/interop/messages.js";
 import { decodeStoredBlock as decode, encodeStoredBlock as encode, type StoredBlock } from "./logs-codec.js";
 import type { InitiatingLog } from "../../../protocol/interop/rules.js";
 import type { SealedBlock } from "../../../protocol/interop/types.js";
+
+/** How the interop stores (`<data-dir>/interop/`) name themselves in their errors (`INTEROP_STORE_WRITE`, …). */
+export const INTEROP_STORE_NAMING: StoreNaming = {
+  code: "INTEROP_STORE",
+  what: "interop store",
+  resetHint: "stop the supernode, move <data-dir>/interop aside, start it (the interop activity starts cold)",
+};
 
 /** A sealing that conflicts with what is stored (an L2 reorg not yet repaired): the store must be rewound. */
 export class LogsConflictError extends ResetError {}
@@ -49,6 +58,8 @@ interface Kv {
   put(k: Uint8Array, v: Uint8Array): Promise<void>;
   batch(ops: { type: "put"; key: Uint8Array; value: Uint8Array }[]): Promise<void>;
   clear(o: { gt?: Uint8Array; gte?: Uint8Array; lte: Uint8Array }): Promise<void>;
+  readonly status: string;
+  open(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -75,36 +86,79 @@ export interface StagedSeal {
  */
 export class LogsStore {
   private readonly cache = new Map<number, StoredBlock>();
+  /** The LevelDB's guard (the verified store's, for a sublevel): writes, and the reopen after a failed one. */
+  private guard!: GuardedLevel;
+  private head: SealedBlock | undefined;
+  private tail: SealedBlock | undefined;
+  /** Loaded, and no removal under way: an open must find the latest sealed block this store acknowledged. */
+  private checked = false;
+  /** The latest block a sealing staged last would make (a failed write may or may not have reached the disk). */
+  private attemptedHead: SealedBlock | undefined;
+
   private constructor(
     private readonly db: Kv,
     private readonly root: unknown,
     private readonly ownsDb: boolean,
-    private head: SealedBlock | undefined,
-    private tail: SealedBlock | undefined,
+    private readonly dir: string,
   ) {}
 
-  static async open(dir: string): Promise<LogsStore> {
+  /** A store with its own LevelDB at `dir` (tests, tools). */
+  static async open(dir: string, deps: { logger?: Logger } = {}): Promise<LogsStore> {
     const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
-    try {
-      await db.open();
-    } catch (err) {
-      throw new CriticalError("INTEROP_LOGS_OPEN", `cannot open the interop logs at ${dir}`, { dir }, err);
-    }
-    return LogsStore.load(db as unknown as Kv, db, true);
+    const store = new LogsStore(db as unknown as Kv, db, true, dir);
+    store.guard = new GuardedLevel({
+      db,
+      dir,
+      naming: INTEROP_STORE_NAMING,
+      logger: (deps.logger ?? silentLogger).child({ component: "interop-logs" }),
+      verify: () => store.reload(),
+      closedError: () => new CriticalError("INTEROP_STORE_CLOSED", `the interop logs at ${dir} are closed`),
+    });
+    await store.guard.opened();
+    return store;
   }
 
-  /** The store of sublevel `name` of the open LevelDB `root` (which stays the caller's to close). */
-  static async within(root: Level<Uint8Array, Uint8Array>, name: string): Promise<LogsStore> {
+  /**
+   * The store of sublevel `name` of the open LevelDB `root`, written through `guard` (the root's owner's, which
+   * calls `reload` after each open of the root and stays the one to close it).
+   */
+  static async within(
+    root: Level<Uint8Array, Uint8Array>,
+    name: string,
+    guard: GuardedLevel,
+    dir: string,
+  ): Promise<LogsStore> {
     const sub = root.sublevel(name, { keyEncoding: "view", valueEncoding: "view" });
-    return LogsStore.load(sub as unknown as Kv, root, false);
+    const store = new LogsStore(sub as unknown as Kv, root, false, `${dir} (${name})`);
+    store.guard = guard;
+    await guard.read(() => store.reload());
+    return store;
   }
 
-  private static async load(db: Kv, root: unknown, owns: boolean): Promise<LogsStore> {
+  /**
+   * Reads the first and latest sealed blocks (after each open of the LevelDB; a sublevel is opened again with it).
+   * Once loaded, the latest block must be the one this store acknowledged, or the one the failed write would have
+   * made; else acknowledged blocks were lost (critical `INTEROP_STORE_CORRUPT`).
+   */
+  async reload(): Promise<void> {
+    if (this.db.status !== "open") await this.db.open();
     const edge = async (reverse: boolean) => {
-      for await (const [, v] of db.iterator({ gte: LOW, lte: HIGH, reverse, limit: 1 })) return decode(v).block;
+      for await (const [, v] of this.db.iterator({ gte: LOW, lte: HIGH, reverse, limit: 1 })) return decode(v).block;
       return undefined;
     };
-    return new LogsStore(db, root, owns, await edge(true), await edge(false));
+    const head = await edge(true);
+    if (this.checked && head?.hash !== this.head?.hash && head?.hash !== this.attemptedHead?.hash)
+      throw new CriticalError(
+        "INTEROP_STORE_CORRUPT",
+        `the interop logs at ${this.dir} lost acknowledged blocks (latest ${this.head?.number ?? "none"}, found ` +
+          `${head?.number ?? "none"}) when opened again after a failed write; ${INTEROP_STORE_NAMING.resetHint}`,
+        { dir: this.dir },
+      );
+    this.head = head;
+    this.tail = await edge(false);
+    this.cache.clear();
+    this.attemptedHead = undefined;
+    this.checked = true;
   }
 
   latest(): SealedBlock | undefined {
@@ -120,7 +174,7 @@ export class LogsStore {
       return undefined;
     const c = this.cache.get(n);
     if (c !== undefined) return c;
-    const v = await this.db.get(key(n));
+    const v = await this.guard.read(() => this.db.get(key(n)));
     if (v === undefined) return undefined;
     const s = decode(v);
     this.remember(n, s);
@@ -196,13 +250,15 @@ export class LogsStore {
     const sub = this.db;
     const ops = fresh.map((s) => ({ type: "put" as const, sublevel: sub, key: key(s.block.number), value: encode(s) }));
     const head = h;
+    this.attemptedHead = head;
     return {
       root: this.ownsDb ? this.db : this.root,
       ops,
-      write: async () => {
-        if (ops.length === 1) await this.db.put((ops[0] as (typeof ops)[0]).key, (ops[0] as (typeof ops)[0]).value);
-        else await this.db.batch(ops.map((o) => ({ type: "put" as const, key: o.key, value: o.value })));
-      },
+      write: () =>
+        this.guard.write(async () => {
+          if (ops.length === 1) await this.db.put((ops[0] as (typeof ops)[0]).key, (ops[0] as (typeof ops)[0]).value);
+          else await this.db.batch(ops.map((o) => ({ type: "put" as const, key: o.key, value: o.value })));
+        }),
       done: () => {
         for (const s of fresh) this.remember(s.block.number, s);
         this.head = head;
@@ -214,21 +270,34 @@ export class LogsStore {
   async rewindTo(n: number): Promise<void> {
     if (this.head === undefined || n >= this.head.number) return;
     if (this.tail !== undefined && n < this.tail.number) return this.clear();
-    await this.db.clear({ gt: key(n), lte: HIGH });
-    for (const k of [...this.cache.keys()]) if (k > n) this.cache.delete(k);
-    const s = await this.read(n);
-    this.head = s?.block;
-    if (this.head === undefined) this.tail = undefined;
+    await this.removing(async () => {
+      await this.db.clear({ gt: key(n), lte: HIGH });
+      for (const k of [...this.cache.keys()]) if (k > n) this.cache.delete(k);
+      const v = await this.db.get(key(n));
+      this.head = v === undefined ? undefined : decode(v).block;
+      if (this.head === undefined) this.tail = undefined;
+    });
   }
 
-  async clear(): Promise<void> {
-    await this.db.clear({ gte: LOW, lte: HIGH });
-    this.cache.clear();
-    this.head = undefined;
-    this.tail = undefined;
+  clear(): Promise<void> {
+    return this.removing(async () => {
+      await this.db.clear({ gte: LOW, lte: HIGH });
+      this.cache.clear();
+      this.head = undefined;
+      this.tail = undefined;
+    });
+  }
+
+  /** A write that removes blocks: an open while it is under way (it failed) checks nothing (it is tried again). */
+  private removing(fn: () => Promise<void>): Promise<void> {
+    return this.guard.write(async () => {
+      this.checked = false;
+      await fn();
+      this.checked = true;
+    });
   }
 
   async close(): Promise<void> {
-    if (this.ownsDb) await this.db.close();
+    if (this.ownsDb) await this.guard.close();
   }
 }

@@ -1,6 +1,8 @@
 import { Level } from "level";
-import { CriticalError } from "../../../core/errors/supernode-error.js";
-import { LogsStore, type StagedSeal } from "./logs-store.js";
+import { CriticalError, type SupernodeError } from "../../../core/errors/supernode-error.js";
+import { type Logger, silentLogger } from "../../../core/logger.js";
+import { GuardedLevel } from "../guarded-level.js";
+import { INTEROP_STORE_NAMING, LogsStore, type StagedSeal } from "./logs-store.js";
 import { pendingTransitionFromJson, pendingTransitionToJson } from "../../../protocol/interop/transition-json.js";
 import { type PendingTransition, type VerifiedResult, verifiedResultJson } from "../../../protocol/interop/types.js";
 
@@ -23,33 +25,98 @@ const dec = (v: Uint8Array) => new TextDecoder().decode(v);
  * with the transition (replayed) or the new state without it.
  */
 export class VerifiedStore {
+  private readonly guard: GuardedLevel;
+  /** The chains' logs stores in this LevelDB (reloaded and checked after each open). */
+  private readonly logs: LogsStore[] = [];
+  private lastResult: VerifiedResult | undefined;
+  private firstTs: number | undefined;
   /** The pending transition as last read or written (this store is its only writer); null = not read yet. */
   private pendingCache: PendingTransition | undefined | null = null;
+  /** What the store acknowledged (the newest result's and the pending transition's stored text). */
+  private acked: { last: string | null; pending: string | null } = { last: null, pending: null };
+  /** Loaded, and no rewind under way: an open must find what the store acknowledged. */
+  private checked = false;
+  /** What the failed write would have made (a LevelDB write is all or nothing). */
+  private attempted: string | undefined;
+
   private constructor(
     private readonly db: Level<Uint8Array, Uint8Array>,
-    private lastResult: VerifiedResult | undefined,
-    private firstTs: number | undefined,
-  ) {}
+    private readonly dir: string,
+    logger: Logger,
+  ) {
+    this.guard = new GuardedLevel({
+      db,
+      dir,
+      naming: INTEROP_STORE_NAMING,
+      logger,
+      verify: () => this.load(),
+      closedError: () => new CriticalError("INTEROP_STORE_CLOSED", `the interop store at ${dir} is closed`),
+    });
+  }
 
-  static async open(dir: string): Promise<VerifiedStore> {
+  /** Opens the store (creating it); rejects with the classified open error (`INTEROP_STORE_CORRUPT` is critical). */
+  static async open(dir: string, deps: { logger?: Logger } = {}): Promise<VerifiedStore> {
     const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: "view", valueEncoding: "view" });
-    try {
-      await db.open();
-    } catch (err) {
-      throw new CriticalError("INTEROP_VERIFIED_OPEN", `cannot open the interop store at ${dir}`, { dir }, err);
-    }
-    const s = new VerifiedStore(db, undefined, undefined);
-    await s.reload();
+    const s = new VerifiedStore(db, dir, (deps.logger ?? silentLogger).child({ component: "interop-store" }));
+    await s.guard.opened();
     return s;
   }
 
-  private async reload(): Promise<void> {
-    this.lastResult = undefined;
-    this.firstTs = undefined;
-    for await (const [, v] of this.db.iterator({ gte: LOW, lte: HIGH, reverse: true, limit: 1 }))
-      this.lastResult = JSON.parse(dec(v)) as VerifiedResult;
+  /** The failed write the store has not recovered from yet (a full disk); undefined when healthy. */
+  fault(): SupernodeError | undefined {
+    return this.guard.fault();
+  }
+
+  /**
+   * After each open: reads the newest and first results and the pending transition, and checks that the store
+   * holds what it acknowledged, or what the failed write would have made (else `INTEROP_STORE_CORRUPT`); then
+   * each logs store does the same.
+   */
+  private async load(): Promise<void> {
+    const found = await this.readState();
+    const text = JSON.stringify([found.last, found.pending]);
+    if (this.checked && text !== JSON.stringify([this.acked.last, this.acked.pending]) && text !== this.attempted)
+      throw new CriticalError(
+        "INTEROP_STORE_CORRUPT",
+        `the interop store at ${this.dir} lost acknowledged records when opened again after a failed write; ` +
+          INTEROP_STORE_NAMING.resetHint,
+        { dir: this.dir },
+      );
+    for (const l of this.logs) await l.reload();
+    this.adopt(found);
+    this.checked = true;
+  }
+
+  private async readState(): Promise<{ last: string | null; pending: string | null; firstTs: number | undefined }> {
+    let last: string | null = null;
+    let firstTs: number | undefined;
+    for await (const [, v] of this.db.iterator({ gte: LOW, lte: HIGH, reverse: true, limit: 1 })) last = dec(v);
     for await (const [, v] of this.db.iterator({ gte: LOW, lte: HIGH, limit: 1 }))
-      this.firstTs = (JSON.parse(dec(v)) as VerifiedResult).timestamp;
+      firstTs = (JSON.parse(dec(v)) as VerifiedResult).timestamp;
+    const p = await this.db.get(PENDING);
+    return { last, pending: p === undefined ? null : dec(p), firstTs };
+  }
+
+  private adopt(s: { last: string | null; pending: string | null; firstTs: number | undefined }): void {
+    this.lastResult = s.last === null ? undefined : (JSON.parse(s.last) as VerifiedResult);
+    this.firstTs = s.firstTs;
+    this.pendingCache = s.pending === null ? undefined : pendingTransitionFromJson(s.pending);
+    this.acked = { last: s.last, pending: s.pending };
+    this.attempted = undefined;
+  }
+
+  /** Runs a write through the guard, noting first what it would make of the acknowledged state. */
+  private write<T>(next: { last?: string | null; pending?: string | null }, fn: () => Promise<T>): Promise<T> {
+    return this.guard.write(async () => {
+      const after = {
+        last: next.last === undefined ? this.acked.last : next.last,
+        pending: next.pending === undefined ? this.acked.pending : next.pending,
+      };
+      this.attempted = JSON.stringify([after.last, after.pending]);
+      const out = await fn();
+      this.acked = after;
+      return out;
+    });
   }
 
   last(): VerifiedResult | undefined {
@@ -57,8 +124,10 @@ export class VerifiedStore {
   }
 
   /** Chain `chainId`'s logs store, a sublevel of this LevelDB (its seals can join `commit`'s batch). */
-  logsStore(chainId: string): Promise<LogsStore> {
-    return LogsStore.within(this.db, `logs-${chainId}`);
+  async logsStore(chainId: string): Promise<LogsStore> {
+    const store = await LogsStore.within(this.db, `logs-${chainId}`, this.guard, this.dir);
+    this.logs.push(store);
+    return store;
   }
 
   firstTimestamp(): number | undefined {
@@ -68,7 +137,7 @@ export class VerifiedStore {
   async get(ts: number): Promise<VerifiedResult | undefined> {
     if (this.lastResult === undefined || ts > this.lastResult.timestamp) return undefined;
     if (ts === this.lastResult.timestamp) return this.lastResult;
-    const v = await this.db.get(key(ts));
+    const v = await this.guard.read(() => this.db.get(key(ts)));
     return v === undefined ? undefined : (JSON.parse(dec(v)) as VerifiedResult);
   }
 
@@ -97,11 +166,13 @@ export class VerifiedStore {
         `timestamps must be committed sequentially with no gaps: expected ${last.timestamp + 1}, got ${result.timestamp}`,
       );
     }
-    await this.db.batch([
-      ...(mine.flatMap((s) => s.ops) as never[]),
-      { type: "put", key: key(result.timestamp), value: enc(json) },
-      { type: "del", key: PENDING },
-    ]);
+    await this.write({ last: json, pending: null }, () =>
+      this.db.batch([
+        ...(mine.flatMap((s) => s.ops) as never[]),
+        { type: "put", key: key(result.timestamp), value: enc(json) },
+        { type: "del", key: PENDING },
+      ]),
+    );
     for (const s of mine) s.done();
     this.pendingCache = undefined;
     this.lastResult = JSON.parse(json) as VerifiedResult;
@@ -110,21 +181,25 @@ export class VerifiedStore {
 
   private async writeStaged(staged: readonly StagedSeal[]): Promise<void> {
     if (staged.length === 0) return;
-    await this.db.batch(staged.flatMap((s) => s.ops) as never[]);
+    await this.write({}, () => this.db.batch(staged.flatMap((s) => s.ops) as never[]));
     for (const s of staged) s.done();
   }
 
-  async rewind(ts: number): Promise<void> {
-    this.pendingCache = null;
-    await this.db.clear({ gte: key(ts), lte: HIGH });
-    await this.db.del(PENDING);
-    this.pendingCache = undefined;
-    if (this.lastResult !== undefined && ts <= this.lastResult.timestamp) await this.reload();
+  /** Drops every result at or after `ts` and the pending transition (an open meanwhile checks nothing). */
+  rewind(ts: number): Promise<void> {
+    return this.guard.write(async () => {
+      this.checked = false;
+      this.pendingCache = null;
+      await this.db.clear({ gte: key(ts), lte: HIGH });
+      await this.db.del(PENDING);
+      this.adopt(await this.readState());
+      this.checked = true;
+    });
   }
 
   async pending(): Promise<PendingTransition | undefined> {
     if (this.pendingCache !== null) return this.pendingCache;
-    const v = await this.db.get(PENDING);
+    const v = await this.guard.read(() => this.db.get(PENDING));
     this.pendingCache = v === undefined ? undefined : pendingTransitionFromJson(dec(v));
     return this.pendingCache;
   }
@@ -134,13 +209,13 @@ export class VerifiedStore {
     this.pendingCache = null; // unknown until the write is done
     // An invalidation or a rewind acts on other stores (deny lists, execution clients): its record reaches the disk
     // first. An advance only writes this LevelDB, in order, so it needs no sync of its own.
-    await this.db.put(PENDING, enc(json), { sync: t.kind !== "advance" });
+    await this.write({ pending: json }, () => this.db.put(PENDING, enc(json), { sync: t.kind !== "advance" }));
     this.pendingCache = pendingTransitionFromJson(json);
   }
 
   async clearPending(): Promise<void> {
     this.pendingCache = null;
-    await this.db.del(PENDING);
+    await this.write({ pending: null }, () => this.db.del(PENDING));
     this.pendingCache = undefined;
   }
 
@@ -162,7 +237,7 @@ export class VerifiedStore {
     return best;
   }
 
-  async close(): Promise<void> {
-    await this.db.close();
+  close(): Promise<void> {
+    return this.guard.close();
   }
 }
