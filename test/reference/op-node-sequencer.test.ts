@@ -4,9 +4,9 @@
  * op-node's block, our current_l1 keeps up with op-node's and reaches it, and every block hash and output root
  * (`optimism_outputAtBlock`) agree up to the compared height.
  *
- * Blocks: REFERENCE_BLOCKS (default 20, calldata case only; `npm run reference` asks for 200 and adds the blobs
- * case). Figures per case: blocks_compared, block_mismatches, outputs_compared, batches_posted_by_op_batcher,
- * safe_heads_checked, finalized_heads_checked, current_l1_lag_blocks.
+ * Blocks: REFERENCE_BLOCKS (default 20, the first case only; `npm run reference` asks for 200 and adds the blobs
+ * and batcher-gap cases). Figures per case: blocks_compared, block_mismatches, outputs_compared, batches_posted_by_op_batcher,
+ * safe_heads_checked, finalized_heads_checked, current_l1_lag_blocks, deposit_only_blocks.
  */
 import { describe, expect, it } from "vitest";
 import { devnetForkOffsets } from "supernode-devnet/config";
@@ -24,9 +24,16 @@ const CASES: SequencerCase[] = [
     forkOffsets: devnetForkOffsets({ ecotone: 4, fjord: 6, granite: 8, holocene: 10, isthmus: 12, jovian: 14 }),
   },
   { name: "blobs-jovian-at-genesis", dataMode: "blobs" },
+  // op-batcher stopped for 30 L1 blocks with a sequencing window of 10: the epochs without batches end in
+  // deposit-only blocks that replace the ones op-node sequenced (its unsafe chain reorganised by its own derivation).
+  {
+    name: "calldata-batcher-gap-window-expires",
+    dataMode: "calldata",
+    seqWindowSize: 10,
+    batcherGap: { atSafe: 6, l1Blocks: 30 },
+  },
 ];
-// `npm test` (REFERENCE_BLOCKS unset) runs the calldata case only, to keep the CI run short; `npm run reference`
-// runs both.
+// `npm test` (REFERENCE_BLOCKS unset) runs the first case only, to keep the CI run short; `npm run reference` all.
 const FULL = process.env.REFERENCE_BLOCKS !== undefined;
 if (!FULL && skip === undefined)
   process.stderr.write("op-node sequencing: the blobs case runs with npm run reference\n");
@@ -52,7 +59,13 @@ describe.skipIf(skip !== undefined)("op-node sequences, op-batcher posts, the su
         last_lag: l1.lastLag,
         catch_up_ms: l1.catchUpMs,
       });
+      printReferenceFigure("deposit_only_blocks", r.depositOnlyBlocks, "blocks", {
+        ...extra,
+        ...(r.gap === undefined ? {} : { batcher_stopped_l1: [r.gap.fromL1, r.gap.toL1] }),
+      });
       expect(r.mismatches).toEqual([]);
+      if (c.batcherGap !== undefined) expect(r.gap, "op-batcher stopped and started again").toBeDefined();
+      if (c.batcherGap !== undefined) expect(r.depositOnlyBlocks).toBeGreaterThan(0);
       expect(r.batchesPosted).toBeGreaterThan(0);
       expect(r.userTxs).toBeGreaterThan(0);
       expect(r.headsChecked.safe).toBeGreaterThan(1);

@@ -15,7 +15,7 @@ import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Hash } from "../../src/core/types/primitives.js";
 import type { Fork } from "../../src/protocol/rollup-config.js";
-import { inReferenceRig, jsonRpc, until } from "./reference.js";
+import { inReferenceRig, jsonRpc, type RefProcess, until } from "./reference.js";
 import { countBatches, type OpBatcherDataMode, startOpBatcherProcess } from "./reference-op-batcher.js";
 import { startSupernodeProcess } from "./reference-el.js";
 import { OP_NODE_SEQUENCER_ARGS, startOpNode, startOpNodeDevnet } from "./reference-op-node.js";
@@ -26,10 +26,17 @@ export interface SequencerCase {
   readonly dataMode: OpBatcherDataMode;
   /** Fork offsets after L2 genesis (devnetForkOffsets); default every fork through Jovian at genesis. */
   readonly forkOffsets?: Partial<Record<Fork, number | undefined>>;
+  /** Sequencing window in L1 blocks (default the devnet's 3600). */
+  readonly seqWindowSize?: number;
+  /**
+   * op-batcher stops once op-node's safe head is at `atSafe` and starts again `l1Blocks` L1 blocks later: with a
+   * window shorter than that, the epochs without batches end in deposit-only blocks that replace op-node's own.
+   */
+  readonly batcherGap?: { readonly atSafe: number; readonly l1Blocks: number };
 }
 
 type BlockId = { hash: Hash; number: number };
-type Status = { current_l1: BlockId; safe_l2: BlockId; finalized_l2: BlockId };
+type Status = { current_l1: BlockId; head_l1: BlockId; safe_l2: BlockId; finalized_l2: BlockId };
 
 /** op-node's current_l1 number minus ours, one per sample (once op-node's pipeline has an origin). */
 export interface CurrentL1Figures {
@@ -54,6 +61,10 @@ export interface SequencerResult {
   /** Distinct safe and finalized heads of ours in the samples (past genesis), each checked against op-node's block. */
   readonly headsChecked: { readonly safe: number; readonly finalized: number };
   readonly currentL1: CurrentL1Figures;
+  /** Blocks 1…blocks on op-node's op-geth without a user transaction (the window's deposit-only blocks among them). */
+  readonly depositOnlyBlocks: number;
+  /** With `batcherGap`: the L1 blocks op-batcher was stopped between. */
+  readonly gap?: { readonly fromL1: number; readonly toL1: number };
   /** The first disagreements, each naming both sides' values. */
   readonly mismatches: string[];
 }
@@ -69,8 +80,10 @@ export function runOpNodeSequencer(c: SequencerCase, blocks: number): Promise<Se
       "--p2p.disable",
     ]);
     stops.push(() => opNode.stop());
-    const batcher = await startOpBatcherProcess(devnet, dir, c.dataMode, [theirs.httpUrl], [opNode.url]);
-    stops.push(() => batcher.stop());
+    const startBatcher = () => startOpBatcherProcess(devnet, dir, c.dataMode, [theirs.httpUrl], [opNode.url]);
+    let batcher: RefProcess | undefined = await startBatcher();
+    stops.push(() => batcher?.stop() ?? Promise.resolve());
+    const gap: { fromL1?: number; toL1?: number } = {};
     // A process of its own, as op-node is: the test's own work (e.g. the devnet's beacon API) never holds it up.
     const role = { name: "supernode", sequencer: false };
     const ourRpc = (await startSupernodeProcess({ devnet, pair }, dir, ours, role, stops)).url;
@@ -80,18 +93,30 @@ export function runOpNodeSequencer(c: SequencerCase, blocks: number): Promise<Se
     await until(
       `both safe heads at ${blocks} (op-node sequencing, op-batcher posting)`,
       async () => {
-        if (batcher.child.exitCode !== null) throw new Error(`op-batcher exited with ${batcher.child.exitCode}`);
+        if (batcher !== undefined && batcher.child.exitCode !== null)
+          throw new Error(`op-batcher exited with ${batcher.child.exitCode}`);
         await sendTraffic(devnet, theirs.httpUrl, traffic).catch(() => {});
         const [t, u] = await Promise.all([
           jsonRpc<Status>(opNode.url, "optimism_syncStatus"),
           jsonRpc<Status>(ourRpc, "stack_syncStatus"),
         ]);
         await sampler.sample(t, u);
+        if (c.batcherGap !== undefined && gap.fromL1 === undefined && t.safe_l2.number >= c.batcherGap.atSafe) {
+          await batcher?.stop();
+          batcher = undefined;
+          gap.fromL1 = t.head_l1.number;
+        } else if (c.batcherGap !== undefined && batcher === undefined) {
+          if (t.head_l1.number >= (gap.fromL1 ?? 0) + c.batcherGap.l1Blocks) {
+            batcher = await startBatcher();
+            gap.toL1 = t.head_l1.number;
+          }
+        }
         return t.safe_l2.number >= blocks && u.safe_l2.number >= blocks ? true : undefined;
       },
       blocks * 4_000 + 120_000,
     );
     const currentL1 = await sampler.catchUp(opNode.url, ourRpc);
+    await sampler.flush((await jsonRpc<Status>(opNode.url, "optimism_syncStatus")).safe_l2.number);
     const compared = await compare(ours.httpUrl, theirs.httpUrl, ourRpc, opNode.url, blocks);
     const batchesPosted = await countBatches(
       devnet.l1.rpcUrl,
@@ -106,6 +131,8 @@ export function runOpNodeSequencer(c: SequencerCase, blocks: number): Promise<Se
       deposits: traffic.deposits,
       headsChecked: sampler.checked,
       currentL1,
+      depositOnlyBlocks: await depositOnlyBlocks(theirs.httpUrl, opNode.url, blocks, join(dir, "blocks.log")),
+      ...(gap.fromL1 !== undefined && gap.toL1 !== undefined ? { gap: { fromL1: gap.fromL1, toL1: gap.toL1 } } : {}),
     };
   });
 }
@@ -120,6 +147,7 @@ class StatusSampler {
   readonly checked = { safe: 0, finalized: 0 };
   private readonly last = { safe: 0, finalized: 0 };
   private readonly lags: number[] = [];
+  private pending: Array<{ kind: "safe" | "finalized"; head: BlockId }> = [];
 
   /** `opNodeEl`: op-node's op-geth; every sample is appended to `logPath` (kept with REFERENCE_KEEP=1). */
   constructor(
@@ -135,19 +163,32 @@ class StatusSampler {
     appendFileSync(this.logPath, `${line}\n`);
     if (t.number === u.number && t.hash !== u.hash)
       this.note(`current_l1 ${u.number}: supernode ${u.hash}, op-node ${t.hash}`);
-    await this.check("safe", ours.safe_l2);
-    await this.check("finalized", ours.finalized_l2);
+    this.queue("safe", ours.safe_l2);
+    this.queue("finalized", ours.finalized_l2);
+    await this.flush(theirs.safe_l2.number);
   }
 
-  /** Our `kind` head, when it moved on since the last sample, against op-node's block at its number. */
-  private async check(kind: "safe" | "finalized", head: BlockId): Promise<void> {
+  /** Our `kind` head, when it moved on since the last sample, waits for op-node's safe head to pass it. */
+  private queue(kind: "safe" | "finalized", head: BlockId): void {
     if (head.number <= this.last[kind]) return;
     this.last[kind] = head.number;
     this.checked[kind]++;
-    const q = `0x${head.number.toString(16)}`;
-    const block = await jsonRpc<BlockId | null>(this.opNodeEl, "eth_getBlockByNumber", [q, false]);
-    if (block?.hash !== head.hash)
-      this.note(`${kind} head ${head.number}: supernode ${head.hash}, op-node ${block?.hash ?? "no block"}`);
+    this.pending.push({ kind, head });
+  }
+
+  /**
+   * Checks the queued heads at or below op-node's safe head against op-node's block at their number (a block above
+   * it may still be one op-node's derivation replaces).
+   */
+  async flush(opNodeSafe: number): Promise<void> {
+    const due = this.pending.filter((p) => p.head.number <= opNodeSafe);
+    this.pending = this.pending.filter((p) => p.head.number > opNodeSafe);
+    for (const { kind, head } of due) {
+      const q = `0x${head.number.toString(16)}`;
+      const block = await jsonRpc<BlockId | null>(this.opNodeEl, "eth_getBlockByNumber", [q, false]);
+      if (block?.hash !== head.hash)
+        this.note(`${kind} head ${head.number}: supernode ${head.hash}, op-node ${block?.hash ?? "no block"}`);
+    }
   }
 
   /** Waits until our current_l1 reaches op-node's current one (60 s at most); the lag figures. */
@@ -175,4 +216,20 @@ class StatusSampler {
   private note(m: string): void {
     if (this.mismatches.length < 3) this.mismatches.push(m);
   }
+}
+
+/**
+ * Blocks 1…n of `elUrl` with deposits only (no user transaction); each block's number, L1 origin (from op-node's
+ * `optimism_outputAtBlock`) and transaction count go to `logPath`.
+ */
+async function depositOnlyBlocks(elUrl: string, opNode: string, n: number, logPath: string): Promise<number> {
+  let count = 0;
+  for (let i = 1; i <= n; i++) {
+    const q = `0x${i.toString(16)}`;
+    const b = await jsonRpc<{ transactions: Array<{ type: string }> }>(elUrl, "eth_getBlockByNumber", [q, true]);
+    const out = await jsonRpc<{ blockRef: { l1origin: BlockId } }>(opNode, "optimism_outputAtBlock", [q]);
+    appendFileSync(logPath, `${i} l1origin ${out.blockRef.l1origin.number} txs ${b.transactions.length}\n`);
+    if (b.transactions.every((t) => t.type === "0x7e")) count++;
+  }
+  return count;
 }

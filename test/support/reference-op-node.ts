@@ -108,19 +108,29 @@ export const OP_NODE_SEQUENCER_ARGS: readonly string[] = [
 
 /**
  * The devnet of an op-node case (its `stop` pushed onto `stops`): chain `chainId` (variant B, one-second L1 and L2
- * blocks, `forkOffsets` or every fork at genesis), batches in `dataMode` (the devnet's own batcher is not started),
- * the beacon API op-node's beacon client needs (config/spec and blobs by slot, which anvil's own endpoint lacks);
+ * blocks, `forkOffsets` or every fork at genesis, `seqWindowSize` or the devnet's), batches in `dataMode` (the
+ * devnet's own batcher is not started), the beacon API op-node's beacon client needs (config/spec and blobs by slot, which anvil's own endpoint lacks);
  * and the chain's op-geth pair.
  */
 export async function startOpNodeDevnet(
   dir: string,
   stops: Array<() => Promise<void>>,
-  o: { chainId: bigint; dataMode: DataMode; forkOffsets?: Partial<Record<Fork, number | undefined>> | undefined },
+  o: {
+    chainId: bigint;
+    dataMode: DataMode;
+    forkOffsets?: Partial<Record<Fork, number | undefined>> | undefined;
+    seqWindowSize?: number | undefined;
+  },
 ): Promise<{ devnet: Devnet; pair: OpGethPair }> {
   const devnet = await startDevnet({
     dir,
     chains: [
-      { chainId: o.chainId, variant: "b", ...(o.forkOffsets === undefined ? {} : { forkOffsets: o.forkOffsets }) },
+      {
+        chainId: o.chainId,
+        variant: "b",
+        ...(o.forkOffsets === undefined ? {} : { forkOffsets: o.forkOffsets }),
+        ...(o.seqWindowSize === undefined ? {} : { seqWindowSize: o.seqWindowSize }),
+      },
     ],
     l1BlockTimeSec: 1,
     l2BlockTimeSec: 1,
