@@ -25,6 +25,7 @@ import {
   until,
 } from "./reference.js";
 import {
+  type CostMark,
   costMark,
   type ElRig,
   type RpcProcess,
@@ -128,13 +129,29 @@ export function runSequencerOnOpGeth(blocks: number): Promise<SequencerRun> {
   });
 }
 
-/** Until every safe head is past Jovian (block 14) and half of `blocks`: both verifiers' CPU per block and RSS. */
+/**
+ * Both verifiers' CPU per derived block over the same blocks: each one's window runs from its own safe head at 16
+ * (past Jovian at block 14 and the start-up) to its safe head at half of `blocks` (at least 32); a window in time
+ * would give the verifier that started first fewer blocks for the same seconds. Then both RSS.
+ */
 async function verifierCost(r: SeqRun, blocks: number, ver: RpcProcess, opNode: RpcProcess) {
   const [ourPid, theirPid] = [await ver.binPid(), await opNode.binPid()];
-  const half = Math.max(16, Math.ceil(blocks / 2));
-  const [our0, their0] = [await costMark(ourPid, ver.url), await costMark(theirPid, opNode.url)];
-  await r.traffic(`every safe head at ${half}`, r.allSafe(half), half * 4_000 + 120_000);
-  const [our1, their1] = [await costMark(ourPid, ver.url), await costMark(theirPid, opNode.url)];
+  const [from, to] = [16, Math.max(32, Math.ceil(blocks / 2))];
+  const sides = [
+    { pid: ourPid, url: ver.url },
+    { pid: theirPid, url: opNode.url },
+  ].map((s) => ({ ...s, first: undefined as CostMark | undefined, last: undefined as CostMark | undefined }));
+  const windows = async () => {
+    for (const s of sides.filter((x) => x.last === undefined)) {
+      const m = await costMark(s.pid, s.url);
+      if (s.first === undefined) s.first = m.safe >= from ? m : undefined;
+      else if (m.safe >= to) s.last = m;
+    }
+    return sides.every((s) => s.last !== undefined);
+  };
+  await r.traffic(`both verifiers' safe heads from ${from} to ${to}`, windows, to * 4_000 + 120_000);
+  const marks = (i: number): [CostMark, CostMark] => [sides[i]?.first as CostMark, sides[i]?.last as CostMark];
+  const [[our0, our1], [their0, their1]] = [marks(0), marks(1)];
   const [ours, theirs] = [procUsage(ourPid), procUsage(theirPid)];
   const parts = (u: typeof ours): [number, number] => [u?.rssAnonMb ?? Number.NaN, u?.rssFileMb ?? Number.NaN];
   return {
