@@ -37,6 +37,7 @@ const OVERRIDDEN_CHAIN_OPTIONS: Readonly<Record<string, string>> = {
   "l1.rpc-rate-limit": "the shared L1 client is used",
   "l1.rpc-max-batch-size": "the shared L1 client is used",
   "l1.cache-size": "the shared L1 client is used",
+  "l1.epoch-poll-interval": "the shared L1 client reads the safe and finalized heads at every --l1.http-poll-interval",
   "interop.rpc.addr": "the supernode runs interop itself",
   "interop.rpc.port": "the supernode runs interop itself",
   "interop.jwt-secret": "the supernode runs interop itself",

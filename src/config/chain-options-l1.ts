@@ -96,7 +96,7 @@ export const L1_CHAIN_OPTIONS: readonly OptionSpec[] = [
     6 * M + 24 * S,
     "L1_EPOCH_POLL_INTERVAL",
     G_L1,
-    "Poll interval of the L1 safe and finalized heads",
+    "L1 safe/finalized poll interval (no effect: the shared L1 client reads them with the head at every --l1.http-poll-interval)",
   ),
   opt(
     "l1.runtime-config-reload-interval",

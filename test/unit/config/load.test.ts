@@ -311,6 +311,13 @@ describe("loadConfig: settings the supernode owns", () => {
       ),
     ).toBe(true);
   });
+  it("warns that a per-chain l1.epoch-poll-interval has no effect (the shared L1 client reads safe and finalized)", () => {
+    const res = loadConfig([...baseArgs(f, [10]), "--vn.10.l1.epoch-poll-interval", "1s"], {});
+    expect(res.ok).toBe(true);
+    const w = res.warnings.find((x) => x.fields.flag === "l1.epoch-poll-interval");
+    expect(w?.msg).toContain("no effect");
+    expect(String(w?.fields.reason)).toContain("--l1.http-poll-interval");
+  });
   it("p2p.priv.path: honoured per chain, ignored with a warning for all chains at once (op-supernode #21436)", () => {
     const res = loadConfig(
       [...baseArgs(f, [10, 20]), "--vn.all.p2p.priv.path", "/tmp/shared.key", "--vn.20.p2p.priv.path", "/tmp/20.key"],
