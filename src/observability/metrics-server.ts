@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { Registry } from "prom-client";
 import { HttpEndpoint, listenHttp } from "./http-listen.js";
 

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { Session } from "node:inspector/promises";
 import { getHeapSnapshot } from "node:v8";
 import { HttpEndpoint, listenHttp } from "./http-listen.js";
