@@ -1,7 +1,7 @@
 import { setFlagsFromString } from "node:v8";
 
 /**
- * The young generation of a long-running node (ADR 0113). V8 starts each semi-space at 1 MB and grows it up to
+ * The young generation of a long-running node (ADR 0115). V8 starts each semi-space at 1 MB and grows it up to
  * 16 MB when scavenges see much surviving data; a verifier's steady churn (JSON-RPC answers, decoded blocks) makes it
  * grow, and the grown new space (2 × 16 MB) stays resident: 20–30 MB of a one-chain verifier's RSS. The supernode
  * keeps it at its initial size unless the operator chose one: `--max-semi-space-size=<MB>` on Node's command line or
