@@ -42,7 +42,7 @@ export function createInteropMetrics(registry: Registry) {
   });
   const state = new Gauge({
     name: `${p}activity_state`,
-    help: "State of the interop activity (1 for the current state: starting, awaiting_safedb, backfilling, waiting, verifying, degraded, halted, stopped)",
+    help: "State of the interop activity (1 for the current state: starting, awaiting_safedb, backfilling, waiting, verifying, degraded, stalled, halted, stopped)",
     labelNames: ["state"],
     registers,
   });

@@ -12,6 +12,7 @@ import { ColdStart, checkSafeHistory } from "./cold-start.js";
 import { decideRound, type RoundDecision } from "./decide.js";
 import { FrontierCache } from "./frontier.js";
 import { InitiatingLookup } from "./initiating-lookup.js";
+import { StallWatch } from "./stall-watch.js";
 import type {
   InteropChain,
   InteropMetrics,
@@ -32,6 +33,8 @@ export interface InteropActivityConfig {
   readonly errorMs?: number;
   /** `--interop.log-backfill-depth` in whole seconds (0 or absent = no backfill). */
   readonly backfillDepthS?: number;
+  /** No timestamp committed for this long makes the activity `stalled` (one WARN line; default 60 s). */
+  readonly stallAfterMs?: number;
 }
 
 export interface InteropActivityDeps {
@@ -78,6 +81,9 @@ export class InteropActivity {
   private prepared = false;
   /** Check the SafeDB history at the next round (after a start, a wait or an error). */
   private recheckHistory = true;
+  /** The state last asked for (`setState` shows `degraded` or `stalled` over it). */
+  private wanted: InteropState = "starting";
+  private readonly stall: StallWatch;
 
   constructor(
     private readonly cfg: InteropActivityConfig,
@@ -91,6 +97,7 @@ export class InteropActivity {
       expiryWindow: cfg.dependencySet.messageExpiryWindow,
       blockTime: (id) => blockTimes.get(id) ?? 1,
     };
+    this.stall = new StallWatch(d.clock, cfg.stallAfterMs ?? 60_000, d.logger, () => this.setState(this.wanted));
     this.runtimeStart = Math.max(cfg.activationTimestamp, ...d.chains.map((c) => c.genesisTime));
     this.cold = new ColdStart(cfg.activationTimestamp, cfg.backfillDepthS ?? 0, {
       chains: d.chains,
@@ -131,10 +138,15 @@ export class InteropActivity {
     if (this.d.verified.last() === undefined && ts > this.runtimeStart) this.runtimeStart = ts;
   }
 
-  /** Sets the state; while the interop store's writes fail (`fault`) it stays `degraded` unless it halts or stops. */
+  /**
+   * Sets the state; while the interop store's writes fail (`fault`) it stays `degraded` unless it halts or stops,
+   * and while nothing is committed for too long (`StallWatch`) a waiting or verifying activity is `stalled`.
+   */
   setState(next: InteropState): void {
+    this.wanted = next;
     const faulty = next !== "halted" && next !== "stopped" && this.d.verified.fault?.() !== undefined;
-    const s = faulty ? "degraded" : next;
+    const stalled = this.stall.stalled && (next === "waiting" || next === "verifying");
+    const s = faulty ? "degraded" : stalled ? "stalled" : next;
     if (this.st === s) return;
     this.st = s;
     this.d.metrics?.state(s);
@@ -149,6 +161,7 @@ export class InteropActivity {
     if (last !== undefined || (await this.d.verified.pending()) !== undefined) {
       this.d.logger.info({ verified_timestamp: last?.timestamp ?? null }, "interop: resuming from the verified store");
       this.prepared = true;
+      this.stall.progressed();
       return true;
     }
     const start = await this.cold.startTimestamp();
@@ -161,16 +174,20 @@ export class InteropActivity {
     );
     this.setState("waiting");
     this.prepared = true;
+    this.stall.progressed();
     return true;
   }
 
   /** Runs rounds until `signal` aborts: immediately again after progress, after `idleMs` otherwise. */
   async run(signal: AbortSignal): Promise<void> {
     const log = this.d.logger;
+    const watch = this.stall.watch(signal, () => this.prepared && this.st !== "halted");
     while (!signal.aborted) {
       let progressed = false;
       try {
-        progressed = this.prepared ? await this.round() : await this.prepare(signal);
+        const prepared = this.prepared;
+        progressed = prepared ? await this.round() : await this.prepare(signal);
+        if (progressed && prepared) this.stall.progressed();
         this.lastError = null;
         if (this.st === "degraded") this.setState("waiting"); // the store recovered
       } catch (err) {
@@ -180,6 +197,8 @@ export class InteropActivity {
         const message = String((err as Error).message ?? err);
         const repeat = message === this.lastError;
         this.lastError = message;
+        this.stall.enter("retrying a failed round", { err: message });
+        this.stall.settle();
         this.setState(critical ? "halted" : "waiting");
         // one line per change: the same failure again (a full disk, retried every errorMs) is not logged again
         if (repeat) log.debug({ err: message }, "interop round failed again");
@@ -193,6 +212,7 @@ export class InteropActivity {
         await this.d.clock.sleep(this.cfg.idleMs ?? 1000, signal).catch(() => {});
       }
     }
+    await watch;
     this.setState("stopped");
   }
 
@@ -209,10 +229,14 @@ export class InteropActivity {
   /** One round; true when it made progress (a committed timestamp). */
   async round(): Promise<boolean> {
     const pending = await this.d.verified.pending();
-    if (pending !== undefined) return this.apply(pending);
+    if (pending !== undefined) {
+      this.stall.enter(`applying a pending ${pending.kind}`);
+      return this.apply(pending);
+    }
     const last = this.d.verified.last();
     const ts = last === undefined ? this.runtimeStart : last.timestamp + 1;
     this.nextTs = ts;
+    this.stall.enter("observing the chains", { timestamp: ts });
     if (this.recheckHistory) {
       await checkSafeHistory(this.d.chains, ts);
       this.recheckHistory = false;
@@ -232,15 +256,24 @@ export class InteropActivity {
       }
     }
     const started = this.d.clock.nowMs();
+    this.stall.enter("verifying", { timestamp: ts });
     const decision = await decideRound({ paused: false, chainsReady, verifiedL1Canonical, frontierL1Canonical }, () =>
       this.verify(ts, ids, blocks as ChainBlockAt[], last),
     );
     this.note(decision);
     switch (decision.kind) {
-      case "wait":
+      case "wait": {
+        const notReady = ids.filter((_, i) => blocks[i] === undefined);
+        this.stall.enter(`wait:${decision.reason}`, {
+          timestamp: ts,
+          ...(notReady.length > 0 ? { chains: notReady } : {}),
+        });
+        this.stall.settle();
         this.setState("waiting");
         return false;
+      }
       case "rewind": {
+        this.stall.enter("rewinding", { timestamp: ts });
         const at = await this.firstNonCanonical();
         this.d.logger.warn({ rewindAtOrAfter: at }, "verified results lost their L1 inclusion; rewinding");
         const t = await this.transitions.rewind(at);
@@ -248,6 +281,10 @@ export class InteropActivity {
         return this.apply(t);
       }
       default: {
+        this.stall.enter(`applying ${decision.kind}`, {
+          timestamp: ts,
+          ...(decision.kind === "invalidate" ? { chains: Object.keys(decision.result.invalidHeads) } : {}),
+        });
         this.setState("verifying");
         const t: PendingTransition =
           decision.kind === "advance"

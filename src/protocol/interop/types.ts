@@ -15,6 +15,8 @@ export const INTEROP_STATES = [
   "verifying",
   /** A write to the interop store failed (a full disk); rounds are retried until one succeeds. */
   "degraded",
+  /** No timestamp committed for the stall threshold (`StallWatch`): logged once per phase it is stuck in. */
+  "stalled",
   "halted",
   "stopped",
 ] as const;
