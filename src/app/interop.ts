@@ -88,7 +88,9 @@ export class InteropRuntime implements SuperRootVerifier {
    * waits for the chains, undefined (their own current L1 says it).
    */
   currentL1(): BlockId | undefined {
-    const st = this.#activity?.status().state ?? "starting";
+    const a = this.#activity;
+    // stalled: what it is stuck doing (waiting for the chains, or in a round) decides, as before the stall
+    const st = a === undefined ? "starting" : a.state === "stalled" ? a.activeState : a.state;
     if (st === "waiting") return undefined;
     if (st === "starting" || st === "awaiting_safedb" || st === "backfilling") return ZERO_BLOCK;
     return this.verified.last()?.l1Inclusion ?? ZERO_BLOCK;

@@ -122,6 +122,11 @@ export class InteropActivity {
     return this.st;
   }
 
+  /** The state under a `degraded` or `stalled` one: what the activity is doing (waiting for the chains, verifying). */
+  get activeState(): InteropState {
+    return this.wanted;
+  }
+
   status(): InteropStatus {
     return {
       state: this.st,
