@@ -25,7 +25,8 @@ label set. Besides the families below, the standard Node.js process collectors a
 \`supernode_\` prefix (\`supernode_process_cpu_seconds_total\`, \`supernode_process_resident_memory_bytes\`,
 \`supernode_nodejs_eventloop_lag_seconds\`, \`supernode_nodejs_eventloop_lag_p50_seconds\`,
 \`supernode_nodejs_eventloop_lag_p99_seconds\`, \`supernode_nodejs_heap_size_used_bytes\`,
-\`supernode_nodejs_heap_size_total_bytes\`, …).
+\`supernode_nodejs_heap_size_total_bytes\`, …). The event-loop lag series sample the loop every 100 ms
+(prom-client's default of 10 ms woke the process 100 times a second, ~2 ms of CPU per second; docs/performance.md).
 
 The alert rules (\`deploy/prometheus/supernode-alerts.yml\`) and the Grafana dashboard
 (\`deploy/grafana/supernode-dashboard.json\`) use only the series named here (checked by
