@@ -4,12 +4,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { InteropActivity } from "../../../src/activities/interop/activity.js";
 import type { InteropState } from "../../../src/activities/interop/ports.js";
-import type { Logger } from "../../../src/core/logger.js";
 import { LogsStore } from "../../../src/io/db/interop/logs-store.js";
 import { VerifiedStore } from "../../../src/io/db/interop/verified-store.js";
 import { makeDependencySet } from "../../../src/protocol/interop/dependency-set.js";
-import { AbortedError } from "../../../src/core/errors/supernode-error.js";
-import type { Clock } from "../../../src/core/time/clock.js";
+import { ManualClock, recordingLogger } from "../node/fakes.js";
 import { WorldChain, WorldL1 } from "./interop-world.js";
 
 /**
@@ -23,53 +21,6 @@ const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0)) await f();
 });
-
-/** Time moved by hand; sleeps are short real timers (so the loops keep turning) and counted. */
-class HandClock implements Clock {
-  sleeps = 0;
-  constructor(public now: number) {}
-  nowMs(): number {
-    return this.now;
-  }
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    this.sleeps++;
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(new AbortedError());
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(new AbortedError());
-      };
-      const t = setTimeout(
-        () => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        },
-        Math.min(ms, 2),
-      );
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-  }
-}
-
-type Line = { level: string; msg: string; fields: Record<string, unknown> };
-
-function recordingLogger(lines: Line[]): Logger {
-  const at =
-    (level: string) =>
-    (obj: object | string, msg?: string): void => {
-      if (typeof obj === "string") lines.push({ level, msg: obj, fields: {} });
-      else lines.push({ level, msg: msg ?? "", fields: obj as Record<string, unknown> });
-    };
-  const l: Logger = {
-    trace: at("trace"),
-    debug: at("debug"),
-    info: at("info"),
-    warn: at("warn"),
-    error: at("error"),
-    child: () => l,
-  };
-  return l;
-}
 
 async function until<T>(what: string, f: () => T | undefined, ms = 5000): Promise<T> {
   const end = Date.now() + ms;
@@ -88,8 +39,9 @@ async function start(world: { a: WorldChain; b: WorldChain; l1: WorldL1 }) {
     ["901", await LogsStore.open(join(dir, "logs-901"))],
     ["902", await LogsStore.open(join(dir, "logs-902"))],
   ]);
-  const clock = new HandClock(1_000_000);
-  const lines: Line[] = [];
+  const clock = new ManualClock(1_000_000);
+  const logger = recordingLogger();
+  const lines = logger.lines;
   const states: InteropState[] = [];
   const activity = new InteropActivity(
     { activationTimestamp: GENESIS, dependencySet: makeDependencySet([901n, 902n]), idleMs: 1, stallAfterMs: 60_000 },
@@ -99,7 +51,7 @@ async function start(world: { a: WorldChain; b: WorldChain; l1: WorldL1 }) {
       verified,
       l1: world.l1,
       clock,
-      logger: recordingLogger(lines),
+      logger,
       metrics: {
         verified: () => {},
         decision: () => {},
@@ -159,7 +111,7 @@ describe("interop activity stall reporting", () => {
     expect(s.warns()).toEqual([]);
     s.clock.now += 2_000;
     const [warn] = await until("the stall warning", () => (s.warns().length > 0 ? s.warns() : undefined));
-    expect(warn?.fields).toMatchObject({ phase: "applying invalidate", timestamp: GENESIS + 2, chains: ["902"] });
+    expect(warn?.obj).toMatchObject({ phase: "applying invalidate", timestamp: GENESIS + 2, chains: ["902"] });
     expect(s.activity.status().state).toBe("stalled");
     expect(s.states.at(-1)).toBe("stalled");
     // One line per change: the stall is not logged again while it lasts.
@@ -179,7 +131,7 @@ describe("interop activity stall reporting", () => {
     await until("a waiting round", () => s.activity.status().last_decision === "wait:chains-not-ready");
     s.clock.now += 61_000;
     const [warn] = await until("the stall warning", () => (s.warns().length > 0 ? s.warns() : undefined));
-    expect(warn?.fields).toMatchObject({ phase: "wait:chains-not-ready", timestamp: GENESIS + 2, chains: ["902"] });
+    expect(warn?.obj).toMatchObject({ phase: "wait:chains-not-ready", timestamp: GENESIS + 2, chains: ["902"] });
     await until("the stalled state", () => s.activity.status().state === "stalled");
     // The rounds go on waiting: the state stays stalled (no flapping back to waiting), one line in all.
     const sleeps = s.clock.sleeps;
