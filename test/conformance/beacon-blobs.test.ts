@@ -1,7 +1,8 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { describe, expect, it } from "vitest";
 import { bytesToHex, hexToBytes } from "../../src/core/codec/hex.js";
-import { blobToKzgCommitment, blobToVersionedHash, kzgToVersionedHash } from "../../src/protocol/l1/kzg.js";
+import { blobToKzgCommitment, blobToVersionedHash } from "../../src/io/beacon/kzg.js";
+import { kzgToVersionedHash } from "../../src/protocol/l1/kzg.js";
 import { conformanceAvailable, readConformanceJson } from "./conformance-dir.js";
 
 const have = conformanceAvailable("op-service/beacon");

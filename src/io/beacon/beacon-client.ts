@@ -6,7 +6,7 @@ import type { L1BlockRef } from "../../core/types/block-ref.js";
 import type { Hash } from "../../core/types/primitives.js";
 import { LruCache } from "../common/lru.js";
 import { DEFAULT_BEACON_MAX_RESPONSE_BYTES } from "../common/response-limit.js";
-import { BLOB_SIZE, blobVersionedHash, commitmentToVersionedHash, verifyBlobProof } from "./kzg.js";
+import { BLOB_SIZE, blobToVersionedHash, commitmentToVersionedHash, verifyBlobProof } from "./kzg.js";
 
 export interface BeaconClientOptions {
   /** `--l1.beacon`. */
@@ -183,7 +183,7 @@ export class BeaconClient {
         if (blob === undefined) continue;
         let vh: Hash;
         try {
-          vh = blobVersionedHash(blob);
+          vh = blobToVersionedHash(blob);
         } catch {
           this.deps.onError?.("invalid_blob");
           this.deps.logger.warn({ endpoint: e }, "beacon returned a malformed blob");

@@ -11,7 +11,7 @@ import { hexToBytes } from "../../../src/core/codec/hex.js";
 import { BlockValidationError, validateRpcBlock } from "../../../src/protocol/block/l1-block-validate.js";
 import { selectBatcherData } from "../../../src/protocol/l1/batcher-tx.js";
 import { decodeBlob, encodeBlob } from "../../../src/protocol/l1/blob.js";
-import { blobToVersionedHash } from "../../../src/protocol/l1/kzg.js";
+import { blobToVersionedHash } from "../../../src/io/beacon/kzg.js";
 import { useAnvil } from "../../support/anvil.js";
 import { DEV_KEY, loadKzg } from "../../support/blob-tx.js";
 
